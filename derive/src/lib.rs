@@ -1,0 +1,1 @@
+//! rkb derive macros: see docs/architecture.md.

@@ -1,0 +1,1 @@
+//! envtest: see docs/architecture.md.

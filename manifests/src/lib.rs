@@ -1,0 +1,1 @@
+//! manifests: see docs/architecture.md.

@@ -1,0 +1,1 @@
+//! markers: see docs/architecture.md.

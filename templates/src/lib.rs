@@ -1,0 +1,1 @@
+//! The scaffold templates, embedded into the `rkb` binary.
