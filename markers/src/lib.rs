@@ -1,1 +1,24 @@
-//! markers: see docs/architecture.md.
+//! rkb-markers: controller-gen's `+marker` grammar, the controller-gen v0.21.0 marker vocabulary, and
+//! diagnostics rendered rustc-style. It works on text and positions only (no syn): callers hand it the
+//! text of a doc line that starts with `+`, with the line/column where that text sits.
+//!
+//! ```
+//! use rkb_markers::{parse_marker, Location, Target, Value};
+//! use std::path::Path;
+//! let line = "    /// +kubebuilder:validation:Minimum=1";
+//! let loc = Location { file: Path::new("src/api/v1/a_types.rs"), line: 3, col: 9, source_line: line };
+//! let m = parse_marker("+kubebuilder:validation:Minimum=1", Target::Field, &loc).unwrap();
+//! assert_eq!(m.value, Some(Value::Number(1.0)));
+//! ```
+
+mod diag;
+mod parse;
+mod registry;
+mod suggest;
+mod value;
+
+pub use diag::{Diagnostic, Severity, render_all};
+pub use parse::{Arg, Location, Marker, Span, is_marker_text, parse_marker};
+pub use registry::{ArgDef, Args, MarkerDef, Registry, Target, Targets, Use};
+pub use suggest::levenshtein;
+pub use value::{ArgType, Value, ValueError};

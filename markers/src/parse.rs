@@ -1,0 +1,420 @@
+//! Parsing one marker line against the registry: name lookup, argument grammar, target and type checks.
+
+use crate::diag::{Diagnostic, Severity};
+use crate::registry::{Args, MarkerDef, Registry, Target};
+use crate::value::{ArgType, Cursor, Value, ValueError, parse_value};
+use std::path::Path;
+
+/// Where a marker's text sits in its file: `col` is the 1-based character column of the leading `+`.
+#[derive(Clone, Copy, Debug)]
+pub struct Location<'a> {
+    pub file: &'a Path,
+    pub line: usize,
+    pub col: usize,
+    pub source_line: &'a str,
+}
+
+/// A span inside a marker line: 1-based line and character column, and a length in characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    pub line: usize,
+    pub col: usize,
+    pub len: usize,
+}
+
+/// One named argument with its value and where the value was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arg {
+    pub name: &'static str,
+    pub value: Value,
+    pub span: Span,
+}
+
+/// A parsed, vocabulary-checked marker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Marker {
+    pub def: &'static MarkerDef,
+    /// The unnamed value of `Args::Anonymous` markers (`None` when omitted and optional).
+    pub value: Option<Value>,
+    /// Named arguments, in source order.
+    pub args: Vec<Arg>,
+    /// The whole marker text (from `+` to the end of the line, trimmed).
+    pub text: String,
+    pub span: Span,
+}
+
+impl Marker {
+    pub fn name(&self) -> &'static str {
+        self.def.name
+    }
+
+    pub fn arg(&self, name: &str) -> Option<&Value> {
+        self.args.iter().find(|a| a.name == name).map(|a| &a.value)
+    }
+
+    pub fn str_arg(&self, name: &str) -> Option<&str> {
+        self.arg(name).and_then(Value::as_str)
+    }
+
+    pub fn list_arg(&self, name: &str) -> Vec<String> {
+        self.arg(name).map(Value::as_str_list).unwrap_or_default()
+    }
+}
+
+/// Does this comment text (after `///`, `//!` or `//`) look like a marker? controller-gen's rule: the trimmed
+/// text starts with `+`.
+pub fn is_marker_text(text: &str) -> bool {
+    text.trim_start().starts_with('+')
+}
+
+fn char_col(text: &str, byte_offset: usize, base_col: usize) -> usize {
+    base_col + text[..byte_offset.min(text.len())].chars().count()
+}
+
+fn char_len(text: &str, offset: usize, len: usize) -> usize {
+    let end = (offset + len).min(text.len());
+    let start = offset.min(end);
+    text.get(start..end).map(|s| s.chars().count()).unwrap_or(len).max(1)
+}
+
+fn diag_at(sev: Severity, msg: String, text: &str, offset: usize, len: usize, loc: &Location<'_>) -> Diagnostic {
+    let d = match sev {
+        Severity::Error => Diagnostic::error(msg),
+        Severity::Warning => Diagnostic::warning(msg),
+    };
+    d.at(loc.file, loc.line, char_col(text, offset, loc.col), char_len(text, offset, len))
+        .with_source_line(loc.source_line)
+}
+
+/// Parses `text` (starting with `+`, already trimmed) as a marker on `target`.
+///
+/// Unknown names in the `kubebuilder:`/`k8s:` namespaces, or close to a known name, are errors with a
+/// did-you-mean hint; other unknown `+words` are warnings (they may belong to other tools).
+pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Marker, Diagnostic> {
+    let reg = Registry::get();
+    let body = text.strip_prefix('+').unwrap_or(text);
+    let span = Span { line: loc.line, col: loc.col, len: text.chars().count() };
+    let Some((def, name_len)) = reg.lookup(body) else {
+        return Err(unknown(reg, text, body, loc));
+    };
+    if !def.targets.contains(target) {
+        return Err(diag_at(
+            Severity::Error,
+            format!("marker `{}` cannot be used on a {}", def.name, short_target(target)),
+            text,
+            0,
+            1 + name_len,
+            loc,
+        )
+        .with_hint(format!("`+{}` applies to {}", def.name, def.targets.describe())));
+    }
+    // Offsets below are relative to `text` (which has the `+`).
+    let name_end = 1 + name_len;
+    let mut marker = Marker { def, value: None, args: Vec::new(), text: text.to_string(), span };
+    let err = |e: ValueError, base: usize| {
+        let mut d = diag_at(Severity::Error, format!("{} in marker `{}`", e.message, def.name), text, base + e.offset, e.len, loc);
+        if let Some(h) = e.hint {
+            d = d.with_hint(h);
+        }
+        d
+    };
+    match def.args {
+        Args::Flag => {
+            if name_end < text.len() {
+                let rest = &text[name_end..];
+                let shown = rest.trim_start_matches('=');
+                return Err(diag_at(
+                    Severity::Error,
+                    format!("marker `{}` takes no value, found `{}`", def.name, shown),
+                    text,
+                    name_end,
+                    rest.len(),
+                    loc,
+                )
+                .with_hint(format!("write it as `+{}`", def.name)));
+            }
+        }
+        Args::Anonymous { ty, optional } => {
+            if name_end >= text.len() {
+                if ty == ArgType::Bool {
+                    marker.value = Some(Value::Bool(true));
+                } else if !optional {
+                    return Err(diag_at(
+                        Severity::Error,
+                        format!("marker `{}` needs a value", def.name),
+                        text,
+                        0,
+                        name_end,
+                        loc,
+                    )
+                    .with_hint(format!("write `+{}=<{}>`", def.name, ty)));
+                }
+            } else {
+                let base = name_end + 1; // skip '='
+                let src = &text[base..];
+                let mut cur = Cursor::new(src);
+                let v = parse_value(&mut cur, ty, false).map_err(|e| err(e, base))?;
+                if !cur.at_end() {
+                    let at = cur.pos;
+                    return Err(err(
+                        ValueError::new(at, src.len() - at, format!("unexpected `{}` after the value", &src[at..])),
+                        base,
+                    )
+                    .with_hint(format!("`+{}` takes one {}", def.name, ty)));
+                }
+                if ty == ArgType::String && v.as_str() == Some("") && !optional {
+                    return Err(err(ValueError::new(0, 1, "empty value".to_string()), base)
+                        .with_hint(format!("write `+{}=<{}>`", def.name, ty)));
+                }
+                marker.value = Some(v);
+            }
+        }
+        Args::Named(arg_defs) => {
+            // `name:first=v,...`: the dropped last segment is the first argument's name.
+            let base = if text[name_end..].starts_with(':') || text[name_end..].starts_with('=') {
+                name_end + 1
+            } else {
+                name_end
+            };
+            let base = if text[name_end..].starts_with('=') && text[base..].trim().is_empty() { text.len() } else { base };
+            let src = &text[base.min(text.len())..];
+            let base = base.min(text.len());
+            let mut cur = Cursor::new(src);
+            while !cur.at_end() {
+                let save = cur.pos;
+                let Some((at, name)) = cur.ident() else {
+                    cur.pos = save;
+                    return Err(err(cur.unexpected("an argument name"), base));
+                };
+                let Some(ad) = arg_defs.iter().find(|a| a.name == name) else {
+                    let names: Vec<&str> = arg_defs.iter().map(|a| a.name).collect();
+                    let close = names
+                        .iter()
+                        .map(|n| (crate::suggest::levenshtein(&n.to_ascii_lowercase(), &name.to_ascii_lowercase()), *n))
+                        .min()
+                        .filter(|(d, _)| *d <= 3)
+                        .map(|(_, n)| n);
+                    let hint = match close {
+                        Some(n) => format!("did you mean `{n}`? `+{}` takes: {}", def.name, names.join(", ")),
+                        None => format!("`+{}` takes: {}", def.name, names.join(", ")),
+                    };
+                    return Err(diag_at(
+                        Severity::Error,
+                        format!("unknown argument `{name}` for marker `{}`", def.name),
+                        text,
+                        base + at,
+                        name.len(),
+                        loc,
+                    )
+                    .with_hint(hint));
+                };
+                if marker.args.iter().any(|a| a.name == ad.name) {
+                    return Err(diag_at(
+                        Severity::Error,
+                        format!("argument `{name}` given twice in marker `{}`", def.name),
+                        text,
+                        base + at,
+                        name.len(),
+                        loc,
+                    ));
+                }
+                cur.expect('=', &format!("`=` after argument `{name}`")).map_err(|e| err(e, base))?;
+                cur.skip_ws();
+                let vstart = cur.pos;
+                let value = parse_value(&mut cur, ad.ty, false).map_err(|e| err(e, base))?;
+                let vspan = Span {
+                    line: loc.line,
+                    col: char_col(text, base + vstart, loc.col),
+                    len: char_len(text, base + vstart, cur.pos - vstart),
+                };
+                marker.args.push(crate::parse::Arg { name: ad.name, value, span: vspan });
+                match cur.peek_ns() {
+                    None => break,
+                    Some(',') => cur.pos += 1,
+                    Some(_) => return Err(err(cur.unexpected("`,` between arguments"), base)),
+                }
+            }
+            let missing: Vec<&str> =
+                arg_defs.iter().filter(|a| !a.optional && marker.arg(a.name).is_none()).map(|a| a.name).collect();
+            if !missing.is_empty() {
+                let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+                return Err(diag_at(
+                    Severity::Error,
+                    format!(
+                        "missing argument{} {list} in marker `{}`",
+                        if missing.len() > 1 { "s" } else { "" },
+                        def.name
+                    ),
+                    text,
+                    0,
+                    text.len(),
+                    loc,
+                )
+                .with_hint(format!(
+                    "e.g. `+{}:{}`",
+                    def.name,
+                    arg_defs
+                        .iter()
+                        .filter(|a| !a.optional)
+                        .map(|a| format!("{}=<{}>", a.name, a.ty))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )));
+            }
+        }
+    }
+    Ok(marker)
+}
+
+fn short_target(t: Target) -> &'static str {
+    match t {
+        Target::Package => "package",
+        Target::Type => "type",
+        Target::Field => "field",
+    }
+}
+
+fn unknown(reg: &Registry, text: &str, body: &str, loc: &Location<'_>) -> Diagnostic {
+    let head = body.split('=').next().unwrap_or(body);
+    // Report the name the user most likely meant: the whole head, or (for name:arg=... forms) without the
+    // last segment when that is closer to something known.
+    let mut suggestion = reg.suggest(head);
+    let mut shown = head;
+    if suggestion.is_none()
+        && let Some(i) = head.rfind(':')
+        && let Some(s) = reg.suggest(&head[..i])
+    {
+        suggestion = Some(s);
+        shown = &head[..i];
+    }
+    let ours = head.starts_with("kubebuilder:") || head.starts_with("k8s:");
+    let sev = if ours || suggestion.is_some() { Severity::Error } else { Severity::Warning };
+    let mut d = diag_at(
+        sev,
+        if sev == Severity::Error {
+            format!("unknown marker `{shown}`")
+        } else {
+            format!("unknown marker `{shown}` ignored")
+        },
+        text,
+        1,
+        shown.len(),
+        loc,
+    );
+    if let Some(s) = suggestion {
+        d = d.with_hint(format!("did you mean `+{s}`?"));
+    } else if sev == Severity::Error {
+        d = d.with_hint("see docs/markers.md for the markers rkb understands");
+    } else {
+        d = d.with_hint("not a controller-gen marker; doc lines starting with `+` are read as markers");
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(line: &str) -> Location<'_> {
+        let col = line.find('+').unwrap() + 1;
+        Location { file: Path::new("src/api/v1/x_types.rs"), line: 7, col, source_line: line }
+    }
+
+    fn parse(line: &str, t: Target) -> Result<Marker, Diagnostic> {
+        let l = loc(line);
+        let text = line[l.col - 1..].trim_end();
+        parse_marker(text, t, &l)
+    }
+
+    #[test]
+    fn anonymous_number() {
+        let m = parse("    /// +kubebuilder:validation:Minimum=1", Target::Field).unwrap();
+        assert_eq!(m.name(), "kubebuilder:validation:Minimum");
+        assert_eq!(m.value, Some(Value::Number(1.0)));
+    }
+
+    #[test]
+    fn printcolumn_named_args() {
+        let m = parse(
+            r#"/// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=".spec.image",priority=1"#,
+            Target::Type,
+        )
+        .unwrap();
+        assert_eq!(m.str_arg("name"), Some("Image"));
+        assert_eq!(m.str_arg("type"), Some("string"));
+        assert_eq!(m.str_arg("JSONPath"), Some(".spec.image"));
+        assert_eq!(m.arg("priority"), Some(&Value::Int(1)));
+    }
+
+    #[test]
+    fn rbac_lists() {
+        let m = parse(
+            "/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch",
+            Target::Type,
+        )
+        .unwrap();
+        assert_eq!(m.list_arg("verbs"), vec!["get", "list", "watch"]);
+        assert_eq!(m.list_arg("groups"), vec!["apps"]);
+    }
+
+    #[test]
+    fn xvalidation_with_commas_in_quotes() {
+        let m = parse(
+            r#"/// +kubebuilder:validation:XValidation:rule="self.a, self.b",message="a, b""#,
+            Target::Field,
+        )
+        .unwrap();
+        assert_eq!(m.str_arg("rule"), Some("self.a, self.b"));
+        assert_eq!(m.str_arg("message"), Some("a, b"));
+    }
+
+    #[test]
+    fn flag_and_bool() {
+        assert!(parse("/// +kubebuilder:subresource:status", Target::Type).is_ok());
+        let m = parse("/// +kubebuilder:object:root=true", Target::Type).unwrap();
+        assert_eq!(m.value, Some(Value::Bool(true)));
+    }
+
+    #[test]
+    fn unknown_marker_did_you_mean() {
+        let e = parse("    /// +kubebuilder:validation:Minimun=1", Target::Field).unwrap_err();
+        assert_eq!(e.message, "unknown marker `kubebuilder:validation:Minimun`");
+        assert_eq!(e.hint.as_deref(), Some("did you mean `+kubebuilder:validation:Minimum`?"));
+        assert_eq!((e.line, e.col, e.len), (7, 10, 30));
+    }
+
+    #[test]
+    fn unknown_foreign_marker_is_warning() {
+        let e = parse("/// +operator-sdk:csv:customresourcedefinitions:displayName=\"X\"", Target::Type).unwrap_err();
+        assert_eq!(e.severity, Severity::Warning);
+    }
+
+    #[test]
+    fn wrong_value_type() {
+        let e = parse("/// +kubebuilder:validation:MaxLength=abc", Target::Field).unwrap_err();
+        assert_eq!(e.message, "expected an integer, found `abc` in marker `kubebuilder:validation:MaxLength`");
+        assert_eq!(e.col, 39);
+    }
+
+    #[test]
+    fn unknown_and_missing_args() {
+        let e = parse("/// +kubebuilder:printcolumn:name=x,typ=string,JSONPath=.a", Target::Type).unwrap_err();
+        assert_eq!(e.message, "unknown argument `typ` for marker `kubebuilder:printcolumn`");
+        assert!(e.hint.unwrap().starts_with("did you mean `type`?"));
+        let e = parse("/// +kubebuilder:rbac:groups=apps,resources=deployments", Target::Type).unwrap_err();
+        assert_eq!(e.message, "missing argument `verbs` in marker `kubebuilder:rbac`");
+    }
+
+    #[test]
+    fn wrong_target() {
+        let e = parse("/// +kubebuilder:subresource:status", Target::Field).unwrap_err();
+        assert_eq!(e.message, "marker `kubebuilder:subresource:status` cannot be used on a field");
+        assert_eq!(e.hint.as_deref(), Some("`+kubebuilder:subresource:status` applies to a type"));
+    }
+
+    #[test]
+    fn flag_with_value() {
+        let e = parse("/// +kubebuilder:subresource:status=true", Target::Type).unwrap_err();
+        assert!(e.message.contains("takes no value"), "{}", e.message);
+    }
+}
