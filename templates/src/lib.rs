@@ -1,1 +1,76 @@
-//! The scaffold templates, embedded into the `rkb` binary.
+//! The scaffold templates, embedded into the `rkb` binary so it runs without its source tree.
+//!
+//! `init/` holds the files `rkb init` writes; `api/` the ones `rkb create api` writes, split into
+//! `version/` (once per group/version), `resource/` (with `--resource`) and `controller/` (with `--controller`).
+//! File names are fixed here; the CLI maps each template to its destination path.
+
+use include_dir::{Dir, include_dir};
+
+static INIT: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/init");
+static API: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/api");
+
+/// The envtest build script, shared with this repository's own hack/ so the two never drift.
+pub const SETUP_ENVTEST_SH: &str = include_str!("../../hack/setup-envtest.sh");
+
+/// A template: its path below `init/` or `api/` (without `.hbs`) and its handlebars source.
+#[derive(Debug, Clone, Copy)]
+pub struct Template {
+    pub path: &'static str,
+    pub source: &'static str,
+}
+
+fn collect(dir: &'static Dir<'static>, out: &mut Vec<Template>) {
+    for file in dir.files() {
+        let path = file.path().to_str().expect("template paths are UTF-8");
+        if let (Some(path), Some(source)) = (path.strip_suffix(".hbs"), file.contents_utf8()) {
+            out.push(Template { path, source });
+        }
+    }
+    for sub in dir.dirs() {
+        collect(sub, out);
+    }
+}
+
+/// Every template `rkb init` renders, in a stable order.
+pub fn init() -> Vec<Template> {
+    let mut out = Vec::new();
+    collect(&INIT, &mut out);
+    out.sort_by_key(|t| t.path);
+    out
+}
+
+/// One template of `rkb create api`, by its path below `api/` (e.g. `resource/types.rs`).
+pub fn api(path: &str) -> Option<Template> {
+    let file = API.get_file(format!("{path}.hbs"))?;
+    Some(Template {
+        path: file.path().to_str()?.strip_suffix(".hbs")?,
+        source: file.contents_utf8()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn init_templates_are_embedded() {
+        let paths: Vec<_> = super::init().iter().map(|t| t.path).collect();
+        for expected in [
+            "Cargo.toml",
+            "Makefile",
+            "Dockerfile",
+            "src/main.rs",
+            "config/default/kustomization.yaml",
+        ] {
+            assert!(
+                paths.contains(&expected),
+                "{expected} missing from {paths:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn api_templates_are_found_by_path() {
+        assert!(super::api("resource/types.rs").is_some());
+        assert!(super::api("controller/controller.rs").is_some());
+        assert!(super::api("no/such").is_none());
+    }
+}

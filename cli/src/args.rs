@@ -1,0 +1,153 @@
+//! The command line, as clap derive types. Flags and defaults follow kubebuilder's go/v4 plugin.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "rkb",
+    version = crate::commands::version::SHORT,
+    about = "kubebuilder for Rust: scaffold Kubernetes operators on kube-rs and generate their CRD and RBAC manifests",
+    after_help = "Typical workflow:\n  \
+        rkb init --domain my.domain\n  \
+        rkb create api --group devops --version v1 --kind DemoMicroService\n  \
+        rkb manifests\n  \
+        make test"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Scaffold a new operator project in the current directory
+    #[command(after_help = "Examples:\n  \
+        rkb init --domain my.domain\n  \
+        rkb init --domain example.com --project-name guestbook --owner \"The Guestbook Authors\"\n  \
+        rkb init --domain my.domain --multigroup")]
+    Init(InitArgs),
+    /// Scaffold new resources (APIs and their controllers)
+    #[command(subcommand)]
+    Create(CreateCommand),
+    /// Generate CRD and RBAC manifests from +kubebuilder markers (controller-gen's `crd rbac`)
+    #[command(after_help = "Examples:\n  \
+        rkb manifests                 # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  \
+        rkb manifests --check         # CI: exit 1 with a diff when committed manifests are stale\n  \
+        rkb manifests --max-desc-len 0")]
+    Manifests(ManifestsArgs),
+    /// Print rkb's version and the versions it scaffolds against
+    Version,
+    /// Print a shell completion script
+    #[command(after_help = "Examples:\n  \
+        rkb completion bash > /etc/bash_completion.d/rkb\n  \
+        rkb completion zsh > \"${fpath[1]}/_rkb\"\n  \
+        rkb completion fish > ~/.config/fish/completions/rkb.fish")]
+    Completion {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum License {
+    Apache2,
+    None,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Domain for groups: a group `devops` becomes `devops.<domain>`
+    #[arg(long, default_value = "my.domain")]
+    pub domain: String,
+    /// Project name (default: the directory's name); names the crate, the namespace `<name>-system` and images
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// Owner named in the license header of generated files
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// License header for generated files
+    #[arg(long, value_enum, default_value_t = License::Apache2)]
+    pub license: License,
+    /// Allow APIs of several groups (src/api/<group>/<version>/)
+    #[arg(long)]
+    pub multigroup: bool,
+    /// Scaffold a namespace-scoped manager: it watches WATCH_NAMESPACE and gets Roles instead of ClusterRoles
+    #[arg(long)]
+    pub namespaced: bool,
+    /// Where the rkb source tree lives, for path dependencies on rkb-runtime (default: the tree rkb was built
+    /// from, if present; else the crates.io release)
+    #[arg(long, env = "RKB_SOURCE")]
+    pub rkb_source: Option<PathBuf>,
+    /// Directory to scaffold into
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Scaffold a Kubernetes API (types, CRD, samples, RBAC roles) and its controller
+    #[command(after_help = "Examples:\n  \
+        rkb create api --group devops --version v1 --kind DemoMicroService\n  \
+        rkb create api --group devops --version v1beta1 --kind DemoMicroService --controller=false\n  \
+        rkb create api --group ship --version v1 --kind Frigate --plural frigates --namespaced=false")]
+    Api(CreateApiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateApiArgs {
+    /// API group (a DNS-1123 label such as `devops`); the full group is `<group>.<domain>`
+    #[arg(long)]
+    pub group: String,
+    /// API version such as v1, v1alpha1, v2beta3
+    #[arg(long)]
+    pub version: String,
+    /// Kind, upper camel case (DemoMicroService)
+    #[arg(long)]
+    pub kind: String,
+    /// Scaffold the resource (types, CRD, samples, roles)
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub resource: bool,
+    /// Scaffold the controller
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub controller: bool,
+    /// Whether the resource is namespaced (false: cluster-scoped)
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub namespaced: bool,
+    /// Resource plural (default: English plural of the lower-cased kind)
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Overwrite files of an API that already exists
+    #[arg(long)]
+    pub force: bool,
+    /// Project directory
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ManifestsArgs {
+    /// Write nothing; exit 1 and print a diff when the files on disk are stale
+    #[arg(long)]
+    pub check: bool,
+    /// Where CRDs go, relative to the project
+    #[arg(long, default_value = "config/crd/bases")]
+    pub crd_dir: PathBuf,
+    /// Where role.yaml goes, relative to the project
+    #[arg(long, default_value = "config/rbac")]
+    pub rbac_dir: PathBuf,
+    /// Truncate descriptions longer than this (0 drops them), as controller-gen's maxDescLen
+    #[arg(long)]
+    pub max_desc_len: Option<usize>,
+    /// Project directory (holds Cargo.toml and src/)
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}

@@ -1,0 +1,405 @@
+//! `rkb create api`: a kind's types, sample, roles and CRD entry, and its controller and test.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use serde::Serialize;
+
+use super::project_data::ProjectData;
+use crate::args::CreateApiArgs;
+use crate::names;
+use crate::project_config::{self, ApiConfig, ProjectConfig, ResourceConfig};
+use crate::scaffold::{Plan, Renderer, insert_before_marker};
+
+/// Values of one API, for the `api/` templates.
+#[derive(Debug, Serialize)]
+struct ApiData {
+    #[serde(flatten)]
+    project: ProjectData,
+    group: String,
+    full_group: String,
+    version: String,
+    kind: String,
+    lower_kind: String,
+    plural: String,
+    /// Module path below `crate::api`, e.g. `v1` or `devops::v1` (multigroup).
+    api_mod: String,
+    /// Module path below `crate::controller`, e.g. `demomicroservice_controller` or `devops::...`.
+    controller_mod: String,
+    namespaced: bool,
+}
+
+pub fn run(args: &CreateApiArgs) -> Result<()> {
+    let dir = &args.dir;
+    if !dir.join(project_config::FILE_NAME).exists() {
+        bail!(
+            "{} is not an rkb project (no PROJECT file): run `rkb init --domain my.domain` first, or pass --dir <project>",
+            dir.display()
+        );
+    }
+    let mut config = ProjectConfig::load(dir)?;
+    names::validate_group(&args.group, &config.domain)?;
+    names::validate_version(&args.version)?;
+    names::validate_kind(&args.kind)?;
+    if let Some(plural) = &args.plural {
+        names::validate_plural(plural)?;
+    }
+    if !args.resource && !args.controller {
+        bail!("nothing to scaffold: --resource=false and --controller=false; drop one of them");
+    }
+    check_group_layout(&config, &args.group)?;
+    let existing = config.find(&args.group, &args.version, &args.kind).cloned();
+    if existing.is_some() && !args.force {
+        bail!(
+            "the API {}/{} {} already exists in PROJECT; pass --force to scaffold its files again",
+            args.group,
+            args.version,
+            args.kind
+        );
+    }
+    let other_versions: Vec<ResourceConfig> = config
+        .resources
+        .iter()
+        .filter(|r| r.group == args.group && r.kind == args.kind && r.version != args.version)
+        .cloned()
+        .collect();
+    if args.controller
+        && let Some(r) = other_versions.iter().find(|r| r.controller)
+    {
+        bail!(
+            "kind {} already has a controller (scaffolded with version {}); one controller serves every version: pass --controller=false",
+            args.kind,
+            r.version
+        );
+    }
+    let has_type = args.resource || existing.as_ref().is_some_and(|r| r.api.is_some());
+    if !has_type {
+        bail!(
+            "a controller needs its kind's Rust type: scaffold the API too (--resource=true); controllers for core or external kinds are not scaffolded yet"
+        );
+    }
+
+    let default_plural = names::default_plural(&args.kind);
+    let plural = args
+        .plural
+        .clone()
+        .unwrap_or_else(|| default_plural.clone());
+    let full_group = names::full_group(&args.group, &config.domain);
+    let api_mod = if config.multigroup {
+        format!("{}::{}", args.group, args.version)
+    } else {
+        args.version.clone()
+    };
+    let data = ApiData {
+        project: ProjectData::load(&config, dir),
+        group: args.group.clone(),
+        full_group: full_group.clone(),
+        version: args.version.clone(),
+        kind: args.kind.clone(),
+        lower_kind: args.kind.to_lowercase(),
+        plural: plural.clone(),
+        api_mod: api_mod.clone(),
+        controller_mod: if config.multigroup {
+            format!("{}::{}_controller", args.group, args.kind.to_lowercase())
+        } else {
+            format!("{}_controller", args.kind.to_lowercase())
+        },
+        namespaced: args.namespaced,
+    };
+
+    let renderer = Renderer::new();
+    let mut plan = Plan::new(dir);
+    let render = |path: &str| -> Result<String> {
+        let template = rkb_templates::api(path).ok_or_else(|| {
+            anyhow::anyhow!("internal error: template api/{path} is not embedded")
+        })?;
+        renderer.render(&template, &data)
+    };
+    let api_dir = PathBuf::from("src/api").join(api_mod.replace("::", "/"));
+    let lower = &data.lower_kind;
+
+    if args.resource {
+        add_api_modules(&mut plan, &config, &args.group, &args.version, &render)?;
+        plan.create(
+            api_dir.join(format!("{lower}_types.rs")),
+            render("resource/types.rs")?,
+            args.force,
+        )?;
+        insert(
+            &mut plan,
+            &api_dir.join("mod.rs"),
+            "rkb:scaffold:types",
+            &[
+                format!("pub mod {lower}_types;"),
+                format!("pub use {lower}_types::*;"),
+            ],
+        )?;
+        let sample = format!("{}_{}_{lower}.yaml", args.group, args.version);
+        plan.create(
+            format!("config/samples/{sample}"),
+            render("resource/config/samples/sample.yaml")?,
+            args.force,
+        )?;
+        insert(
+            &mut plan,
+            Path::new("config/samples/kustomization.yaml"),
+            "+kubebuilder:scaffold:manifestskustomizesamples",
+            &[format!("- {sample}")],
+        )?;
+        insert(
+            &mut plan,
+            Path::new("config/crd/kustomization.yaml"),
+            "+kubebuilder:scaffold:crdkustomizeresource",
+            &[format!("- bases/{full_group}_{plural}.yaml")],
+        )?;
+        // Roles are per kind, not per version: the first version of a kind writes them.
+        if other_versions.is_empty() {
+            let mut listed = Vec::new();
+            for role in ["admin", "editor", "viewer"] {
+                let file = format!("{lower}_{role}_role.yaml");
+                plan.create(
+                    format!("config/rbac/{file}"),
+                    render(&format!("resource/config/rbac/{role}_role.yaml"))?,
+                    args.force,
+                )?;
+                listed.push(format!("- {file}"));
+            }
+            insert(
+                &mut plan,
+                Path::new("config/rbac/kustomization.yaml"),
+                "+kubebuilder:scaffold:rbacroles",
+                &listed,
+            )?;
+        } else {
+            mark_storage_version(&mut plan, &config, &other_versions, &args.kind)?;
+        }
+    }
+
+    if args.controller {
+        let controller_dir = if config.multigroup {
+            PathBuf::from("src/controller").join(&args.group)
+        } else {
+            PathBuf::from("src/controller")
+        };
+        if config.multigroup {
+            add_module(
+                &mut plan,
+                Path::new("src/controller/mod.rs"),
+                "rkb:scaffold:controller-modules",
+                &args.group,
+            )?;
+        }
+        let module = format!("{lower}_controller");
+        plan.create(
+            controller_dir.join(format!("{module}.rs")),
+            render("controller/controller.rs")?,
+            args.force,
+        )?;
+        insert(
+            &mut plan,
+            &controller_dir.join("mod.rs"),
+            "rkb:scaffold:controller-modules",
+            &[format!("pub mod {module};")],
+        )?;
+        insert(
+            &mut plan,
+            Path::new("src/main.rs"),
+            "rkb:scaffold:controllers",
+            &[format!(
+                "mgr.add({}::controller::{}::controller);",
+                data.project.crate_ident, data.controller_mod
+            )],
+        )?;
+        let test = if config.multigroup {
+            format!("{}_{module}.rs", args.group)
+        } else {
+            format!("{module}.rs")
+        };
+        plan.create(
+            Path::new("tests").join(test),
+            render("controller/tests/controller.rs")?,
+            args.force,
+        )?;
+    }
+
+    record_resource(
+        &mut config,
+        args,
+        &api_mod,
+        &plural,
+        &default_plural,
+        existing.as_ref(),
+    );
+    plan.update(project_config::FILE_NAME, config.render()?)?;
+    plan.commit()?;
+
+    println!(
+        "Scaffolded {full_group}/{} {} in {}",
+        args.version,
+        args.kind,
+        dir.display()
+    );
+    println!(
+        "Next: edit {}/{lower}_types.rs, then run `rkb manifests` (or `make manifests`)",
+        api_dir.display()
+    );
+    Ok(())
+}
+
+/// kubebuilder's single-group layout holds one group; more need `--multigroup` at init.
+fn check_group_layout(config: &ProjectConfig, group: &str) -> Result<()> {
+    if config.multigroup {
+        return Ok(());
+    }
+    if let Some(other) = config.resources.iter().find(|r| r.group != group) {
+        bail!(
+            "this project's APIs are in group {:?}; a second group ({group:?}) needs a multigroup project (src/api/<group>/<version>/): scaffold it with `rkb init --multigroup`, or set `multigroup: true` in PROJECT and move src/api/<version> under src/api/{}/",
+            other.group,
+            other.group
+        );
+    }
+    Ok(())
+}
+
+fn insert(plan: &mut Plan, rel: &Path, marker: &str, lines: &[String]) -> Result<()> {
+    let text = plan.read(rel)?;
+    let updated = insert_before_marker(&rel.display().to_string(), &text, marker, lines)?;
+    plan.update(rel, updated)
+}
+
+/// Declares `module` in the mod.rs at `parent`, creating `<dir>/<module>/mod.rs` with its own scaffold marker.
+fn add_module(plan: &mut Plan, parent: &Path, marker: &str, module: &str) -> Result<()> {
+    insert(plan, parent, marker, &[format!("pub mod {module};")])?;
+    let child = parent
+        .parent()
+        .unwrap_or(Path::new(""))
+        .join(module)
+        .join("mod.rs");
+    if !plan.is_planned(&child) && !plan.root().join(&child).exists() {
+        plan.create(
+            child,
+            format!("//! The {module} modules.\n\n// {marker}\n"),
+            false,
+        )?;
+    }
+    Ok(())
+}
+
+/// Makes sure `src/api/[<group>/]<version>/mod.rs` exists and is declared by its parent module.
+fn add_api_modules(
+    plan: &mut Plan,
+    config: &ProjectConfig,
+    group: &str,
+    version: &str,
+    render: &dyn Fn(&str) -> Result<String>,
+) -> Result<()> {
+    let marker = "rkb:scaffold:api-modules";
+    let (parent, dir) = if config.multigroup {
+        add_module(plan, Path::new("src/api/mod.rs"), marker, group)?;
+        (
+            PathBuf::from("src/api").join(group).join("mod.rs"),
+            PathBuf::from("src/api").join(group).join(version),
+        )
+    } else {
+        (
+            PathBuf::from("src/api/mod.rs"),
+            PathBuf::from("src/api").join(version),
+        )
+    };
+    insert(plan, &parent, marker, &[format!("pub mod {version};")])?;
+    let module = dir.join("mod.rs");
+    if !plan.is_planned(&module) && !plan.root().join(&module).exists() {
+        plan.create(module, render("version/mod.rs")?, false)?;
+    }
+    Ok(())
+}
+
+/// A kind served in several versions must store exactly one. When a second version arrives, the version that
+/// already holds the data stays the storage version: mark it, unless some version is marked already.
+fn mark_storage_version(
+    plan: &mut Plan,
+    config: &ProjectConfig,
+    others: &[ResourceConfig],
+    kind: &str,
+) -> Result<()> {
+    let marker = "+kubebuilder:storageversion";
+    let files: Vec<PathBuf> = others
+        .iter()
+        .filter(|r| r.api.is_some())
+        .map(|r| {
+            let module = if config.multigroup {
+                format!("{}/{}", r.group, r.version)
+            } else {
+                r.version.clone()
+            };
+            PathBuf::from("src/api")
+                .join(module)
+                .join(format!("{}_types.rs", kind.to_lowercase()))
+        })
+        .collect();
+    let mut texts = Vec::new();
+    for file in &files {
+        let text = plan.read(file)?;
+        if text.contains(marker) {
+            return Ok(());
+        }
+        texts.push(text);
+    }
+    let (Some(file), Some(text)) = (files.first(), texts.first()) else {
+        return Ok(());
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(decl) = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&format!("pub struct {kind} ")))
+    else {
+        bail!(
+            "cannot find `pub struct {kind}` in {} to mark it +kubebuilder:storageversion; add the marker to one version by hand",
+            file.display()
+        );
+    };
+    let Some(root) = lines[..decl]
+        .iter()
+        .rposition(|l| l.contains("+kubebuilder:object:root=true"))
+    else {
+        bail!(
+            "{}: `pub struct {kind}` has no +kubebuilder:object:root=true marker",
+            file.display()
+        );
+    };
+    let indent = &lines[root][..lines[root].len() - lines[root].trim_start().len()];
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    out.insert(root + 1, format!("{indent}/// {marker}"));
+    plan.update(file.clone(), out.join("\n") + "\n")
+}
+
+fn record_resource(
+    config: &mut ProjectConfig,
+    args: &CreateApiArgs,
+    api_mod: &str,
+    plural: &str,
+    default_plural: &str,
+    existing: Option<&ResourceConfig>,
+) {
+    let resource = ResourceConfig {
+        api: (args.resource || existing.is_some_and(|r| r.api.is_some())).then(|| ApiConfig {
+            crd_version: "v1".to_string(),
+            namespaced: args.namespaced,
+        }),
+        controller: args.controller || existing.is_some_and(|r| r.controller),
+        domain: config.domain.clone(),
+        group: args.group.clone(),
+        kind: args.kind.clone(),
+        path: Some(format!("{}::api::{api_mod}", config.repo)),
+        plural: (plural != default_plural).then(|| plural.to_string()),
+        version: args.version.clone(),
+    };
+    match config
+        .resources
+        .iter_mut()
+        .find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
+    {
+        Some(slot) => *slot = resource,
+        None => config.resources.push(resource),
+    }
+}

@@ -1,0 +1,102 @@
+//! `rkb init`: a new operator project, kubebuilder's go/v4 layout in Rust.
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result, bail};
+
+use super::project_data::ProjectData;
+use crate::args::InitArgs;
+use crate::names;
+use crate::project_config::{self, ProjectConfig};
+use crate::scaffold::{Plan, Renderer};
+
+pub fn run(args: &InitArgs) -> Result<()> {
+    let dir = &args.dir;
+    refuse_initialised(dir)?;
+    names::validate_domain(&args.domain)?;
+    let project_name = match &args.project_name {
+        Some(name) => name.clone(),
+        None => default_project_name(dir)?,
+    };
+    names::validate_project_name(&project_name)?;
+
+    let config = ProjectConfig {
+        cli_version: super::version::SHORT.to_string(),
+        domain: args.domain.clone(),
+        layout: vec![project_config::LAYOUT.to_string()],
+        multigroup: args.multigroup,
+        namespaced: args.namespaced,
+        project_name: project_name.clone(),
+        repo: names::crate_ident(&project_name),
+        resources: Vec::new(),
+        version: "3".to_string(),
+    };
+    let data = ProjectData::new(
+        &config,
+        dir,
+        args.license,
+        args.owner.as_deref(),
+        args.rkb_source.as_deref(),
+    );
+
+    let renderer = Renderer::new();
+    let mut plan = Plan::new(dir);
+    for template in rkb_templates::init() {
+        plan.create(template.path, renderer.render(&template, &data)?, false)?;
+    }
+    plan.create(
+        "hack/setup-envtest.sh",
+        rkb_templates::SETUP_ENVTEST_SH.to_string(),
+        false,
+    )?;
+    plan.create(project_config::FILE_NAME, config.render()?, false)?;
+    plan.commit()?;
+
+    println!(
+        "Scaffolded project {project_name} (domain {}) in {}",
+        args.domain,
+        dir.display()
+    );
+    println!("Next: rkb create api --group <group> --version v1 --kind <Kind>");
+    Ok(())
+}
+
+/// kubebuilder refuses to init over an existing project; so does rkb, before writing anything.
+fn refuse_initialised(dir: &Path) -> Result<()> {
+    if dir.join(project_config::FILE_NAME).exists() {
+        bail!(
+            "{} is already an rkb project (it has a PROJECT file); add APIs with `rkb create api` instead of running init again",
+            dir.display()
+        );
+    }
+    for existing in ["Cargo.toml", "src"] {
+        if dir.join(existing).exists() {
+            bail!(
+                "{} already holds {existing}: rkb init scaffolds a new project; run it in an empty directory (or pass --dir)",
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn default_project_name(dir: &Path) -> Result<String> {
+    let abs =
+        std::path::absolute(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
+    let name = abs
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_string)
+        .with_context(|| {
+            format!(
+                "{} has no directory name; pass --project-name",
+                dir.display()
+            )
+        })?;
+    if names::validate_project_name(&name).is_err() {
+        bail!(
+            "the directory name {name:?} is not a valid project name (a DNS-1123 label: lower-case letters, digits and '-'); pass --project-name my-operator"
+        );
+    }
+    Ok(name)
+}

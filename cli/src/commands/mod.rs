@@ -1,0 +1,29 @@
+//! One module per command; `run` dispatches.
+
+mod completion;
+mod create_api;
+mod init;
+mod manifests;
+mod project_data;
+pub mod version;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::args::{Cli, Command, CreateCommand};
+
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Init(args) => init::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Create(CreateCommand::Api(args)) => {
+            create_api::run(&args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Manifests(args) => manifests::run(&args),
+        Command::Version => {
+            println!("{}", version::LONG);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Completion { shell } => completion::run(shell).map(|()| ExitCode::SUCCESS),
+    }
+}

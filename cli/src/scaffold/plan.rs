@@ -1,0 +1,185 @@
+//! A set of file writes applied all together: staged to temporary files beside their targets, then renamed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+
+#[derive(Debug, Default)]
+pub struct Plan {
+    root: PathBuf,
+    /// Relative path -> new contents, and whether the file exists today.
+    files: BTreeMap<PathBuf, (String, bool)>,
+}
+
+impl Plan {
+    pub fn new(root: &Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            files: BTreeMap::new(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Adds a file that must not exist yet (unless `overwrite`).
+    pub fn create(
+        &mut self,
+        rel: impl Into<PathBuf>,
+        contents: String,
+        overwrite: bool,
+    ) -> Result<()> {
+        let rel = rel.into();
+        let exists = self.root.join(&rel).exists();
+        if exists && !overwrite {
+            bail!(
+                "{} already exists; pass --force to overwrite it",
+                rel.display()
+            );
+        }
+        self.files.insert(rel, (contents, exists));
+        Ok(())
+    }
+
+    /// The current contents of a file, as this plan would leave it (planned contents win over the disk).
+    pub fn read(&self, rel: &Path) -> Result<String> {
+        if let Some((contents, _)) = self.files.get(rel) {
+            return Ok(contents.clone());
+        }
+        let path = self.root.join(rel);
+        std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))
+    }
+
+    /// Replaces an existing (or planned) file's contents; a no-op when nothing changes.
+    pub fn update(&mut self, rel: impl Into<PathBuf>, contents: String) -> Result<()> {
+        let rel = rel.into();
+        if self.read(&rel)? == contents {
+            return Ok(());
+        }
+        let exists = self.root.join(&rel).exists();
+        self.files.insert(rel, (contents, exists));
+        Ok(())
+    }
+
+    pub fn is_planned(&self, rel: &Path) -> bool {
+        self.files.contains_key(rel)
+    }
+
+    /// Writes every file: first all to temporary siblings, then renames. On any failure the temporaries and
+    /// any directories this commit created are removed.
+    pub fn commit(self) -> Result<Vec<(PathBuf, bool)>> {
+        let mut created_dirs: Vec<PathBuf> = Vec::new();
+        let mut staged: Vec<(tempfile::NamedTempFile, PathBuf)> = Vec::new();
+        let result = (|| -> Result<()> {
+            for (rel, (contents, _)) in &self.files {
+                let target = self.root.join(rel);
+                let dir = target.parent().expect("a file path has a parent");
+                create_dir_all_tracked(dir, &mut created_dirs)?;
+                let mut tmp = tempfile::Builder::new()
+                    .prefix(".rkb-")
+                    .tempfile_in(dir)
+                    .with_context(|| format!("cannot write in {}", dir.display()))?;
+                std::io::Write::write_all(&mut tmp, contents.as_bytes())?;
+                if rel.extension().is_some_and(|e| e == "sh") {
+                    set_executable(tmp.path())?;
+                }
+                staged.push((tmp, target));
+            }
+            for (tmp, target) in staged.drain(..) {
+                tmp.persist(&target)
+                    .with_context(|| format!("cannot write {}", target.display()))?;
+            }
+            Ok(())
+        })();
+        if let Err(err) = result {
+            drop(staged);
+            for dir in created_dirs.iter().rev() {
+                let _ = std::fs::remove_dir(dir);
+            }
+            return Err(err);
+        }
+        Ok(self
+            .files
+            .into_iter()
+            .map(|(rel, (_, existed))| (rel, existed))
+            .collect())
+    }
+}
+
+fn create_dir_all_tracked(dir: &Path, created: &mut Vec<PathBuf>) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent() {
+        create_dir_all_tracked(parent, created)?;
+    }
+    std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    created.push(dir.to_path_buf());
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn set_executable(_: &Path) -> Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_to_overwrite_without_force() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a"), "old").unwrap();
+        let mut plan = Plan::new(dir.path());
+        let err = plan
+            .create("a", "new".into(), false)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--force"), "{err}");
+        plan.create("a", "new".into(), true).unwrap();
+        plan.commit().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a")).unwrap(),
+            "new"
+        );
+    }
+
+    #[test]
+    fn commit_writes_nested_files_and_reports_what_existed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("b"), "old").unwrap();
+        let mut plan = Plan::new(dir.path());
+        plan.create("x/y/z.txt", "z".into(), false).unwrap();
+        plan.update("b", "new".into()).unwrap();
+        let written = plan.commit().unwrap();
+        assert_eq!(
+            written,
+            vec![
+                (PathBuf::from("b"), true),
+                (PathBuf::from("x/y/z.txt"), false)
+            ]
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("x/y/z.txt")).unwrap(),
+            "z"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.unwrap().file_name().into_string().unwrap();
+                name.starts_with(".rkb-").then_some(name)
+            })
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}
