@@ -1,1 +1,36 @@
-//! envtest: see docs/architecture.md.
+//! A real control plane for tests, like controller-runtime's envtest: etcd and kube-apiserver
+//! (and optionally kube-controller-manager) on free loopback ports, with fresh certificates,
+//! a cluster-admin [`kube::Client`] and a kubeconfig file.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), rkb_envtest::Error> {
+//! let env = rkb_envtest::Environment::builder()
+//!     .crd_dir("config/crd/bases")
+//!     .start()
+//!     .await?;
+//! let client = env.client();
+//! // ... exercise your controller against `client` ...
+//! env.stop().await // or just drop `env`
+//! # }
+//! ```
+//!
+//! Binaries come from `KUBEBUILDER_ASSETS`, else from the newest
+//! `~/.local/share/kubebuilder-envtest/k8s/<version>-<os>-<arch>` (setup-envtest's layout, which
+//! `make setup-envtest` / `hack/setup-envtest.sh` fill). Each environment has its own ports,
+//! certificates and temp dir, so tests may run in parallel. Everything is killed and removed on
+//! drop, including during a panic; if the test process itself is killed, the kernel kills the
+//! control plane too (see the `process` module).
+
+mod binaries;
+mod certs;
+mod crds;
+mod environment;
+mod error;
+mod kubeconfig;
+mod ports;
+mod process;
+
+pub use binaries::Binaries;
+pub use environment::{CONTROLLERS, Environment, EnvironmentBuilder};
+pub use error::{Error, Result, SETUP_HINT};
+pub use kubeconfig::CONTEXT_NAME;

@@ -1,0 +1,130 @@
+//! The one error type of the crate: every failure says which binary, file or object it concerns.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What tells a user how to get the control plane binaries.
+pub const SETUP_HINT: &str = "run `make setup-envtest` in a project scaffolded by rkb (or \
+`hack/setup-envtest.sh` in the rkb repository), or set KUBEBUILDER_ASSETS to a directory \
+holding etcd, kube-apiserver and kube-controller-manager";
+
+/// Errors starting, using or stopping an envtest [`Environment`](crate::Environment).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The control plane binaries are not where they were looked for.
+    #[error("envtest binaries not found: {detail}\nhint: {SETUP_HINT}")]
+    BinariesNotFound {
+        /// What was looked for, and where.
+        detail: String,
+    },
+
+    /// A binary could not be executed at all.
+    #[error("cannot start {binary} ({path}): {source}")]
+    Spawn {
+        /// Component name, e.g. `kube-apiserver`.
+        binary: &'static str,
+        /// The executable.
+        path: PathBuf,
+        /// Why exec failed.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A component exited while the environment was starting.
+    #[error("{binary} exited during startup ({status}); last lines of {log}:\n{log_tail}")]
+    Exited {
+        /// Component name.
+        binary: &'static str,
+        /// Its exit status.
+        status: String,
+        /// Its log file (kept only while the environment lives).
+        log: PathBuf,
+        /// The last lines it printed.
+        log_tail: String,
+    },
+
+    /// A component did not become ready in time.
+    #[error(
+        "{binary} not ready after {timeout:?} ({last_probe}); last lines of {log}:\n{log_tail}"
+    )]
+    NotReady {
+        /// Component name.
+        binary: &'static str,
+        /// The limit that passed.
+        timeout: Duration,
+        /// The result of the last readiness probe.
+        last_probe: String,
+        /// Its log file.
+        log: PathBuf,
+        /// The last lines it printed.
+        log_tail: String,
+    },
+
+    /// Reading or writing a file of the environment failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// Certificate or key generation failed.
+    #[error("generating certificates: {0}")]
+    Certificate(#[from] rcgen::Error),
+
+    /// The generated kubeconfig could not be turned into a client configuration.
+    #[error("loading the generated kubeconfig: {0}")]
+    Kubeconfig(#[from] kube::config::KubeconfigError),
+
+    /// A request to the API server failed.
+    #[error("API request failed: {0}")]
+    Kube(#[from] kube::Error),
+
+    /// A CRD directory given to the environment does not exist.
+    #[error("CRD directory {0} does not exist")]
+    CrdDirMissing(PathBuf),
+
+    /// A file in a CRD directory is not valid YAML, or a CRD document does not fit the CRD schema.
+    #[error("{path}: document {index}: {message}")]
+    CrdParse {
+        /// The YAML file.
+        path: PathBuf,
+        /// 1-based index of the document within the file.
+        index: usize,
+        /// The parser's message.
+        message: String,
+    },
+
+    /// The API server refused a CRD.
+    #[error("CRD {name} (from {source_name}) rejected by the API server: {message}")]
+    CrdRejected {
+        /// `metadata.name` of the CRD.
+        name: String,
+        /// Where it came from (a file, or `<yaml>`).
+        source_name: String,
+        /// The server's message, e.g. the failed validation.
+        message: String,
+    },
+
+    /// A CRD was accepted but did not become Established.
+    #[error("CRD {name} not Established after {timeout:?}: {conditions}")]
+    CrdNotEstablished {
+        /// `metadata.name` of the CRD.
+        name: String,
+        /// The limit that passed.
+        timeout: Duration,
+        /// Its conditions as last seen.
+        conditions: String,
+    },
+}
+
+/// Shorthand used throughout the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn io_err(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.into();
+    move |source| Error::Io { path, source }
+}
