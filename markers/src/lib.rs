@@ -12,12 +12,14 @@
 //! ```
 
 mod diag;
+mod naming;
 mod parse;
 mod registry;
 mod suggest;
 mod value;
 
 pub use diag::{Diagnostic, Severity, render_all};
+pub use naming::{plural_of, pluralize};
 pub use parse::{Arg, Location, Marker, Span, is_marker_text, parse_marker};
 pub use registry::{ArgDef, Args, MarkerDef, Registry, Target, Targets, Use};
 pub use suggest::levenshtein;

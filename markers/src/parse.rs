@@ -153,7 +153,19 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
                 let base = name_end + 1; // skip '='
                 let src = &text[base..];
                 let mut cur = Cursor::new(src);
-                let v = parse_value(&mut cur, ty, false).map_err(|e| err(e, base))?;
+                let mut v = parse_value(&mut cur, ty, false).map_err(|e| err(e, base))?;
+                // client-gen writes unnamed lists with commas (`+genclient:onlyVerbs=create,get`): accept that too.
+                if ty == ArgType::StringList
+                    && let Value::List(items) = &mut v
+                {
+                    while cur.peek_ns() == Some(',') {
+                        cur.pos += 1;
+                        let more = parse_value(&mut cur, ty, false).map_err(|e| err(e, base))?;
+                        if let Value::List(m) = more {
+                            items.extend(m);
+                        }
+                    }
+                }
                 if !cur.at_end() {
                     let at = cur.pos;
                     return Err(err(
@@ -410,6 +422,14 @@ mod tests {
         let e = parse("/// +kubebuilder:subresource:status", Target::Field).unwrap_err();
         assert_eq!(e.message, "marker `kubebuilder:subresource:status` cannot be used on a field");
         assert_eq!(e.hint.as_deref(), Some("`+kubebuilder:subresource:status` applies to a type"));
+    }
+
+    #[test]
+    fn genclient_comma_list() {
+        let m = parse("/// +genclient:onlyVerbs=create,get", Target::Type).unwrap();
+        assert_eq!(m.value.unwrap().as_str_list(), vec!["create", "get"]);
+        let m = parse("/// +genclient", Target::Type).unwrap();
+        assert_eq!(m.name(), "genclient");
     }
 
     #[test]

@@ -205,7 +205,13 @@ const BASE: &[MarkerDef] = &[
     MarkerDef { name: "kubebuilder:ac:output:package", targets: Targets::PACKAGE, args: anon(ArgType::String), usage: Use::Ignored, help: "apply configurations" },
     MarkerDef { name: "kubebuilder:scaffold", targets: Targets::ANY, args: Args::Anonymous { ty: ArgType::Raw, optional: true }, usage: Use::Ignored, help: "scaffold insertion point" },
     MarkerDef { name: "genclient", targets: Targets::TYPE, args: Args::Anonymous { ty: ArgType::Raw, optional: true }, usage: Use::Ignored, help: "client-gen" },
-    MarkerDef { name: "genclient:nonNamespaced", targets: Targets::TYPE, args: Args::Flag, usage: Use::Ignored, help: "client-gen" },
+    MarkerDef { name: "genclient:nonNamespaced", targets: Targets::TYPE, args: Args::Flag, usage: Use::Ignored, help: "client-gen: cluster-scoped client" },
+    MarkerDef { name: "genclient:noVerbs", targets: Targets::TYPE, args: Args::Flag, usage: Use::Ignored, help: "client-gen: no client verbs" },
+    MarkerDef { name: "genclient:noStatus", targets: Targets::TYPE, args: Args::Flag, usage: Use::Ignored, help: "client-gen: no UpdateStatus" },
+    MarkerDef { name: "genclient:readonly", targets: Targets::TYPE, args: Args::Flag, usage: Use::Ignored, help: "client-gen: read verbs only" },
+    MarkerDef { name: "genclient:onlyVerbs", targets: Targets::TYPE, args: anon(ArgType::StringList), usage: Use::Ignored, help: "client-gen: only these verbs" },
+    MarkerDef { name: "genclient:skipVerbs", targets: Targets::TYPE, args: anon(ArgType::StringList), usage: Use::Ignored, help: "client-gen: all verbs but these" },
+    MarkerDef { name: "genclient:method", targets: Targets::TYPE, args: anon(ArgType::Raw), usage: Use::Ignored, help: "client-gen: an extra client method" },
 ];
 
 /// The registry: lookup by name, did-you-mean, and the full list (for docs and tests).
