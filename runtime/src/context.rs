@@ -1,0 +1,203 @@
+//! What every controller function receives: the client, the watch scope, metrics, events, and the manager's
+//! leadership and shutdown signals.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::{Api, Client, Resource};
+use tokio::sync::watch;
+
+use crate::leader::wait_true;
+use crate::metrics::Metrics;
+use crate::scope::WatchScope;
+
+/// Handed to each controller added to a manager (and on to its reconcile function). Cheap to clone.
+#[derive(Clone)]
+pub struct Context {
+    shared: Arc<Shared>,
+    ready: Option<Arc<ReadySlot>>,
+}
+
+pub(crate) struct Shared {
+    pub(crate) client: Client,
+    pub(crate) name: String,
+    pub(crate) namespace: Option<String>,
+    pub(crate) metrics: Metrics,
+    pub(crate) leader: watch::Receiver<bool>,
+    pub(crate) shutdown: watch::Receiver<bool>,
+    pub(crate) readiness: Readiness,
+    pub(crate) recorder: Recorder,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("manager", &self.shared.name)
+            .field("namespace", &self.shared.namespace)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    /// A context whose controller must report readiness before /readyz succeeds.
+    pub(crate) fn for_controller(shared: Arc<Shared>) -> Self {
+        let ready = Some(shared.readiness.slot());
+        Self { shared, ready }
+    }
+
+    /// A context that takes no part in readiness.
+    pub(crate) fn detached(shared: Arc<Shared>) -> Self {
+        Self { shared, ready: None }
+    }
+
+    /// The Kubernetes client.
+    pub fn client(&self) -> Client {
+        self.shared.client.clone()
+    }
+
+    /// The manager's name; also the field manager for server-side apply and the events' reporting controller.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// The field manager for server-side apply.
+    pub fn field_manager(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// The only namespace watched (--namespaced with WATCH_NAMESPACE), or None for all namespaces.
+    pub fn namespace(&self) -> Option<&str> {
+        self.shared.namespace.as_deref()
+    }
+
+    /// An Api for K within the watch scope: the watched namespace for namespaced kinds under --namespaced,
+    /// all objects otherwise (list/watch only for namespaced kinds; use [`Context::api_in`] to write).
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: Resource<DynamicType = ()>,
+        K::Scope: WatchScope,
+    {
+        <K::Scope as WatchScope>::api(self.client(), self.namespace())
+    }
+
+    /// An Api for namespaced K in `namespace`.
+    pub fn api_in<K>(&self, namespace: &str) -> Api<K>
+    where
+        K: Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>,
+    {
+        Api::namespaced(self.client(), namespace)
+    }
+
+    /// The manager's metrics; register an operator's own metrics here to have them served on /metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.shared.metrics
+    }
+
+    /// The events recorder (events.k8s.io/v1), reporting as the manager's name and this pod.
+    pub fn recorder(&self) -> Recorder {
+        self.shared.recorder.clone()
+    }
+
+    /// Publishes an event about `obj`. Failures are logged, not returned: events are best effort.
+    pub async fn publish_event<K>(&self, obj: &K, type_: EventType, reason: &str, action: &str, note: Option<String>)
+    where
+        K: Resource<DynamicType = ()>,
+    {
+        let event = Event {
+            type_,
+            reason: reason.to_string(),
+            note,
+            action: action.to_string(),
+            secondary: None,
+        };
+        if let Err(e) = self.shared.recorder.publish(&event, &obj.object_ref(&())).await {
+            tracing::warn!(reason, error = %e, "cannot publish event");
+        }
+    }
+
+    /// Whether this manager currently leads (always true without --leader-elect).
+    pub fn is_leader(&self) -> bool {
+        *self.shared.leader.borrow()
+    }
+
+    /// Waits until this manager leads; false if the manager shuts down first.
+    pub async fn wait_for_leadership(&self) -> bool {
+        let mut leader = self.shared.leader.clone();
+        let mut shutdown = self.shared.shutdown.clone();
+        if *shutdown.borrow() {
+            return false;
+        }
+        tokio::select! {
+            biased;
+            _ = wait_true(&mut shutdown) => false,
+            r = leader.wait_for(|v| *v) => r.is_ok(),
+        }
+    }
+
+    /// Whether graceful shutdown has begun.
+    pub fn is_shutting_down(&self) -> bool {
+        *self.shared.shutdown.borrow()
+    }
+
+    /// Resolves when graceful shutdown begins: stop taking new work, finish what is in flight.
+    pub fn shutdown_signal(&self) -> impl Future<Output = ()> + Send + Sync + 'static {
+        let mut shutdown = self.shared.shutdown.clone();
+        async move { wait_true(&mut shutdown).await }
+    }
+
+    /// Marks this controller's caches as synced; /readyz succeeds once every controller has done so.
+    /// [`crate::Controller`] calls it itself; hand-written controllers call it when ready.
+    pub fn mark_ready(&self, name: &str) {
+        if let Some(slot) = &self.ready {
+            *slot.name.lock().unwrap_or_else(|e| e.into_inner()) = name.to_string();
+            slot.ready.store(true, Ordering::Release);
+        }
+    }
+
+    pub(crate) fn set_controller_name(&self, name: &str) {
+        if let Some(slot) = &self.ready {
+            *slot.name.lock().unwrap_or_else(|e| e.into_inner()) = name.to_string();
+        }
+    }
+}
+
+/// Readiness of each controller of a manager.
+#[derive(Clone, Default)]
+pub(crate) struct Readiness {
+    slots: Arc<Mutex<Vec<Arc<ReadySlot>>>>,
+}
+
+#[derive(Default)]
+pub(crate) struct ReadySlot {
+    name: Mutex<String>,
+    ready: AtomicBool,
+}
+
+impl Readiness {
+    fn slot(&self) -> Arc<ReadySlot> {
+        let slot = Arc::new(ReadySlot::default());
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        *slot.name.lock().unwrap_or_else(|e| e.into_inner()) = format!("controller-{}", slots.len());
+        slots.push(slot.clone());
+        slot
+    }
+
+    /// Ok when every controller has synced; otherwise the names still syncing.
+    pub(crate) fn check(&self) -> Result<(), Vec<String>> {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let waiting: Vec<String> = slots
+            .iter()
+            .filter(|s| !s.ready.load(Ordering::Acquire))
+            .map(|s| s.name.lock().unwrap_or_else(|e| e.into_inner()).clone())
+            .collect();
+        if waiting.is_empty() { Ok(()) } else { Err(waiting) }
+    }
+}
+
+pub(crate) fn reporter(name: &str) -> Reporter {
+    Reporter {
+        controller: name.to_string(),
+        instance: std::env::var("POD_NAME").ok(),
+    }
+}

@@ -1,0 +1,75 @@
+//! The runtime's error type.
+
+/// Errors of the manager and its helpers.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A flag value is not a valid bind address.
+    #[error("{flag}: {value:?} is not an address (use \"0\", \":port\" or \"host:port\")")]
+    BindAddress {
+        /// The flag.
+        flag: &'static str,
+        /// What was given.
+        value: String,
+    },
+    /// Flags contradict each other.
+    #[error("invalid options: {0}")]
+    InvalidOptions(String),
+    /// No kubeconfig or in-cluster configuration could be loaded.
+    #[error("cannot build a Kubernetes client: {0}")]
+    Client(#[source] kube::Error),
+    /// A Kubernetes API call failed.
+    #[error("Kubernetes API call failed: {0}")]
+    Kube(#[from] kube::Error),
+    /// An HTTP listener could not bind.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The manager could not install its signal handlers.
+    #[error("cannot install signal handlers: {0}")]
+    Signal(#[source] std::io::Error),
+    /// Leader election failed to renew within the renew deadline; the process should exit and restart.
+    #[error("leader election lost: {0}")]
+    LeadershipLost(String),
+    /// A controller ended with an error.
+    #[error("controller {name} failed: {message}")]
+    Controller {
+        /// The controller's name.
+        name: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A watch stream of a controller failed in a way that cannot be retried.
+    #[error("watch failed: {0}")]
+    Watch(String),
+    /// A finalizer patch was rejected.
+    #[error("finalizer {finalizer}: {source}")]
+    Finalizer {
+        /// The finalizer name.
+        finalizer: String,
+        /// The cause.
+        #[source]
+        source: kube::Error,
+    },
+    /// An object lacks a field the helper needs (name, uid, ...).
+    #[error("object has no {0}")]
+    MissingField(&'static str),
+    /// Another object already is the controller of this one.
+    #[error("object is already controlled by {kind} {name}")]
+    AlreadyOwned {
+        /// The controller's kind.
+        kind: String,
+        /// The controller's name.
+        name: String,
+    },
+    /// Serialising an object for server-side apply failed.
+    #[error("cannot serialise object: {0}")]
+    Serialize(#[from] serde_json::Error),
+}
+
+/// A boxed error: the convenient error type for reconcile functions (`?` converts any `std::error::Error`).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;

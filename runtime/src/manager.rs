@@ -1,0 +1,371 @@
+//! The manager: runs controllers, leader election and the HTTP endpoints, and shuts them down in order on
+//! SIGTERM/SIGINT: stop taking work, let in-flight reconciles finish, release the lease, close the listeners.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use kube::Client;
+use kube::runtime::events::Recorder;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+
+use crate::Error;
+use crate::context::{Context, Readiness, Shared, reporter};
+use crate::leader::{LeaderElectionConfig, LeaderElector, TermEnd, default_identity};
+use crate::metrics::Metrics;
+use crate::options::{ManagerOptions, parse_bind_address};
+use crate::server;
+
+/// controller-runtime's default GracefulShutdownTimeout.
+pub const DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+
+const SERVICE_ACCOUNT_NAMESPACE: &str = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+
+/// Configures a [`Manager`]; see [`Manager::builder`].
+#[must_use]
+pub struct ManagerBuilder {
+    name: String,
+    options: ManagerOptions,
+    client: Option<Client>,
+    identity: Option<String>,
+    graceful_shutdown_timeout: Duration,
+}
+
+impl ManagerBuilder {
+    /// Uses these options (usually parsed from the command line).
+    pub fn options(mut self, options: ManagerOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Uses this client instead of loading the kubeconfig / in-cluster configuration.
+    pub fn client(mut self, client: Client) -> Self {
+        self.client = Some(client);
+        self
+    }
+
+    /// Uses this leader election identity instead of `<hostname>_<random>`.
+    pub fn identity(mut self, identity: impl Into<String>) -> Self {
+        self.identity = Some(identity.into());
+        self
+    }
+
+    /// How long in-flight reconciles may take to finish after a stop is requested (default 30 s).
+    pub fn graceful_shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.graceful_shutdown_timeout = timeout;
+        self
+    }
+
+    /// Validates the options, connects, and binds the listeners (so a port conflict fails here, not later).
+    pub async fn build(self) -> Result<Manager, Error> {
+        let options = self.options;
+        options.validate()?;
+        let namespace = options.watch_namespace()?;
+        let client = match self.client {
+            Some(c) => c,
+            None => Client::try_default().await.map_err(Error::Client)?,
+        };
+        let metrics_listener = bind(parse_bind_address(
+            "--metrics-bind-address",
+            &options.metrics_bind_address,
+        )?)
+        .await?;
+        let health_listener = bind(parse_bind_address(
+            "--health-probe-bind-address",
+            &options.health_probe_bind_address,
+        )?)
+        .await?;
+        let leader_election = options.leader_elect.then(|| LeaderElectionConfig {
+            lease_name: options.leader_election_id.clone().unwrap_or_else(|| self.name.clone()),
+            namespace: options
+                .leader_election_namespace
+                .clone()
+                .or_else(|| {
+                    std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE)
+                        .ok()
+                        .map(|s| s.trim().to_string())
+                })
+                .unwrap_or_else(|| client.default_namespace().to_string()),
+            identity: self.identity.clone().unwrap_or_else(default_identity),
+            lease_duration: options.leader_elect_lease_duration,
+            renew_deadline: options.leader_elect_renew_deadline,
+            retry_period: options.leader_elect_retry_period,
+        });
+        let (leader_tx, leader_rx) = watch::channel(leader_election.is_none());
+        let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        let metrics = Metrics::new();
+        let shared = Arc::new(Shared {
+            recorder: Recorder::new(client.clone(), reporter(&self.name)),
+            client,
+            name: self.name,
+            namespace,
+            metrics,
+            leader: leader_rx,
+            shutdown: shutdown_rx,
+            readiness: Readiness::default(),
+        });
+        Ok(Manager {
+            shared,
+            leader_election,
+            leader_tx,
+            shutdown_tx,
+            metrics_listener,
+            health_listener,
+            controllers: Vec::new(),
+            graceful_shutdown_timeout: self.graceful_shutdown_timeout,
+        })
+    }
+}
+
+async fn bind(addr: Option<SocketAddr>) -> Result<Option<TcpListener>, Error> {
+    match addr {
+        None => Ok(None),
+        Some(addr) => TcpListener::bind(addr)
+            .await
+            .map(Some)
+            .map_err(|source| Error::Listen { addr, source }),
+    }
+}
+
+type ControllerFuture = BoxFuture<'static, Result<(), String>>;
+
+/// Runs controllers with leader election, metrics and health endpoints. See the crate docs for an example.
+pub struct Manager {
+    shared: Arc<Shared>,
+    leader_election: Option<LeaderElectionConfig>,
+    leader_tx: watch::Sender<bool>,
+    shutdown_tx: watch::Sender<bool>,
+    metrics_listener: Option<TcpListener>,
+    health_listener: Option<TcpListener>,
+    controllers: Vec<ControllerFuture>,
+    graceful_shutdown_timeout: Duration,
+}
+
+/// Aborts the task when dropped, so dropping (or aborting) a running manager stops everything it started,
+/// including lease renewal: the other candidates then take over after the lease duration.
+struct AbortOnDrop<T>(JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Manager {
+    /// A manager named `name`: the default Lease name, field manager and events reporter.
+    pub fn builder(name: impl Into<String>) -> ManagerBuilder {
+        ManagerBuilder {
+            name: name.into(),
+            options: ManagerOptions::default(),
+            client: None,
+            identity: None,
+            graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
+        }
+    }
+
+    /// Adds a controller: a function that receives the [`Context`] and runs until the context's shutdown signal,
+    /// e.g. one that ends in [`crate::Controller::run`]. It starts when the manager runs.
+    pub fn add<F, Fut, E>(&mut self, controller: F) -> &mut Self
+    where
+        F: FnOnce(Context) -> Fut,
+        Fut: Future<Output = Result<(), E>> + Send + 'static,
+        E: std::fmt::Display,
+    {
+        let ctx = Context::for_controller(self.shared.clone());
+        let fut = controller(ctx);
+        self.controllers
+            .push(async move { fut.await.map_err(|e| e.to_string()) }.boxed());
+        self
+    }
+
+    /// A context for work outside controllers (it takes no part in readiness).
+    pub fn context(&self) -> Context {
+        Context::detached(self.shared.clone())
+    }
+
+    /// The manager's metrics registry.
+    pub fn metrics(&self) -> &Metrics {
+        &self.shared.metrics
+    }
+
+    /// The address /metrics is served on, once built (useful with port 0).
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    /// The address /healthz and /readyz are served on, once built.
+    pub fn health_addr(&self) -> Option<SocketAddr> {
+        self.health_listener.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    /// The leader election identity, when leader election is on.
+    pub fn identity(&self) -> Option<&str> {
+        self.leader_election.as_ref().map(|c| c.identity.as_str())
+    }
+
+    /// Runs until SIGTERM or SIGINT, then shuts down gracefully. A second signal exits at once.
+    pub async fn run(self) -> Result<(), Error> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).map_err(Error::Signal)?;
+        let stop = async move {
+            tokio::select! {
+                _ = term.recv() => tracing::info!("SIGTERM received, shutting down"),
+                _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT received, shutting down"),
+            }
+            tokio::spawn(async move {
+                let mut term = signal(SignalKind::terminate()).ok();
+                let second_term = async {
+                    match term.as_mut() {
+                        Some(t) => {
+                            t.recv().await;
+                        }
+                        None => futures::future::pending::<()>().await,
+                    }
+                };
+                tokio::select! {
+                    _ = second_term => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+                tracing::error!("second signal received, exiting");
+                std::process::exit(1);
+            });
+        };
+        self.run_until(stop).await
+    }
+
+    /// Runs until `stop` resolves (or a controller fails, or leadership is lost), then shuts down gracefully.
+    pub async fn run_until(mut self, stop: impl Future<Output = ()> + Send) -> Result<(), Error> {
+        let (servers_stop_tx, servers_stop_rx) = watch::channel(false);
+        let mut servers = Vec::new();
+        if let Some(listener) = self.metrics_listener.take() {
+            tracing::info!(addr = ?listener.local_addr().ok(), "serving metrics");
+            let router = server::metrics_router(self.shared.metrics.clone());
+            servers.push(AbortOnDrop(tokio::spawn(server::serve(
+                listener,
+                router,
+                until_true(servers_stop_rx.clone()),
+            ))));
+        }
+        if let Some(listener) = self.health_listener.take() {
+            tracing::info!(addr = ?listener.local_addr().ok(), "serving health probes");
+            let router = server::health_router(self.shared.readiness.clone());
+            servers.push(AbortOnDrop(tokio::spawn(server::serve(
+                listener,
+                router,
+                until_true(servers_stop_rx.clone()),
+            ))));
+        }
+
+        let (elector_stop_tx, elector_stop_rx) = watch::channel(false);
+        let mut elector_task = self.leader_election.clone().map(|config| {
+            let elector = LeaderElector::new(self.shared.client.clone(), config).with_metrics(self.shared.metrics.clone());
+            AbortOnDrop(tokio::spawn(lead(elector, self.leader_tx.clone(), elector_stop_rx)))
+        });
+
+        let mut controllers = JoinSet::new();
+        for fut in std::mem::take(&mut self.controllers) {
+            controllers.spawn(fut);
+        }
+
+        // Wait for a reason to stop.
+        let mut stop = std::pin::pin!(stop);
+        let mut failure: Option<Error> = None;
+        loop {
+            let elector = async {
+                match elector_task.as_mut() {
+                    Some(task) => (&mut task.0).await,
+                    None => futures::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = &mut stop => break,
+                Some(joined) = controllers.join_next() => match joined {
+                    Ok(Ok(())) => {
+                        if controllers.is_empty() {
+                            tracing::info!("all controllers finished");
+                            break;
+                        }
+                    }
+                    Ok(Err(message)) => {
+                        failure = Some(Error::Controller { name: "controller".into(), message });
+                        break;
+                    }
+                    Err(e) => {
+                        failure = Some(Error::Controller { name: "controller".into(), message: e.to_string() });
+                        break;
+                    }
+                },
+                lost = elector => {
+                    let message = match lost {
+                        Ok(Some(message)) => message,
+                        Ok(None) => "leader election stopped".to_string(),
+                        Err(e) => e.to_string(),
+                    };
+                    // controller-runtime exits at once here: another replica may already lead, so no reconcile
+                    // may run any more, not even to finish.
+                    tracing::error!(%message, "leader election lost");
+                    controllers.abort_all();
+                    let _ = servers_stop_tx.send(true);
+                    return Err(Error::LeadershipLost(message));
+                }
+            }
+        }
+
+        // Graceful shutdown: controllers stop taking work and finish what is in flight.
+        tracing::info!("stopping controllers");
+        let _ = self.shutdown_tx.send(true);
+        let drained = tokio::time::timeout(self.graceful_shutdown_timeout, async {
+            while let Some(joined) = controllers.join_next().await {
+                if let Ok(Err(message)) = joined {
+                    tracing::error!(%message, "controller failed during shutdown");
+                }
+            }
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!(timeout = ?self.graceful_shutdown_timeout, "controllers did not stop in time, aborting them");
+            controllers.abort_all();
+        }
+
+        // Only now give the lease away: nothing of ours reconciles any more.
+        let _ = elector_stop_tx.send(true);
+        if let Some(task) = elector_task.as_mut() {
+            let _ = (&mut task.0).await;
+        }
+        let _ = servers_stop_tx.send(true);
+        for s in servers.iter_mut() {
+            let _ = (&mut s.0).await;
+        }
+        tracing::info!("manager stopped");
+        failure.map_or(Ok(()), Err)
+    }
+}
+
+/// The leader election task: acquire, hold, then release on stop. Returns Some(reason) when leadership was lost.
+async fn lead(mut elector: LeaderElector, leader: watch::Sender<bool>, mut stop: watch::Receiver<bool>) -> Option<String> {
+    if !elector.acquire(&mut stop).await {
+        return None;
+    }
+    let _ = leader.send(true);
+    match elector.hold(&mut stop).await {
+        TermEnd::Stopped => {
+            let _ = leader.send(false);
+            if let Err(e) = elector.release().await {
+                tracing::warn!(error = %e, "cannot release lease; followers take over when it expires");
+            }
+            None
+        }
+        TermEnd::Lost(reason) => {
+            let _ = leader.send(false);
+            Some(reason)
+        }
+    }
+}
+
+async fn until_true(mut rx: watch::Receiver<bool>) {
+    let _ = rx.wait_for(|v| *v).await;
+}
