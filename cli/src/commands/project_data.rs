@@ -24,7 +24,8 @@ pub struct ProjectData {
     pub license_apache2: bool,
     pub owner: String,
     pub year: u32,
-    pub namespaced: bool,
+    /// The manager watches one namespace (WATCH_NAMESPACE) and gets a Role rather than a ClusterRole.
+    pub namespaced_manager: bool,
     pub multigroup: bool,
 }
 
@@ -60,7 +61,7 @@ impl ProjectData {
             license_apache2: license == License::Apache2,
             owner,
             year,
-            namespaced: config.namespaced,
+            namespaced_manager: config.namespaced,
             multigroup: config.multigroup,
         }
     }
@@ -86,7 +87,7 @@ impl ProjectData {
             boilerplate_text: header,
             owner: String::new(),
             year: current_year(),
-            namespaced: config.namespaced,
+            namespaced_manager: config.namespaced,
             multigroup: config.multigroup,
         }
     }

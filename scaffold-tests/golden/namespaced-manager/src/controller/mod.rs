@@ -1,0 +1,4 @@
+//! Controllers, one per kind (`rkb create api` adds them).
+
+pub mod appservice_controller;
+// rkb:scaffold:controller-modules

@@ -1,0 +1,252 @@
+//! Every refused command exits non-zero with a one-line error naming the problem and the fix, and changes nothing.
+
+use std::path::Path;
+
+use rkb_scaffold_tests::{rkb, rkb_ok, snapshot};
+
+/// Runs rkb expecting failure; asserts the message and that the tree is byte-for-byte unchanged.
+fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
+    let before = snapshot(dir);
+    let out = rkb(dir, args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "rkb {args:?} succeeded but should fail"
+    );
+    assert_eq!(out.status.code(), Some(1), "rkb {args:?}: {stderr}");
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(first.starts_with("error: "), "rkb {args:?}: {stderr}");
+    for needle in expected {
+        assert!(
+            stderr.contains(needle),
+            "rkb {args:?}: expected {needle:?} in:\n{stderr}"
+        );
+    }
+    assert!(
+        snapshot(dir) == before,
+        "rkb {args:?} changed files although it failed"
+    );
+}
+
+fn project() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    rkb_ok(
+        tmp.path(),
+        &["init", "--domain", "my.domain", "--project-name", "demo"],
+    );
+    rkb_ok(
+        tmp.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "v1",
+            "--kind",
+            "DemoMicroService",
+        ],
+    );
+    tmp
+}
+
+#[test]
+fn init_twice_is_refused() {
+    let p = project();
+    refused(
+        p.path(),
+        &["init", "--domain", "my.domain"],
+        &["already an rkb project", "rkb create api"],
+    );
+}
+
+#[test]
+fn init_over_a_cargo_project_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("Cargo.toml"), "[package]\n").unwrap();
+    refused(
+        tmp.path(),
+        &["init", "--project-name", "x"],
+        &["already holds Cargo.toml"],
+    );
+}
+
+#[test]
+fn invalid_names_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    refused(
+        tmp.path(),
+        &["init", "--domain", "My_Domain", "--project-name", "x"],
+        &["invalid --domain \"My_Domain\""],
+    );
+    refused(
+        tmp.path(),
+        &["init", "--project-name", "Bad_Name"],
+        &["invalid project name \"Bad_Name\""],
+    );
+    assert!(
+        snapshot(tmp.path()).is_empty(),
+        "a refused init left files behind"
+    );
+
+    let p = project();
+    let api = [
+        "create",
+        "api",
+        "--group",
+        "devops",
+        "--version",
+        "v1",
+        "--kind",
+    ];
+    refused(
+        p.path(),
+        &[&api[..], &["demoThing"]].concat(),
+        &["upper-case", "did you mean --kind DemoThing"],
+    );
+    refused(
+        p.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "Dev_Ops",
+            "--version",
+            "v1",
+            "--kind",
+            "Thing",
+        ],
+        &["invalid --group \"Dev_Ops\"", "DNS-1123"],
+    );
+    refused(
+        p.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "1",
+            "--kind",
+            "Thing",
+        ],
+        &["invalid --version \"1\"", "v1alpha1"],
+    );
+    refused(
+        p.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "v1",
+            "--kind",
+            "Thing",
+            "--plural",
+            "Things",
+        ],
+        &["invalid --plural"],
+    );
+}
+
+#[test]
+fn existing_kind_needs_force() {
+    let p = project();
+    refused(
+        p.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "v1",
+            "--kind",
+            "DemoMicroService",
+        ],
+        &["already exists", "--force"],
+    );
+    // With --force the files are scaffolded again (the user's edit is overwritten) and nothing else changes.
+    let types = p.path().join("src/api/v1/demomicroservice_types.rs");
+    let original = std::fs::read_to_string(&types).unwrap();
+    std::fs::write(&types, "// edited\n").unwrap();
+    rkb_ok(
+        p.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "v1",
+            "--kind",
+            "DemoMicroService",
+            "--force",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&types).unwrap(), original);
+}
+
+#[test]
+fn second_group_needs_multigroup() {
+    let p = project();
+    refused(
+        p.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "ops",
+            "--version",
+            "v1",
+            "--kind",
+            "Thing",
+        ],
+        &["multigroup", "rkb init --multigroup"],
+    );
+}
+
+#[test]
+fn create_api_outside_a_project_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    refused(
+        tmp.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "v1",
+            "--kind",
+            "Thing",
+        ],
+        &["not an rkb project", "rkb init"],
+    );
+}
+
+#[test]
+fn a_missing_scaffold_marker_aborts_without_partial_writes() {
+    let p = project();
+    let main = p.path().join("src/main.rs");
+    let text = std::fs::read_to_string(&main)
+        .unwrap()
+        .replace("// rkb:scaffold:controllers", "");
+    std::fs::write(&main, text).unwrap();
+    // Types, samples and roles would be written before main.rs is touched; none of them may appear.
+    refused(
+        p.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "v1",
+            "--kind",
+            "Other",
+        ],
+        &["src/main.rs", "rkb:scaffold:controllers"],
+    );
+}
