@@ -1,0 +1,59 @@
+//! Marker lines (`/// +...`) of an item's doc attributes, each with the span of its attribute so
+//! errors point at the marker.
+
+use proc_macro2::Span;
+use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+
+/// One doc line that is a marker.
+pub struct MarkerLine {
+    /// Trimmed text, starting with `+`.
+    pub text: String,
+    /// The `#[doc = ...]` attribute it came from.
+    pub span: Span,
+}
+
+/// Marker lines of `attrs` in source order.
+pub fn marker_lines(attrs: &[Attribute]) -> Vec<MarkerLine> {
+    let mut out = Vec::new();
+    for attr in attrs {
+        let Meta::NameValue(nv) = &attr.meta else {
+            continue;
+        };
+        if !nv.path.is_ident("doc") {
+            continue;
+        }
+        let Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) = &nv.value
+        else {
+            continue;
+        };
+        // One attribute per `///` line; a `/** */` block may hold several lines.
+        for line in s.value().lines() {
+            let text = line.trim();
+            if text.starts_with('+') {
+                out.push(MarkerLine {
+                    text: text.to_string(),
+                    span: attr_span(attr),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn attr_span(attr: &Attribute) -> Span {
+    use syn::spanned::Spanned;
+    attr.span()
+}
+
+/// The marker's name: text after `+` up to `=` (controller-gen's rule for flags and values).
+pub fn name_of(text: &str) -> &str {
+    let body = text.strip_prefix('+').unwrap_or(text);
+    body.split('=').next().unwrap_or(body).trim()
+}
+
+/// The marker's value after the first `=`, if any.
+pub fn value_of(text: &str) -> Option<&str> {
+    text.split_once('=').map(|(_, v)| v.trim())
+}

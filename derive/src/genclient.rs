@@ -1,0 +1,368 @@
+//! client-gen's `+genclient` tags: which verbs a kind's typed client gets (code-generator's
+//! `ParseClientGenTags`, with its conflicts turned into compile errors at the marker).
+
+use std::collections::BTreeSet;
+
+use proc_macro2::Span;
+
+use crate::doc_markers::{MarkerLine, name_of, value_of};
+
+/// client-gen's verbs, in its order.
+pub const SUPPORTED_VERBS: [&str; 11] = [
+    "create",
+    "update",
+    "updateStatus",
+    "delete",
+    "deleteCollection",
+    "get",
+    "list",
+    "watch",
+    "patch",
+    "apply",
+    "applyStatus",
+];
+const READONLY_VERBS: [&str; 3] = ["get", "list", "watch"];
+const STATUS_VERBS: [&str; 2] = ["updateStatus", "applyStatus"];
+const FLAGS: [&str; 4] = ["nonNamespaced", "noVerbs", "noStatus", "readonly"];
+const VALUED: [&str; 3] = ["onlyVerbs", "skipVerbs", "method"];
+
+/// The verbs `+genclient:method=` may use here.
+const METHOD_VERBS: [&str; 4] = ["get", "create", "update", "patch"];
+
+/// What the tags ask for.
+pub struct GenClient {
+    /// The `+genclient` line, when present.
+    pub enabled: Option<Span>,
+    pub non_namespaced: Option<Span>,
+    /// Verbs of the generated client (subset of `SUPPORTED_VERBS`).
+    pub verbs: BTreeSet<&'static str>,
+    /// Lines that bring status verbs (for errors about a missing status subresource).
+    pub status_source: Option<Span>,
+    pub methods: Vec<Method>,
+}
+
+/// `+genclient:method=Name,verb=...,subresource=...,input=...,result=...`
+pub struct Method {
+    pub name: String,
+    pub verb: &'static str,
+    pub subresource: Option<String>,
+    pub input: Option<syn::Type>,
+    pub result: Option<syn::Type>,
+    pub span: Span,
+}
+
+fn err(span: Span, msg: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new(span, msg)
+}
+
+fn verb_list(line: &MarkerLine, errors: &mut Vec<syn::Error>) -> Vec<&'static str> {
+    let raw = value_of(&line.text).unwrap_or("");
+    let mut verbs = Vec::new();
+    for v in raw
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+    {
+        match SUPPORTED_VERBS.iter().find(|s| **s == v) {
+            Some(s) => verbs.push(*s),
+            None => errors.push(err(
+                line.span,
+                format!(
+                    "`{}`: unknown verb `{v}`; client-gen's verbs are {}",
+                    line.text,
+                    SUPPORTED_VERBS.join(", ")
+                ),
+            )),
+        }
+    }
+    if verbs.is_empty() && raw.trim().is_empty() {
+        errors.push(err(
+            line.span,
+            format!("`{}` needs a verb list, e.g. `=get,list`", line.text),
+        ));
+    }
+    verbs
+}
+
+/// Reads the `+genclient` family from the type's marker lines.
+pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
+    let mut errors = Vec::new();
+    let mut g = GenClient {
+        enabled: None,
+        non_namespaced: None,
+        verbs: BTreeSet::new(),
+        status_source: None,
+        methods: Vec::new(),
+    };
+    let (mut no_verbs, mut no_status, mut readonly) = (None, None, None);
+    let mut only: Option<(Vec<&'static str>, Span)> = None;
+    let mut skip: Option<(Vec<&'static str>, Span)> = None;
+    let mut tagged = Vec::new();
+
+    for line in lines {
+        let name = name_of(&line.text);
+        if name == "genclient" {
+            if value_of(&line.text).is_some() {
+                errors.push(err(
+                    line.span,
+                    format!(
+                        "`{}` is invalid: write `+genclient` to generate a client, or leave it out",
+                        line.text
+                    ),
+                ));
+            }
+            g.enabled = Some(line.span);
+            continue;
+        }
+        let Some(tag) = name.strip_prefix("genclient:") else {
+            continue;
+        };
+        tagged.push(line);
+        if FLAGS.contains(&tag) && value_of(&line.text).is_some() {
+            errors.push(err(
+                line.span,
+                format!("`+genclient:{tag}` takes no value, found `{}`", line.text),
+            ));
+        }
+        match tag {
+            "nonNamespaced" => g.non_namespaced = Some(line.span),
+            "noVerbs" => no_verbs = Some(line.span),
+            "noStatus" => no_status = Some(line.span),
+            "readonly" => readonly = Some(line.span),
+            "onlyVerbs" => only = Some((verb_list(line, &mut errors), line.span)),
+            "skipVerbs" => skip = Some((verb_list(line, &mut errors), line.span)),
+            "method" => match parse_method(line) {
+                Ok(m) => g.methods.push(m),
+                Err(e) => errors.push(e),
+            },
+            other => {
+                let known: Vec<&str> = FLAGS.iter().chain(VALUED.iter()).copied().collect();
+                let hint = known
+                    .iter()
+                    .find(|k| k.eq_ignore_ascii_case(other))
+                    .map(|k| format!(" (did you mean `+genclient:{k}`?)"))
+                    .unwrap_or_default();
+                errors.push(err(
+                    line.span,
+                    format!(
+                        "unknown tag `+genclient:{other}`{hint}; known: {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+
+    if g.enabled.is_none() {
+        for line in &tagged {
+            errors.push(err(
+                line.span,
+                format!(
+                    "`{}` has no effect without `+genclient` on the same type",
+                    line.text
+                ),
+            ));
+        }
+    }
+
+    if let Some(span) = no_verbs {
+        for (what, other) in [
+            ("readonly", readonly),
+            ("onlyVerbs", only.as_ref().map(|o| o.1)),
+            ("skipVerbs", skip.as_ref().map(|s| s.1)),
+        ] {
+            if let Some(o) = other {
+                errors.push(err(
+                    o,
+                    format!("`+genclient:{what}` conflicts with `+genclient:noVerbs`"),
+                ));
+            }
+        }
+        if let Some(m) = g.methods.first() {
+            errors.push(err(
+                m.span,
+                "`+genclient:method` conflicts with `+genclient:noVerbs`",
+            ));
+        }
+        let _ = span;
+    }
+
+    // client-gen: readonly means onlyVerbs=get,list,watch (merged with an explicit onlyVerbs).
+    let mut only_set: Option<BTreeSet<&'static str>> = None;
+    if readonly.is_some() || only.is_some() {
+        let mut set: BTreeSet<&'static str> = BTreeSet::new();
+        if readonly.is_some() {
+            set.extend(READONLY_VERBS);
+        }
+        if let Some((verbs, _)) = &only {
+            set.extend(verbs.iter().copied());
+        }
+        only_set = Some(set);
+    }
+    if let (Some((only_verbs, _)), Some((skip_verbs, skip_span))) = (&only, &skip) {
+        for v in skip_verbs {
+            if only_verbs.contains(v) {
+                errors.push(err(
+                    *skip_span,
+                    format!(
+                        "verb `{v}` used both in +genclient:skipVerbs and +genclient:onlyVerbs"
+                    ),
+                ));
+            }
+        }
+    }
+    if let (Some(ns), Some((only_verbs, only_span))) = (no_status, &only) {
+        for v in only_verbs.iter().filter(|v| STATUS_VERBS.contains(v)) {
+            errors.push(err(
+                *only_span,
+                format!("verb `{v}` conflicts with `+genclient:noStatus`"),
+            ));
+        }
+        let _ = ns;
+    }
+
+    if no_verbs.is_none() && g.enabled.is_some() {
+        let mut verbs: BTreeSet<&'static str> = match &only_set {
+            Some(set) => set.clone(),
+            None => SUPPORTED_VERBS.into_iter().collect(),
+        };
+        if let Some((skip_verbs, _)) = &skip {
+            for v in skip_verbs {
+                verbs.remove(v);
+            }
+        }
+        if no_status.is_some() {
+            for v in STATUS_VERBS {
+                verbs.remove(v);
+            }
+        }
+        if STATUS_VERBS.iter().any(|v| verbs.contains(v)) {
+            g.status_source = match &only {
+                Some((o, span)) if o.iter().any(|v| STATUS_VERBS.contains(v)) => Some(*span),
+                _ => g.enabled,
+            };
+        }
+        g.verbs = verbs;
+    }
+
+    for (i, m) in g.methods.iter().enumerate() {
+        let snake = snake_case(&m.name);
+        if SUPPORTED_VERBS.iter().any(|v| snake_case(v) == snake)
+            || g.methods[..i].iter().any(|o| o.name == m.name)
+        {
+            errors.push(err(
+                m.span,
+                format!("method name `{}` is already taken", m.name),
+            ));
+        }
+    }
+
+    let mut errors = errors.into_iter();
+    match errors.next() {
+        None => Ok(g),
+        Some(mut first) => {
+            for e in errors {
+                first.combine(e);
+            }
+            Err(first)
+        }
+    }
+}
+
+fn parse_method(line: &MarkerLine) -> Result<Method, syn::Error> {
+    let raw = value_of(&line.text).unwrap_or("");
+    let mut parts = raw.split(',').map(str::trim);
+    let name = parts.next().unwrap_or("").to_string();
+    let ok_name = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric());
+    if !ok_name {
+        return Err(err(
+            line.span,
+            format!(
+                "`{}`: expected `+genclient:method=Name,verb=...` with a CamelCase Name",
+                line.text
+            ),
+        ));
+    }
+    let mut m = Method {
+        name,
+        verb: "",
+        subresource: None,
+        input: None,
+        result: None,
+        span: line.span,
+    };
+    for part in parts {
+        let Some((k, v)) = part.split_once('=') else {
+            return Err(err(
+                line.span,
+                format!("`{}`: `{part}` is not `key=value`", line.text),
+            ));
+        };
+        let v = v.trim();
+        match k.trim() {
+            "verb" => {
+                m.verb = METHOD_VERBS.iter().find(|x| **x == v).copied().ok_or_else(|| {
+                    err(
+                        line.span,
+                        format!(
+                            "`{}`: verb `{v}` is not supported by +genclient:method here; use one of {}",
+                            line.text,
+                            METHOD_VERBS.join(", ")
+                        ),
+                    )
+                })?
+            }
+            "subresource" => m.subresource = Some(v.to_string()),
+            "input" => m.input = Some(rust_type(line, v)?),
+            "result" => m.result = Some(rust_type(line, v)?),
+            other => {
+                return Err(err(
+                    line.span,
+                    format!(
+                        "`{}`: unknown key `{other}`; +genclient:method takes verb, subresource, input, result",
+                        line.text
+                    ),
+                ));
+            }
+        }
+    }
+    if m.verb.is_empty() {
+        return Err(err(line.span, format!("`{}` needs `verb=`", line.text)));
+    }
+    Ok(m)
+}
+
+fn rust_type(line: &MarkerLine, v: &str) -> Result<syn::Type, syn::Error> {
+    if v.contains('/') {
+        return Err(err(
+            line.span,
+            format!(
+                "`{}`: `{v}` is a Go import path; name the Rust type, e.g. `k8s_openapi::api::autoscaling::v1::Scale`",
+                line.text
+            ),
+        ));
+    }
+    syn::parse_str(v).map_err(|e| {
+        err(
+            line.span,
+            format!("`{}`: `{v}` is not a Rust type: {e}", line.text),
+        )
+    })
+}
+
+/// `updateStatus` -> `update_status`, `GetScale` -> `get_scale`.
+pub fn snake_case(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

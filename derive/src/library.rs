@@ -1,0 +1,114 @@
+//! The shared reading of the project (rkb-manifests), so the derive can never disagree with
+//! `rkb manifests` about a kind's group, version, plural, scope or CRD.
+
+use std::path::{Path, PathBuf};
+
+/// What the derive needs to know about one root kind.
+pub struct Identity {
+    pub group: String,
+    pub version: String,
+    pub plural: String,
+    pub namespaced: bool,
+    pub has_status: bool,
+    /// Exactly what `rkb manifests` writes for the kind's CRD.
+    pub crd_yaml: String,
+    /// The same document as JSON, parsed at run time into k8s-openapi's type.
+    pub crd_json: String,
+    /// Every file the library read: tracked so editing any of them recompiles the derive's users.
+    pub source_files: Vec<PathBuf>,
+}
+
+/// Looks `kind` up in the project at `root`. `file` (the source file of the derive's input, when
+/// the compiler tells it) picks between same-named kinds of different groups or versions.
+pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity, String> {
+    let all = rkb_manifests::kind_identities(root).map_err(|e| e.to_string())?;
+    let mut matches: Vec<_> = all.into_iter().filter(|k| k.kind == kind).collect();
+    if matches.len() > 1
+        && let Some(module) = file.and_then(|f| module_of(root, f))
+    {
+        matches.retain(|k| {
+            let type_module = k.rust_path.rsplit_once("::").map_or("", |(m, _)| m);
+            module == type_module || module.starts_with(&format!("{type_module}::"))
+        });
+    }
+    let found = match matches.len() {
+        0 => {
+            return Err(format!(
+                "rkb-manifests found no root kind `{kind}` under {}/src/api (is it marked \
+                 `+kubebuilder:object:root=true` in a version module with `+groupName`?)",
+                root.display()
+            ));
+        }
+        1 => matches.remove(0),
+        _ => {
+            let where_: Vec<String> = matches
+                .iter()
+                .map(|k| format!("{}/{} ({})", k.group, k.version, k.rust_path))
+                .collect();
+            return Err(format!(
+                "kind `{kind}` is defined more than once: {}",
+                where_.join(", ")
+            ));
+        }
+    };
+    let crd_yaml = rkb_manifests::crd_yaml(root, &found.group, kind).map_err(|e| e.to_string())?;
+    let value: serde_json::Value = serde_yaml::from_str(&crd_yaml)
+        .map_err(|e| format!("rkb-manifests wrote a CRD that is not YAML: {e}"))?;
+    let crd_json = serde_json::to_string(&value).map_err(|e| e.to_string())?;
+    let mut source_files = found.source_files.clone();
+    source_files.sort();
+    source_files.dedup();
+    Ok(Identity {
+        group: found.group,
+        version: found.version,
+        plural: found.plural,
+        namespaced: found.namespaced,
+        has_status: found.has_status,
+        crd_yaml,
+        crd_json,
+        source_files,
+    })
+}
+
+/// `src/api/v1/widget_types.rs` -> `api::v1::widget_types` (mod.rs and lib.rs name their dir).
+fn module_of(root: &Path, file: &Path) -> Option<String> {
+    let file = if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        root.join(file)
+    };
+    let rel = file.strip_prefix(root.join("src")).ok()?;
+    let mut parts: Vec<String> = rel
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    Some(parts.join("::"))
+}
+
+// TEMPORARY until rkb-manifests exports the contract (see .coord/manifests-api.md).
+mod rkb_manifests {
+    use std::path::{Path, PathBuf};
+    pub struct KindIdentity {
+        pub group: String,
+        pub version: String,
+        pub kind: String,
+        pub plural: String,
+        pub namespaced: bool,
+        pub has_status: bool,
+        pub rust_path: String,
+        pub source_files: Vec<PathBuf>,
+    }
+    pub fn kind_identities(_root: &Path) -> Result<Vec<KindIdentity>, String> {
+        Err("rkb-manifests does not export kind_identities yet".into())
+    }
+    pub fn crd_yaml(_root: &Path, _group: &str, _kind: &str) -> Result<String, String> {
+        Err("rkb-manifests does not export crd_yaml yet".into())
+    }
+}

@@ -1,0 +1,276 @@
+//! Informers: a watch of one kind kept in a local cache (kube-runtime's watcher and reflector
+//! store), with client-go's add/update/delete handlers, resync and `has_synced`.
+//!
+//! The watcher reconnects on its own (with backoff) when the watch breaks or the API server
+//! restarts: it resumes from the last resourceVersion, or relists when that is too old (410).
+//! A relist is diffed against the cache so handlers still see adds, updates and deletes.
+
+mod factory;
+mod handler;
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::watcher::{self, Event};
+use kube::{Api, Resource};
+use serde::de::DeserializeOwned;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::lister::Lister;
+
+pub use factory::{SharedInformerFactory, SharedInformerFactoryBuilder};
+pub use handler::{EventHandler, HandlerFuncs, HandlerRegistration};
+use handler::{Listener, Notification, spawn_listener};
+
+/// What an informer needs of a kind.
+pub trait InformerKind:
+    Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+impl<K> InformerKind for K where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+/// A cached watch of one kind. Cheap to clone; clones share the cache and the watch.
+pub struct Informer<K: InformerKind> {
+    shared: Arc<Shared<K>>,
+}
+
+impl<K: InformerKind> Clone for Informer<K> {
+    fn clone(&self) -> Self {
+        Informer {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+struct Shared<K: InformerKind> {
+    api: Api<K>,
+    config: watcher::Config,
+    resync: Option<Duration>,
+    store: Store<K>,
+    /// Taken by the task that runs the watch; `None` once started.
+    writer: Mutex<Option<reflector::store::Writer<K>>>,
+    /// Held while the cache changes and events are queued, so a handler added concurrently gets
+    /// either the object in its synthetic initial adds or the event, never both or neither.
+    listeners: Mutex<Vec<Listener<K>>>,
+    next_id: AtomicU64,
+    synced: watch::Sender<bool>,
+    stop: watch::Sender<bool>,
+    task: Mutex<Option<JoinHandle<()>>>,
+    stopped: AtomicBool,
+}
+
+impl<K: InformerKind> Informer<K> {
+    /// An informer over `api` (which fixes the namespace), listing and watching with `config`
+    /// (label and field selectors, page size). `resync`, when set, replays every cached object
+    /// to the handlers as an update with old == new at that period.
+    pub fn new(api: Api<K>, config: watcher::Config, resync: Option<Duration>) -> Self {
+        let writer = reflector::store::Writer::<K>::default();
+        let store = writer.as_reader();
+        Informer {
+            shared: Arc::new(Shared {
+                api,
+                config,
+                resync: resync.filter(|d| !d.is_zero()),
+                store,
+                writer: Mutex::new(Some(writer)),
+                listeners: Mutex::new(Vec::new()),
+                next_id: AtomicU64::new(0),
+                synced: watch::channel(false).0,
+                stop: watch::channel(false).0,
+                task: Mutex::new(None),
+                stopped: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Registers a handler. Added to a running informer, it first gets an add for every cached
+    /// object (`is_in_initial_list = true`). Needs a Tokio runtime.
+    pub fn add_event_handler(&self, handler: impl EventHandler<K>) -> HandlerRegistration {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let (listener, synced) = spawn_listener(id, handler);
+        let mut listeners = lock(&self.shared.listeners);
+        if self.has_synced() {
+            for obj in self.shared.store.state() {
+                listener.send(Notification::Add(obj, true));
+            }
+            listener.send(Notification::Synced);
+        }
+        listeners.push(listener);
+        HandlerRegistration { id, synced }
+    }
+
+    /// Unregisters a handler; it gets no further events (queued ones are still delivered).
+    pub fn remove_event_handler(&self, registration: &HandlerRegistration) {
+        lock(&self.shared.listeners).retain(|l| l.id != registration.id);
+    }
+
+    /// Whether `self` and `other` are the same informer (one watch, one cache).
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// A lister over this informer's cache.
+    pub fn lister(&self) -> Lister<K> {
+        Lister::new(self.shared.store.clone())
+    }
+
+    /// The reflector store behind the cache.
+    pub fn store(&self) -> Store<K> {
+        self.shared.store.clone()
+    }
+
+    /// True once the first full list is in the cache and queued to the handlers.
+    pub fn has_synced(&self) -> bool {
+        *self.shared.synced.borrow()
+    }
+
+    /// Waits until [`has_synced`](Self::has_synced); returns false if the informer stopped first.
+    pub async fn wait_for_sync(&self) -> bool {
+        let mut rx = self.shared.synced.subscribe();
+        let mut stop = self.shared.stop.subscribe();
+        tokio::select! {
+            r = rx.wait_for(|s| *s) => r.is_ok(),
+            _ = stop.wait_for(|s| *s) => self.has_synced(),
+        }
+    }
+
+    /// Starts the watch on a Tokio task. Idempotent; a stopped informer does not start again.
+    pub fn start(&self) {
+        if self.shared.stopped.load(Ordering::Acquire) {
+            return;
+        }
+        let Some(writer) = lock(&self.shared.writer).take() else {
+            return;
+        };
+        let shared = self.shared.clone();
+        let handle = tokio::spawn(async move { shared.run(writer).await });
+        *lock(&self.shared.task) = Some(handle);
+    }
+
+    /// Whether [`start`](Self::start) has been called (and [`stop`](Self::stop) has not).
+    pub fn is_running(&self) -> bool {
+        lock(&self.shared.task).is_some()
+    }
+
+    /// Stops the watch and waits for its task to end. Handlers get no more events.
+    pub async fn stop(&self) {
+        self.shared.stopped.store(true, Ordering::Release);
+        self.shared.stop.send_replace(true);
+        let task = lock(&self.shared.task).take();
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+        lock(&self.shared.listeners).clear();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A handler cannot panic while we hold these locks (handlers run on their own tasks), so a
+    // poisoned lock only means a panic in our own short critical section: the data is still whole.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl<K: InformerKind> Shared<K> {
+    async fn run(self: Arc<Self>, mut writer: reflector::store::Writer<K>) {
+        let mut events = watcher::watcher(self.api.clone(), self.config.clone())
+            .default_backoff()
+            .boxed();
+        let mut stop = self.stop.subscribe();
+        let mut resync = self.resync.map(|period| {
+            let mut i = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+            i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            i
+        });
+        loop {
+            tokio::select! {
+                _ = stop.wait_for(|s| *s) => break,
+                _ = async { resync.as_mut().expect("guarded").tick().await }, if resync.is_some() => {
+                    self.resync();
+                }
+                event = events.next() => match event {
+                    Some(Ok(event)) => self.process(&mut writer, event),
+                    // The watcher retries after its backoff; the error is only worth a log line.
+                    Some(Err(err)) => tracing::warn!(
+                        kind = %K::kind(&()), error = %err, "informer watch failed; retrying"
+                    ),
+                    None => break,
+                },
+            }
+        }
+    }
+
+    fn process(&self, writer: &mut reflector::store::Writer<K>, event: Event<K>) {
+        let listeners = lock(&self.listeners);
+        let notify = |n: &dyn Fn() -> Notification<K>| {
+            for l in listeners.iter() {
+                l.send(n());
+            }
+        };
+        match &event {
+            Event::Apply(obj) => {
+                let key = ObjectRef::from_obj(obj);
+                let old = self.store.get(&key);
+                writer.apply_watcher_event(&event);
+                let new = self.store.get(&key).expect("just inserted");
+                match old {
+                    Some(old) => notify(&|| Notification::Update(old.clone(), new.clone())),
+                    None => notify(&|| Notification::Add(new.clone(), false)),
+                }
+            }
+            Event::Delete(obj) => {
+                writer.apply_watcher_event(&event);
+                let last = Arc::new(obj.clone());
+                notify(&|| Notification::Delete(last.clone()));
+            }
+            Event::Init | Event::InitApply(_) => writer.apply_watcher_event(&event),
+            Event::InitDone => {
+                let mut before: HashMap<ObjectRef<K>, Arc<K>> = self
+                    .store
+                    .state()
+                    .into_iter()
+                    .map(|o| (ObjectRef::from_obj(&*o), o))
+                    .collect();
+                writer.apply_watcher_event(&event);
+                let initial = !*self.synced.borrow();
+                for new in self.store.state() {
+                    match before.remove(&ObjectRef::from_obj(&*new)) {
+                        None => notify(&|| Notification::Add(new.clone(), initial)),
+                        Some(old) => {
+                            // A relist returns every object; only real changes are updates.
+                            if old.meta().resource_version != new.meta().resource_version {
+                                notify(&|| Notification::Update(old.clone(), new.clone()));
+                            }
+                        }
+                    }
+                }
+                // Gone while we were not watching: client-go's DeletedFinalStateUnknown.
+                for (_, old) in before {
+                    notify(&|| Notification::Delete(old.clone()));
+                }
+                if initial {
+                    notify(&|| Notification::Synced);
+                    self.synced.send_replace(true);
+                }
+            }
+        }
+    }
+
+    fn resync(&self) {
+        let listeners = lock(&self.listeners);
+        for obj in self.store.state() {
+            for l in listeners.iter() {
+                l.send(Notification::Update(obj.clone(), obj.clone()));
+            }
+        }
+    }
+}
