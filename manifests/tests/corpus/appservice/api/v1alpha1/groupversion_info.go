@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=batch.example.com
+package v1alpha1

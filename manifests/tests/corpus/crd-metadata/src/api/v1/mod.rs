@@ -1,0 +1,5 @@
+//! +kubebuilder:object:generate=true
+//! +groupName=meta.corpus.rkb.io
+
+mod beacon_types;
+pub use beacon_types::*;

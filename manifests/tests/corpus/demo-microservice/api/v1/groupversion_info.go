@@ -1,0 +1,4 @@
+// Package v1 contains API Schema definitions for the devops v1 API group.
+// +kubebuilder:object:generate=true
+// +groupName=devops.my.domain
+package v1

@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=versions.corpus.rkb.io
+package v2

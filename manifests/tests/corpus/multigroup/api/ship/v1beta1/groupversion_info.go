@@ -1,0 +1,4 @@
+// Package v1beta1 contains API Schema definitions for the ship v1beta1 API group.
+// +kubebuilder:object:generate=true
+// +groupName=ship.multi.corpus.rkb.io
+package v1beta1

@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=rbac-basic.corpus.rkb.io
+package v1

@@ -1,0 +1,15 @@
+/// GuestbookReconciler reconciles a Guestbook object.
+pub struct GuestbookReconciler;
+
+impl GuestbookReconciler {
+    /// Reconcile moves the cluster towards the desired state.
+    /// +kubebuilder:rbac:groups=rbac-basic.corpus.rkb.io,resources=guestbooks,verbs=get;list;watch;create;update;patch;delete
+    /// +kubebuilder:rbac:groups=rbac-basic.corpus.rkb.io,resources=guestbooks/status,verbs=get;update;patch
+    /// +kubebuilder:rbac:groups=rbac-basic.corpus.rkb.io,resources=guestbooks/finalizers,verbs=update
+    /// +kubebuilder:rbac:groups=core,resources=pods,verbs=get;list;watch
+    /// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+    /// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+    pub async fn reconcile(&self) -> Result<(), std::convert::Infallible> {
+        Ok(())
+    }
+}

@@ -1,0 +1,4 @@
+// +kubebuilder:object:generate=true
+// +kubebuilder:validation:Optional
+// +groupName=required.corpus.rkb.io
+package v1

@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=resources.corpus.rkb.io
+package v1beta1

@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=flags.corpus.rkb.io
+package v1beta1
