@@ -1,0 +1,161 @@
+//! Reconcile behaviour against a real API server: error backoff, reset on success, graceful shutdown.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{config_map, create_config_map, eventually, quiet_options, touch_config_map};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::runtime::watcher;
+use rkb_envtest::Environment;
+use rkb_runtime::{Action, BoxError, Context, Controller, Manager};
+use tokio::sync::oneshot;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_success() {
+    let env = Environment::start().await.expect("envtest");
+    let client = env.client();
+    create_config_map(&client, &config_map("flaky", &[("test", "backoff")])).await;
+
+    // Fails while data.k is "fail"; every attempt's time is recorded.
+    let attempts: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
+    let mut mgr = Manager::builder("rkb-backoff-test")
+        .client(client.clone())
+        .options(quiet_options())
+        .build()
+        .await
+        .expect("build manager");
+    let recorded = attempts.clone();
+    mgr.add(move |ctx: Context| async move {
+        Controller::for_kind_with::<ConfigMap>(&ctx, watcher::Config::default().labels("test=backoff"))
+            .run(move |cm: Arc<ConfigMap>, _ctx| {
+                let recorded = recorded.clone();
+                async move {
+                    let value = cm.data.as_ref().and_then(|d| d.get("k").cloned()).unwrap_or_default();
+                    recorded.lock().unwrap().push((Instant::now(), value.clone()));
+                    if value.starts_with("fail") {
+                        return Err::<Action, BoxError>(format!("failing on {value}").into());
+                    }
+                    Ok(Action::await_change())
+                }
+            })
+            .await
+    });
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(mgr.run_until(async move {
+        let _ = stop_rx.await;
+    }));
+
+    let count = |value: &'static str| {
+        let attempts = attempts.clone();
+        move || attempts.lock().unwrap().iter().filter(|(_, v)| v == value).count()
+    };
+    eventually(Duration::from_secs(20), "first reconcile", || {
+        let n = count("v")();
+        async move { (n >= 1).then_some(()) }
+    })
+    .await;
+
+    touch_config_map(&client, "flaky", "fail").await;
+    // 5 ms doubling: attempts 1..=10 need 5+10+...+2560 ms ≈ 5.1 s after the first failure.
+    let failing = count("fail");
+    eventually(Duration::from_secs(20), "ten failing attempts", || {
+        let n = failing();
+        async move { (n >= 10).then_some(()) }
+    })
+    .await;
+    let times: Vec<Instant> = attempts
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, v)| v == "fail")
+        .map(|(t, _)| *t)
+        .take(10)
+        .collect();
+    let intervals: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    eprintln!("retry intervals: {intervals:?}");
+    for (i, interval) in intervals.iter().enumerate() {
+        // The i-th retry waits at least 5 ms * 2^i (timers never fire early).
+        let floor = Duration::from_millis(5) * (1 << i);
+        assert!(*interval >= floor, "retry {i} after {interval:?} < {floor:?}: {intervals:?}");
+    }
+    // Growth, tolerant of scheduling noise: each interval beyond the first few exceeds the one two before it,
+    // and the last is far beyond the first (no hot loop).
+    for i in 4..intervals.len() {
+        assert!(intervals[i] > intervals[i - 2], "intervals do not grow: {intervals:?}");
+    }
+    assert!(intervals[8] >= Duration::from_millis(1000), "{intervals:?}");
+
+    // A success resets the backoff: the next failure retries after ~5 ms again, not after seconds.
+    touch_config_map(&client, "flaky", "ok").await;
+    eventually(Duration::from_secs(20), "success", || {
+        let n = count("ok")();
+        async move { (n >= 1).then_some(()) }
+    })
+    .await;
+    touch_config_map(&client, "flaky", "fail-again").await;
+    let again = count("fail-again");
+    eventually(Duration::from_secs(5), "two quick failures after the reset", || {
+        let n = again();
+        async move { (n >= 3).then_some(()) }
+    })
+    .await;
+    let times: Vec<Instant> = attempts
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, v)| v == "fail-again")
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(times[1] - times[0] < Duration::from_millis(500), "backoff was not reset");
+
+    let _ = stop_tx.send(());
+    task.await.expect("manager task").expect("clean stop");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_lets_the_in_flight_reconcile_finish() {
+    let env = Environment::start().await.expect("envtest");
+    let client = env.client();
+    create_config_map(&client, &config_map("slow", &[("test", "graceful")])).await;
+
+    let (started_tx, started_rx) = oneshot::channel::<()>();
+    let started_tx = Arc::new(Mutex::new(Some(started_tx)));
+    let finished: Arc<Mutex<Option<Instant>>> = Arc::default();
+    let mut mgr = Manager::builder("rkb-graceful-test")
+        .client(client.clone())
+        .options(quiet_options())
+        .build()
+        .await
+        .expect("build manager");
+    let done = finished.clone();
+    mgr.add(move |ctx: Context| async move {
+        Controller::for_kind_with::<ConfigMap>(&ctx, watcher::Config::default().labels("test=graceful"))
+            .run(move |_cm: Arc<ConfigMap>, _ctx| {
+                let (started_tx, done) = (started_tx.clone(), done.clone());
+                async move {
+                    if let Some(tx) = started_tx.lock().unwrap().take() {
+                        let _ = tx.send(());
+                    }
+                    tokio::time::sleep(Duration::from_millis(1500)).await;
+                    *done.lock().unwrap() = Some(Instant::now());
+                    Ok::<_, BoxError>(Action::await_change())
+                }
+            })
+            .await
+    });
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(mgr.run_until(async move {
+        let _ = stop_rx.await;
+    }));
+    tokio::time::timeout(Duration::from_secs(20), started_rx)
+        .await
+        .expect("reconcile started")
+        .expect("sender kept");
+    let _ = stop_tx.send(());
+    task.await.expect("manager task").expect("clean stop");
+    let returned = Instant::now();
+    let finished = finished.lock().unwrap().expect("the in-flight reconcile was cut short");
+    assert!(finished <= returned);
+}
