@@ -1,0 +1,99 @@
+//! Shared helpers of the runtime's envtest-backed tests.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kube::{Api, Client};
+use rkb_runtime::ManagerOptions;
+
+/// Options with every listener off and no leader election: tests switch on what they exercise.
+pub fn quiet_options() -> ManagerOptions {
+    ManagerOptions {
+        health_probe_bind_address: "0".into(),
+        metrics_bind_address: "0".into(),
+        ..ManagerOptions::default()
+    }
+}
+
+pub fn leader_options(lease: &str, duration: u64, renew: u64, retry_ms: u64) -> ManagerOptions {
+    ManagerOptions {
+        leader_elect: true,
+        leader_election_id: Some(lease.into()),
+        leader_election_namespace: Some("default".into()),
+        leader_elect_lease_duration: Duration::from_secs(duration),
+        leader_elect_renew_deadline: Duration::from_secs(renew),
+        leader_elect_retry_period: Duration::from_millis(retry_ms),
+        ..quiet_options()
+    }
+}
+
+pub fn config_map(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some("default".into()),
+            labels: Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+            ..ObjectMeta::default()
+        },
+        data: Some(BTreeMap::from([("k".to_string(), "v".to_string())])),
+        ..ConfigMap::default()
+    }
+}
+
+pub async fn create_config_map(client: &Client, cm: &ConfigMap) {
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    api.create(&PostParams::default(), cm).await.expect("create ConfigMap");
+}
+
+/// Changes a ConfigMap's data, which triggers a reconcile.
+pub async fn touch_config_map(client: &Client, name: &str, value: &str) {
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let patch = serde_json::json!({ "data": { "k": value } });
+    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("patch ConfigMap");
+}
+
+/// A plain HTTP/1.1 GET: (status, body).
+pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    // Blocking std I/O on a blocking thread keeps the tests free of extra tokio features.
+    let response = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+        stream.write_all(request.as_bytes()).expect("write");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("read");
+        response
+    })
+    .await
+    .expect("http task");
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status line");
+    let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, body)
+}
+
+/// Polls `f` every 50 ms until it returns Some, failing the test after `timeout`.
+pub async fn eventually<T, F, Fut>(timeout: Duration, what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(start.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
