@@ -1,0 +1,38 @@
+// Copyright 2026 The cluster-provisioner Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The cluster-provisioner manager: runs every controller of this project.
+
+use clap::Parser;
+
+#[derive(Parser)]
+#[command(name = "manager", about = "Runs the cluster-provisioner controllers")]
+struct Args {
+    #[command(flatten)]
+    manager: rkb_runtime::ManagerOptions,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    rkb_runtime::logging::init(args.manager.log_format);
+    let mgr = rkb_runtime::Manager::builder("cluster-provisioner.rke.io")
+        .options(args.manager)
+        .build()
+        .await?;
+    mgr.add(cluster_provisioner::controller::cluster_controller::controller);
+    // rkb:scaffold:controllers (rkb create api registers each controller above this line)
+    mgr.run().await?;
+    Ok(())
+}
