@@ -19,10 +19,18 @@ pub async fn apply<K>(api: &Api<K>, obj: &K, field_manager: &str) -> Result<K, E
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
 {
-    let name = obj.meta().name.clone().ok_or(Error::MissingField("metadata.name"))?;
+    let name = obj
+        .meta()
+        .name
+        .clone()
+        .ok_or(Error::MissingField("metadata.name"))?;
     let body = apply_body(obj)?;
     Ok(api
-        .patch(&name, &PatchParams::apply(field_manager).force(), &Patch::Apply(&body))
+        .patch(
+            &name,
+            &PatchParams::apply(field_manager).force(),
+            &Patch::Apply(&body),
+        )
         .await?)
 }
 
@@ -31,7 +39,11 @@ pub async fn apply_status<K>(api: &Api<K>, obj: &K, field_manager: &str) -> Resu
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
 {
-    let name = obj.meta().name.clone().ok_or(Error::MissingField("metadata.name"))?;
+    let name = obj
+        .meta()
+        .name
+        .clone()
+        .ok_or(Error::MissingField("metadata.name"))?;
     let full = apply_body(obj)?;
     let mut body = serde_json::Map::new();
     for key in ["apiVersion", "kind", "status"] {
@@ -62,7 +74,10 @@ where
 {
     let mut body = serde_json::to_value(obj)?;
     if let Value::Object(map) = &mut body {
-        map.insert("apiVersion".into(), Value::String(K::api_version(&()).into_owned()));
+        map.insert(
+            "apiVersion".into(),
+            Value::String(K::api_version(&()).into_owned()),
+        );
         map.insert("kind".into(), Value::String(K::kind(&()).into_owned()));
         if let Some(Value::Object(meta)) = map.get_mut("metadata") {
             for key in ["managedFields", "creationTimestamp", "uid", "generation"] {
@@ -78,7 +93,9 @@ pub fn controller_owner_ref<O>(owner: &O) -> Result<OwnerReference, Error>
 where
     O: Resource<DynamicType = ()>,
 {
-    owner.controller_owner_ref(&()).ok_or(Error::MissingField("metadata.name or metadata.uid of the owner"))
+    owner.controller_owner_ref(&()).ok_or(Error::MissingField(
+        "metadata.name or metadata.uid of the owner",
+    ))
 }
 
 /// Sets `owner` as the controller of `obj` (controllerutil.SetControllerReference): replaces a reference to the
@@ -146,7 +163,10 @@ mod tests {
         set_controller_reference(&owner("a"), &mut d).unwrap();
         let refs = d.metadata.owner_references.as_ref().unwrap();
         assert_eq!(refs.len(), 1);
-        assert_eq!((refs[0].kind.as_str(), refs[0].controller), ("ConfigMap", Some(true)));
+        assert_eq!(
+            (refs[0].kind.as_str(), refs[0].controller),
+            ("ConfigMap", Some(true))
+        );
         assert!(matches!(
             set_controller_reference(&owner("b"), &mut d),
             Err(Error::AlreadyOwned { .. })

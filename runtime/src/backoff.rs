@@ -27,7 +27,12 @@ pub struct RateLimiter<Key> {
 
 impl<Key: Hash + Eq + Clone> Default for RateLimiter<Key> {
     fn default() -> Self {
-        Self::new(DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, DEFAULT_QPS, DEFAULT_BURST)
+        Self::new(
+            DEFAULT_BASE_DELAY,
+            DEFAULT_MAX_DELAY,
+            DEFAULT_QPS,
+            DEFAULT_BURST,
+        )
     }
 }
 
@@ -55,13 +60,20 @@ impl<Key: Hash + Eq + Clone> RateLimiter<Key> {
             *n = n.saturating_add(1);
             delay
         };
-        let overall = self.bucket.lock().unwrap_or_else(|e| e.into_inner()).reserve(now);
+        let overall = self
+            .bucket
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .reserve(now);
         exp.max(overall)
     }
 
     /// Forgets the failures of `key` (after a successful reconcile), so its next failure starts at the base delay.
     pub fn forget(&self, key: &Key) {
-        self.failures.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
     }
 
     /// How many consecutive failures `key` has had.
@@ -142,7 +154,10 @@ mod tests {
         for _ in 0..60 {
             rl.when_at(&"c", now + Duration::from_secs(3600));
         }
-        assert_eq!(rl.when_at(&"c", now + Duration::from_secs(7200)), DEFAULT_MAX_DELAY);
+        assert_eq!(
+            rl.when_at(&"c", now + Duration::from_secs(7200)),
+            DEFAULT_MAX_DELAY
+        );
     }
 
     #[test]
@@ -158,7 +173,12 @@ mod tests {
 
     #[test]
     fn overall_bucket_limits_after_burst() {
-        let rl = RateLimiter::<u32>::new(Duration::from_millis(5), Duration::from_secs(1000), 10.0, 100);
+        let rl = RateLimiter::<u32>::new(
+            Duration::from_millis(5),
+            Duration::from_secs(1000),
+            10.0,
+            100,
+        );
         let now = Instant::now();
         // 100 distinct objects fail at once: the burst absorbs them, each waits only its own 5 ms.
         for i in 0..100 {
@@ -168,7 +188,10 @@ mod tests {
         assert_eq!(rl.when_at(&100, now), Duration::from_millis(100));
         assert_eq!(rl.when_at(&101, now), Duration::from_millis(200));
         // Tokens refill at 10 per second.
-        assert_eq!(rl.when_at(&102, now + Duration::from_secs(10)), Duration::from_millis(5));
+        assert_eq!(
+            rl.when_at(&102, now + Duration::from_secs(10)),
+            Duration::from_millis(5)
+        );
     }
 
     #[test]
@@ -176,6 +199,9 @@ mod tests {
         for n in [0, 30, 31, 32, 39, 40, 1000, u32::MAX] {
             assert!(exponential(DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, n) <= DEFAULT_MAX_DELAY);
         }
-        assert_eq!(exponential(DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, 1), Duration::from_millis(10));
+        assert_eq!(
+            exponential(DEFAULT_BASE_DELAY, DEFAULT_MAX_DELAY, 1),
+            Duration::from_millis(10)
+        );
     }
 }

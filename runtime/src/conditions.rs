@@ -125,7 +125,10 @@ mod tests {
         set_condition(&mut cs, cond(TRUE, "Ready", 1, 100));
         assert!(set_condition(&mut cs, cond(TRUE, "StillReady", 2, 200)));
         let c = find_condition(&cs, "Available").unwrap();
-        assert_eq!((c.reason.as_str(), c.observed_generation), ("StillReady", Some(2)));
+        assert_eq!(
+            (c.reason.as_str(), c.observed_generation),
+            ("StillReady", Some(2))
+        );
         assert_eq!(c.last_transition_time, at(100));
     }
 

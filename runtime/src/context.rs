@@ -48,7 +48,10 @@ impl Context {
 
     /// A context that takes no part in readiness.
     pub(crate) fn detached(shared: Arc<Shared>) -> Self {
-        Self { shared, ready: None }
+        Self {
+            shared,
+            ready: None,
+        }
     }
 
     /// The Kubernetes client.
@@ -100,8 +103,14 @@ impl Context {
     }
 
     /// Publishes an event about `obj`. Failures are logged, not returned: events are best effort.
-    pub async fn publish_event<K>(&self, obj: &K, type_: EventType, reason: &str, action: &str, note: Option<String>)
-    where
+    pub async fn publish_event<K>(
+        &self,
+        obj: &K,
+        type_: EventType,
+        reason: &str,
+        action: &str,
+        note: Option<String>,
+    ) where
         K: Resource<DynamicType = ()>,
     {
         let event = Event {
@@ -111,7 +120,12 @@ impl Context {
             action: action.to_string(),
             secondary: None,
         };
-        if let Err(e) = self.shared.recorder.publish(&event, &obj.object_ref(&())).await {
+        if let Err(e) = self
+            .shared
+            .recorder
+            .publish(&event, &obj.object_ref(&()))
+            .await
+        {
             tracing::warn!(reason, error = %e, "cannot publish event");
         }
     }
@@ -178,7 +192,8 @@ impl Readiness {
     fn slot(&self) -> Arc<ReadySlot> {
         let slot = Arc::new(ReadySlot::default());
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        *slot.name.lock().unwrap_or_else(|e| e.into_inner()) = format!("controller-{}", slots.len());
+        *slot.name.lock().unwrap_or_else(|e| e.into_inner()) =
+            format!("controller-{}", slots.len());
         slots.push(slot.clone());
         slot
     }
@@ -191,7 +206,11 @@ impl Readiness {
             .filter(|s| !s.ready.load(Ordering::Acquire))
             .map(|s| s.name.lock().unwrap_or_else(|e| e.into_inner()).clone())
             .collect();
-        if waiting.is_empty() { Ok(()) } else { Err(waiting) }
+        if waiting.is_empty() {
+            Ok(())
+        } else {
+            Err(waiting)
+        }
     }
 }
 

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::{FutureExt, StreamExt};
+use kube::Resource;
 use kube::runtime::controller::{self as kc, Action};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
-use kube::Resource;
 use serde::de::DeserializeOwned;
 use tracing::Instrument;
 
@@ -83,7 +83,9 @@ where
         C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,
         C::Scope: WatchScope,
     {
-        self.inner = self.inner.owns(self.ctx.api::<C>(), watcher::Config::default());
+        self.inner = self
+            .inner
+            .owns(self.ctx.api::<C>(), watcher::Config::default());
         self
     }
 
@@ -95,7 +97,9 @@ where
         I: IntoIterator<Item = ObjectRef<K>> + 'static,
         I::IntoIter: Send,
     {
-        self.inner = self.inner.watches(self.ctx.api::<O>(), watcher::Config::default(), mapper);
+        self.inner = self
+            .inner
+            .watches(self.ctx.api::<O>(), watcher::Config::default(), mapper);
         self
     }
 
@@ -213,9 +217,10 @@ where
         let span = tracing::info_span!("reconcile", controller = %self.name, object = %key);
         self.metrics.worker_started();
         let start = Instant::now();
-        let outcome = AssertUnwindSafe((self.reconcile)(obj, self.ctx.clone()).instrument(span.clone()))
-            .catch_unwind()
-            .await;
+        let outcome =
+            AssertUnwindSafe((self.reconcile)(obj, self.ctx.clone()).instrument(span.clone()))
+                .catch_unwind()
+                .await;
         let seconds = start.elapsed().as_secs_f64();
         let _entered = span.enter();
         match outcome {
@@ -231,13 +236,15 @@ where
                 action
             }
             Ok(Err(error)) => {
-                self.metrics.worker_finished(ReconcileResult::Error, seconds);
+                self.metrics
+                    .worker_finished(ReconcileResult::Error, seconds);
                 let delay = self.limiter.when(&key);
                 tracing::error!(%error, retry_in = ?delay, "reconciler error");
                 Action::requeue(delay)
             }
             Err(panic) => {
-                self.metrics.worker_finished(ReconcileResult::Error, seconds);
+                self.metrics
+                    .worker_finished(ReconcileResult::Error, seconds);
                 let delay = self.limiter.when(&key);
                 let message = panic
                     .downcast_ref::<&str>()

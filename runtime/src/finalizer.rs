@@ -60,12 +60,21 @@ where
     patch(api, obj, name, ops).await
 }
 
-async fn patch<K>(api: &Api<K>, obj: &K, finalizer: &str, ops: serde_json::Value) -> Result<K, Error>
+async fn patch<K>(
+    api: &Api<K>,
+    obj: &K,
+    finalizer: &str,
+    ops: serde_json::Value,
+) -> Result<K, Error>
 where
     K: Resource + Clone + DeserializeOwned + Debug,
 {
     let ops: json_patch::Patch = serde_json::from_value(ops)?;
-    let name = obj.meta().name.as_deref().ok_or(Error::MissingField("metadata.name"))?;
+    let name = obj
+        .meta()
+        .name
+        .as_deref()
+        .ok_or(Error::MissingField("metadata.name"))?;
     api.patch(name, &PatchParams::default(), &Patch::<()>::Json(ops))
         .await
         .map_err(|source| Error::Finalizer {

@@ -99,7 +99,9 @@ impl LeaderElector {
                     return true;
                 }
                 Ok(false) => {}
-                Err(e) => tracing::warn!(lease = %self.config.lease_name, error = %e, "cannot acquire lease"),
+                Err(e) => {
+                    tracing::warn!(lease = %self.config.lease_name, error = %e, "cannot acquire lease")
+                }
             }
             let wait = jittered(self.config.retry_period);
             tokio::select! {
@@ -177,7 +179,9 @@ impl LeaderElector {
     }
 
     fn observed_holder(&self) -> Option<String> {
-        self.observed.as_ref().and_then(|(s, _)| s.holder_identity.clone())
+        self.observed
+            .as_ref()
+            .and_then(|(s, _)| s.holder_identity.clone())
     }
 
     fn set_metric(&self, leader: bool) {
@@ -188,8 +192,10 @@ impl LeaderElector {
 
     fn desired(&self, current: Option<&LeaseSpec>) -> LeaseSpec {
         let now = MicroTime(Timestamp::now());
-        let duration = i32::try_from(self.config.lease_duration.as_secs().max(1)).unwrap_or(i32::MAX);
-        let held_by_us = current.and_then(|s| s.holder_identity.as_deref()) == Some(self.config.identity.as_str());
+        let duration =
+            i32::try_from(self.config.lease_duration.as_secs().max(1)).unwrap_or(i32::MAX);
+        let held_by_us = current.and_then(|s| s.holder_identity.as_deref())
+            == Some(self.config.identity.as_str());
         let transitions = current.and_then(|s| s.lease_transitions).unwrap_or(0);
         LeaseSpec {
             holder_identity: Some(self.config.identity.clone()),
@@ -233,13 +239,18 @@ impl LeaderElector {
         if self.observed.as_ref().is_none_or(|(s, _)| *s != spec) {
             self.observed = Some((spec.clone(), Instant::now()));
         }
-        let observed_at = self.observed.as_ref().map_or_else(Instant::now, |(_, t)| *t);
+        let observed_at = self
+            .observed
+            .as_ref()
+            .map_or_else(Instant::now, |(_, t)| *t);
         let holder = spec.holder_identity.as_deref().filter(|h| !h.is_empty());
         let held_by_other = holder.is_some_and(|h| h != self.config.identity);
         // The holder's own duration counts (it may differ from ours), as in client-go.
         let their_duration = spec
             .lease_duration_seconds
-            .map_or(self.config.lease_duration, |s| Duration::from_secs(s.max(0) as u64));
+            .map_or(self.config.lease_duration, |s| {
+                Duration::from_secs(s.max(0) as u64)
+            });
         if held_by_other && observed_at.elapsed() < their_duration {
             return Ok(false);
         }

@@ -65,6 +65,7 @@ pub mod events {
 pub use k8s_openapi;
 pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 pub use kube;
+pub use kube::core::TypeMeta;
 pub use kube::runtime::controller::Action;
 pub use kube::runtime::reflector::ObjectRef;
 pub use kube::{Api, Client, Resource, ResourceExt};

@@ -10,6 +10,10 @@ pub fn init(format: LogFormat) {
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     let _ = match format {
         LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).with_current_span(true).try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .try_init(),
     };
 }

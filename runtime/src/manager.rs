@@ -80,7 +80,10 @@ impl ManagerBuilder {
         )?)
         .await?;
         let leader_election = options.leader_elect.then(|| LeaderElectionConfig {
-            lease_name: options.leader_election_id.clone().unwrap_or_else(|| self.name.clone()),
+            lease_name: options
+                .leader_election_id
+                .clone()
+                .unwrap_or_else(|| self.name.clone()),
             namespace: options
                 .leader_election_namespace
                 .clone()
@@ -194,12 +197,16 @@ impl Manager {
 
     /// The address /metrics is served on, once built (useful with port 0).
     pub fn metrics_addr(&self) -> Option<SocketAddr> {
-        self.metrics_listener.as_ref().and_then(|l| l.local_addr().ok())
+        self.metrics_listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
     }
 
     /// The address /healthz and /readyz are served on, once built.
     pub fn health_addr(&self) -> Option<SocketAddr> {
-        self.health_listener.as_ref().and_then(|l| l.local_addr().ok())
+        self.health_listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
     }
 
     /// The leader election identity, when leader election is on.
@@ -262,8 +269,13 @@ impl Manager {
 
         let (elector_stop_tx, elector_stop_rx) = watch::channel(false);
         let mut elector_task = self.leader_election.clone().map(|config| {
-            let elector = LeaderElector::new(self.shared.client.clone(), config).with_metrics(self.shared.metrics.clone());
-            AbortOnDrop(tokio::spawn(lead(elector, self.leader_tx.clone(), elector_stop_rx)))
+            let elector = LeaderElector::new(self.shared.client.clone(), config)
+                .with_metrics(self.shared.metrics.clone());
+            AbortOnDrop(tokio::spawn(lead(
+                elector,
+                self.leader_tx.clone(),
+                elector_stop_rx,
+            )))
         });
 
         let mut controllers = JoinSet::new();
@@ -346,7 +358,11 @@ impl Manager {
 }
 
 /// The leader election task: acquire, hold, then release on stop. Returns Some(reason) when leadership was lost.
-async fn lead(mut elector: LeaderElector, leader: watch::Sender<bool>, mut stop: watch::Receiver<bool>) -> Option<String> {
+async fn lead(
+    mut elector: LeaderElector,
+    leader: watch::Sender<bool>,
+    mut stop: watch::Receiver<bool>,
+) -> Option<String> {
     if !elector.acquire(&mut stop).await {
         return None;
     }

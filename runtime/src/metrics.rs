@@ -15,8 +15,9 @@ pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; cha
 
 /// controller-runtime's buckets for `controller_runtime_reconcile_time_seconds`.
 const RECONCILE_TIME_BUCKETS: [f64; 40] = [
-    0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5,
-    1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0, 50.0, 60.0,
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9,
+    1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 15.0, 20.0,
+    25.0, 30.0, 40.0, 50.0, 60.0,
 ];
 
 /// `{controller}` labels.
@@ -93,7 +94,8 @@ impl Metrics {
         let mut registry = Registry::default();
         let reconcile_total = Family::<ResultLabels, Counter>::default();
         let reconcile_errors = Family::<ControllerLabels, Counter>::default();
-        let reconcile_time: HistogramFamily = Family::new_with_constructor(reconcile_time_histogram);
+        let reconcile_time: HistogramFamily =
+            Family::new_with_constructor(reconcile_time_histogram);
         let active_workers = Family::<ControllerLabels, Gauge>::default();
         let max_concurrent = Family::<ControllerLabels, Gauge>::default();
         let leader_status = Family::<LeaseLabels, Gauge>::default();
@@ -140,7 +142,12 @@ impl Metrics {
     }
 
     /// Registers an operator's own metric in the manager's registry, so /metrics serves it too.
-    pub fn register(&self, name: &str, help: &str, metric: impl prometheus_client::registry::Metric) {
+    pub fn register(
+        &self,
+        name: &str,
+        help: &str,
+        metric: impl prometheus_client::registry::Metric,
+    ) {
         self.registry
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -160,11 +167,17 @@ impl Metrics {
         let labels = ControllerLabels {
             controller: name.to_string(),
         };
-        self.max_concurrent.get_or_create(&labels).set(i64::from(max_concurrent));
+        self.max_concurrent
+            .get_or_create(&labels)
+            .set(i64::from(max_concurrent));
         // Touch every series so they are scraped as 0 before the first reconcile, like controller-runtime does.
         let _ = self.active_workers.get_or_create(&labels);
         let _ = self.reconcile_errors.get_or_create(&labels);
-        for r in [ReconcileResult::Success, ReconcileResult::Error, ReconcileResult::RequeueAfter] {
+        for r in [
+            ReconcileResult::Success,
+            ReconcileResult::Error,
+            ReconcileResult::RequeueAfter,
+        ] {
             let _ = self.reconcile_total.get_or_create(&ResultLabels {
                 controller: name.to_string(),
                 result: r.label().to_string(),
@@ -178,7 +191,9 @@ impl Metrics {
 
     pub(crate) fn set_leader(&self, lease: &str, leader: bool) {
         self.leader_status
-            .get_or_create(&LeaseLabels { name: lease.to_string() })
+            .get_or_create(&LeaseLabels {
+                name: lease.to_string(),
+            })
             .set(i64::from(leader));
     }
 }
@@ -192,12 +207,21 @@ pub(crate) struct ControllerMetrics {
 
 impl ControllerMetrics {
     pub(crate) fn worker_started(&self) {
-        self.metrics.active_workers.get_or_create(&self.labels).inc();
+        self.metrics
+            .active_workers
+            .get_or_create(&self.labels)
+            .inc();
     }
 
     pub(crate) fn worker_finished(&self, result: ReconcileResult, seconds: f64) {
-        self.metrics.active_workers.get_or_create(&self.labels).dec();
-        self.metrics.reconcile_time.get_or_create(&self.labels).observe(seconds);
+        self.metrics
+            .active_workers
+            .get_or_create(&self.labels)
+            .dec();
+        self.metrics
+            .reconcile_time
+            .get_or_create(&self.labels)
+            .observe(seconds);
         self.metrics
             .reconcile_total
             .get_or_create(&ResultLabels {
@@ -206,7 +230,10 @@ impl ControllerMetrics {
             })
             .inc();
         if result == ReconcileResult::Error {
-            self.metrics.reconcile_errors.get_or_create(&self.labels).inc();
+            self.metrics
+                .reconcile_errors
+                .get_or_create(&self.labels)
+                .inc();
         }
     }
 }
@@ -249,26 +276,61 @@ mod tests {
         let text = m.encode();
         let cm = ("controller", "configmap");
         assert_eq!(
-            sample(&text, "controller_runtime_reconcile_total", &[cm, ("result", "success")]),
+            sample(
+                &text,
+                "controller_runtime_reconcile_total",
+                &[cm, ("result", "success")]
+            ),
             Some(1.0)
         );
         assert_eq!(
-            sample(&text, "controller_runtime_reconcile_total", &[cm, ("result", "error")]),
+            sample(
+                &text,
+                "controller_runtime_reconcile_total",
+                &[cm, ("result", "error")]
+            ),
             Some(1.0)
         );
         assert_eq!(
-            sample(&text, "controller_runtime_reconcile_total", &[cm, ("result", "requeue_after")]),
+            sample(
+                &text,
+                "controller_runtime_reconcile_total",
+                &[cm, ("result", "requeue_after")]
+            ),
             Some(0.0)
         );
-        assert_eq!(sample(&text, "controller_runtime_reconcile_errors_total", &[cm]), Some(1.0));
-        assert_eq!(sample(&text, "controller_runtime_active_workers", &[cm]), Some(0.0));
-        assert_eq!(sample(&text, "controller_runtime_max_concurrent_reconciles", &[cm]), Some(1.0));
-        assert_eq!(sample(&text, "controller_runtime_reconcile_time_seconds_count", &[cm]), Some(2.0));
         assert_eq!(
-            sample(&text, "controller_runtime_reconcile_time_seconds_bucket", &[cm, ("le", "0.005")]),
+            sample(&text, "controller_runtime_reconcile_errors_total", &[cm]),
             Some(1.0)
         );
-        assert_eq!(sample(&text, "leader_election_master_status", &[("name", "demo")]), Some(1.0));
+        assert_eq!(
+            sample(&text, "controller_runtime_active_workers", &[cm]),
+            Some(0.0)
+        );
+        assert_eq!(
+            sample(&text, "controller_runtime_max_concurrent_reconciles", &[cm]),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "controller_runtime_reconcile_time_seconds_count",
+                &[cm]
+            ),
+            Some(2.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "controller_runtime_reconcile_time_seconds_bucket",
+                &[cm, ("le", "0.005")]
+            ),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(&text, "leader_election_master_status", &[("name", "demo")]),
+            Some(1.0)
+        );
         assert!(text.contains("# TYPE controller_runtime_reconcile_time_seconds histogram"));
     }
 

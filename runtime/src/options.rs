@@ -85,7 +85,11 @@ pub fn parse_bind_address(flag: &'static str, s: &str) -> Result<Option<SocketAd
     if s.is_empty() || s == "0" {
         return Ok(None);
     }
-    let full = if s.starts_with(':') { format!("0.0.0.0{s}") } else { s.to_string() };
+    let full = if s.starts_with(':') {
+        format!("0.0.0.0{s}")
+    } else {
+        s.to_string()
+    };
     full.parse().map(Some).map_err(|_| Error::BindAddress {
         flag,
         value: s.to_string(),
@@ -96,7 +100,10 @@ impl ManagerOptions {
     /// Checks cross-flag invariants (client-go's leader election rules) before anything starts.
     pub fn validate(&self) -> Result<(), Error> {
         parse_bind_address("--metrics-bind-address", &self.metrics_bind_address)?;
-        parse_bind_address("--health-probe-bind-address", &self.health_probe_bind_address)?;
+        parse_bind_address(
+            "--health-probe-bind-address",
+            &self.health_probe_bind_address,
+        )?;
         if self.leader_elect {
             if self.leader_elect_lease_duration <= self.leader_elect_renew_deadline {
                 return Err(Error::InvalidOptions(
@@ -109,7 +116,9 @@ impl ManagerOptions {
                 ));
             }
             if self.leader_elect_retry_period.is_zero() {
-                return Err(Error::InvalidOptions("--leader-elect-retry-period must be positive".into()));
+                return Err(Error::InvalidOptions(
+                    "--leader-elect-retry-period must be positive".into(),
+                ));
             }
         }
         if self.metrics_secure {

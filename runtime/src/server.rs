@@ -46,5 +46,7 @@ pub(crate) async fn serve(
     router: Router,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router).with_graceful_shutdown(stop).await
+    axum::serve(listener, router)
+        .with_graceful_shutdown(stop)
+        .await
 }

@@ -27,7 +27,13 @@ struct Running {
     metrics: Metrics,
 }
 
-async fn start(client: &Client, identity: &str, options: ManagerOptions, label: &str, seen: mpsc::UnboundedSender<Seen>) -> Running {
+async fn start(
+    client: &Client,
+    identity: &str,
+    options: ManagerOptions,
+    label: &str,
+    seen: mpsc::UnboundedSender<Seen>,
+) -> Running {
     let mut mgr = Manager::builder("rkb-test")
         .client(client.clone())
         .identity(identity)
@@ -62,11 +68,20 @@ async fn start(client: &Client, identity: &str, options: ManagerOptions, label: 
 
 async fn holder(client: &Client, lease: &str) -> Option<String> {
     let api: Api<Lease> = Api::namespaced(client.clone(), "default");
-    api.get_opt(lease).await.ok().flatten()?.spec?.holder_identity
+    api.get_opt(lease)
+        .await
+        .ok()
+        .flatten()?
+        .spec?
+        .holder_identity
 }
 
 fn leader_status(m: &Metrics, lease: &str) -> Option<f64> {
-    sample(&m.encode(), "leader_election_master_status", &[("name", lease)])
+    sample(
+        &m.encode(),
+        "leader_election_master_status",
+        &[("name", lease)],
+    )
 }
 
 /// Waits for the first reconcile and returns who did it.
@@ -81,7 +96,10 @@ async fn first_reconciler(seen: &mut mpsc::UnboundedReceiver<Seen>) -> Seen {
 async fn only(seen: &mut mpsc::UnboundedReceiver<Seen>, identity: &str, d: Duration) {
     let deadline = tokio::time::Instant::now() + d;
     while let Ok(Some((who, name, _))) = tokio::time::timeout_at(deadline, seen.recv()).await {
-        assert_eq!(who, identity, "{who} reconciled {name} while {identity} leads");
+        assert_eq!(
+            who, identity,
+            "{who} reconciled {name} while {identity} leads"
+        );
     }
 }
 
@@ -98,14 +116,31 @@ async fn one_leader_reconciles_and_a_killed_leader_is_replaced_within_the_lease_
     let (tx, mut seen) = mpsc::unbounded_channel();
     create_config_map(&client, &config_map("kill-a", &[("test", "kill")])).await;
 
-    let a = start(&client, "mgr-a", leader_options(lease, 3, 2, 300), "kill", tx.clone()).await;
-    let b = start(&client, "mgr-b", leader_options(lease, 3, 2, 300), "kill", tx.clone()).await;
+    let a = start(
+        &client,
+        "mgr-a",
+        leader_options(lease, 3, 2, 300),
+        "kill",
+        tx.clone(),
+    )
+    .await;
+    let b = start(
+        &client,
+        "mgr-b",
+        leader_options(lease, 3, 2, 300),
+        "kill",
+        tx.clone(),
+    )
+    .await;
 
     let (leader_id, name, _) = first_reconciler(&mut seen).await;
     assert_eq!(name, "kill-a");
     let (leader, follower) = pick(a, b, &leader_id);
     only(&mut seen, &leader_id, Duration::from_secs(2)).await;
-    assert_eq!(holder(&client, lease).await.as_deref(), Some(leader_id.as_str()));
+    assert_eq!(
+        holder(&client, lease).await.as_deref(),
+        Some(leader_id.as_str())
+    );
     assert_eq!(leader_status(&leader.metrics, lease), Some(1.0));
     assert_eq!(leader_status(&follower.metrics, lease), Some(0.0));
 
@@ -119,20 +154,29 @@ async fn one_leader_reconciles_and_a_killed_leader_is_replaced_within_the_lease_
         .await
         .expect("follower never reconciled")
         .expect("channel open");
-    assert_eq!((who.as_str(), name.as_str()), (follower.identity.as_str(), "kill-a"));
+    assert_eq!(
+        (who.as_str(), name.as_str()),
+        (follower.identity.as_str(), "kill-a")
+    );
     let took = at - killed;
     // Within the lease duration of the last renewal the follower saw, plus one poll (retry period + jitter).
     assert!(
         took <= lease_duration + Duration::from_millis(1500),
         "takeover took {took:?}, lease duration is {lease_duration:?}"
     );
-    assert_eq!(holder(&client, lease).await.as_deref(), Some(follower.identity.as_str()));
+    assert_eq!(
+        holder(&client, lease).await.as_deref(),
+        Some(follower.identity.as_str())
+    );
     assert_eq!(leader_status(&follower.metrics, lease), Some(1.0));
 
     // And it keeps reconciling changes as the leader.
     create_config_map(&client, &config_map("kill-b", &[("test", "kill")])).await;
     let (who, name, _) = first_reconciler(&mut seen).await;
-    assert_eq!((who.as_str(), name.as_str()), (follower.identity.as_str(), "kill-b"));
+    assert_eq!(
+        (who.as_str(), name.as_str()),
+        (follower.identity.as_str(), "kill-b")
+    );
     follower.task.abort();
 }
 
@@ -145,8 +189,22 @@ async fn a_graceful_stop_releases_the_lease_and_hands_over_at_once() {
     let (tx, mut seen) = mpsc::unbounded_channel();
     create_config_map(&client, &config_map("stop-a", &[("test", "stop")])).await;
 
-    let a = start(&client, "mgr-a", leader_options(lease, 20, 15, 300), "stop", tx.clone()).await;
-    let b = start(&client, "mgr-b", leader_options(lease, 20, 15, 300), "stop", tx.clone()).await;
+    let a = start(
+        &client,
+        "mgr-a",
+        leader_options(lease, 20, 15, 300),
+        "stop",
+        tx.clone(),
+    )
+    .await;
+    let b = start(
+        &client,
+        "mgr-b",
+        leader_options(lease, 20, 15, 300),
+        "stop",
+        tx.clone(),
+    )
+    .await;
 
     let (leader_id, _, _) = first_reconciler(&mut seen).await;
     let (mut leader, follower) = pick(a, b, &leader_id);
@@ -165,9 +223,15 @@ async fn a_graceful_stop_releases_the_lease_and_hands_over_at_once() {
         .await
         .expect("follower never reconciled")
         .expect("channel open");
-    assert_eq!((who.as_str(), name.as_str()), (follower.identity.as_str(), "stop-a"));
+    assert_eq!(
+        (who.as_str(), name.as_str()),
+        (follower.identity.as_str(), "stop-a")
+    );
     let took = at - stopped;
-    assert!(took < Duration::from_secs(3), "handover after a graceful stop took {took:?}");
+    assert!(
+        took < Duration::from_secs(3),
+        "handover after a graceful stop took {took:?}"
+    );
     eventually(Duration::from_secs(5), "lease held by the follower", || {
         let client = client.clone();
         let id = follower.identity.clone();

@@ -5,10 +5,12 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{config_map, create_config_map, eventually, http_get, quiet_options, touch_config_map};
+use common::{
+    config_map, create_config_map, eventually, http_get, quiet_options, touch_config_map,
+};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::runtime::watcher;
 use kube::ResourceExt;
+use kube::runtime::watcher;
 use rkb_envtest::Environment;
 use rkb_runtime::metrics::sample;
 use rkb_runtime::{Action, BoxError, Context, Controller, Manager, ManagerOptions};
@@ -45,24 +47,31 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     let (go_tx, go_rx) = oneshot::channel::<()>();
     mgr.add(move |ctx: Context| async move {
         let _ = go_rx.await;
-        Controller::for_kind_with::<ConfigMap>(&ctx, watcher::Config::default().labels("test=metrics"))
-            .run(|cm: Arc<ConfigMap>, _ctx| async move {
-                if cm.name_any().starts_with("bad") {
-                    return Err::<Action, BoxError>("this one always fails".into());
-                }
-                Ok(Action::await_change())
-            })
-            .await
+        Controller::for_kind_with::<ConfigMap>(
+            &ctx,
+            watcher::Config::default().labels("test=metrics"),
+        )
+        .run(|cm: Arc<ConfigMap>, _ctx| async move {
+            if cm.name_any().starts_with("bad") {
+                return Err::<Action, BoxError>("this one always fails".into());
+            }
+            Ok(Action::await_change())
+        })
+        .await
     });
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let task = tokio::spawn(mgr.run_until(async move {
         let _ = stop_rx.await;
     }));
 
-    let healthz = eventually(Duration::from_secs(10), "/healthz answering", || async move {
-        std::net::TcpStream::connect(health_addr).ok()?;
-        Some(http_get(health_addr, "/healthz").await)
-    })
+    let healthz = eventually(
+        Duration::from_secs(10),
+        "/healthz answering",
+        || async move {
+            std::net::TcpStream::connect(health_addr).ok()?;
+            Some(http_get(health_addr, "/healthz").await)
+        },
+    )
     .await;
     assert_eq!(healthz, (200, "ok".to_string()));
     let (status, body) = http_get(health_addr, "/readyz").await;
@@ -76,18 +85,30 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     .await;
 
     // One success for "good".
-    let text = eventually(Duration::from_secs(20), "a successful reconcile", || async move {
-        let (_, text) = http_get(metrics_addr, "/metrics").await;
-        (count(&text, "success") >= 1.0).then_some(text)
-    })
+    let text = eventually(
+        Duration::from_secs(20),
+        "a successful reconcile",
+        || async move {
+            let (_, text) = http_get(metrics_addr, "/metrics").await;
+            (count(&text, "success") >= 1.0).then_some(text)
+        },
+    )
     .await;
     assert_eq!(count(&text, "error"), 0.0);
     assert_eq!(
-        sample(&text, "controller_runtime_reconcile_errors_total", &[("controller", "configmap")]),
+        sample(
+            &text,
+            "controller_runtime_reconcile_errors_total",
+            &[("controller", "configmap")]
+        ),
         Some(0.0)
     );
     assert_eq!(
-        sample(&text, "controller_runtime_max_concurrent_reconciles", &[("controller", "configmap")]),
+        sample(
+            &text,
+            "controller_runtime_max_concurrent_reconciles",
+            &[("controller", "configmap")]
+        ),
         Some(1.0)
     );
     let successes = count(&text, "success");
@@ -95,12 +116,21 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     // A change of "good" is one more success; a failing object moves the error counters.
     touch_config_map(&client, "good", "v2").await;
     create_config_map(&client, &config_map("bad", &[("test", "metrics")])).await;
-    let text = eventually(Duration::from_secs(20), "errors and another success", || async move {
-        let (_, text) = http_get(metrics_addr, "/metrics").await;
-        (count(&text, "error") >= 3.0 && count(&text, "success") > successes).then_some(text)
-    })
+    let text = eventually(
+        Duration::from_secs(20),
+        "errors and another success",
+        || async move {
+            let (_, text) = http_get(metrics_addr, "/metrics").await;
+            (count(&text, "error") >= 3.0 && count(&text, "success") > successes).then_some(text)
+        },
+    )
     .await;
-    let errors = sample(&text, "controller_runtime_reconcile_errors_total", &[("controller", "configmap")]).unwrap();
+    let errors = sample(
+        &text,
+        "controller_runtime_reconcile_errors_total",
+        &[("controller", "configmap")],
+    )
+    .unwrap();
     assert!(errors >= 3.0, "errors_total {errors}");
     let total = count(&text, "success") + count(&text, "error") + count(&text, "requeue_after");
     let observed = sample(
@@ -110,11 +140,19 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     )
     .unwrap();
     // Reconciles may finish between the counters' and the histogram's encoding, never the other way round.
-    assert!(observed >= total, "histogram count {observed} < reconciles {total}");
-    assert!(text.contains("# TYPE controller_runtime_active_workers gauge"), "{text}");
+    assert!(
+        observed >= total,
+        "histogram count {observed} < reconciles {total}"
+    );
+    assert!(
+        text.contains("# TYPE controller_runtime_active_workers gauge"),
+        "{text}"
+    );
 
     let _ = stop_tx.send(());
-    task.await.expect("manager task").expect("manager stops cleanly");
+    task.await
+        .expect("manager task")
+        .expect("manager stops cleanly");
     // The listeners close with the manager.
     assert!(std::net::TcpStream::connect(metrics_addr).is_err());
 }

@@ -28,19 +28,29 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
         .expect("build manager");
     let recorded = attempts.clone();
     mgr.add(move |ctx: Context| async move {
-        Controller::for_kind_with::<ConfigMap>(&ctx, watcher::Config::default().labels("test=backoff"))
-            .run(move |cm: Arc<ConfigMap>, _ctx| {
-                let recorded = recorded.clone();
-                async move {
-                    let value = cm.data.as_ref().and_then(|d| d.get("k").cloned()).unwrap_or_default();
-                    recorded.lock().unwrap().push((Instant::now(), value.clone()));
-                    if value.starts_with("fail") {
-                        return Err::<Action, BoxError>(format!("failing on {value}").into());
-                    }
-                    Ok(Action::await_change())
+        Controller::for_kind_with::<ConfigMap>(
+            &ctx,
+            watcher::Config::default().labels("test=backoff"),
+        )
+        .run(move |cm: Arc<ConfigMap>, _ctx| {
+            let recorded = recorded.clone();
+            async move {
+                let value = cm
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("k").cloned())
+                    .unwrap_or_default();
+                recorded
+                    .lock()
+                    .unwrap()
+                    .push((Instant::now(), value.clone()));
+                if value.starts_with("fail") {
+                    return Err::<Action, BoxError>(format!("failing on {value}").into());
                 }
-            })
-            .await
+                Ok(Action::await_change())
+            }
+        })
+        .await
     });
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let task = tokio::spawn(mgr.run_until(async move {
@@ -49,7 +59,14 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
 
     let count = |value: &'static str| {
         let attempts = attempts.clone();
-        move || attempts.lock().unwrap().iter().filter(|(_, v)| v == value).count()
+        move || {
+            attempts
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(_, v)| v == value)
+                .count()
+        }
     };
     eventually(Duration::from_secs(20), "first reconcile", || {
         let n = count("v")();
@@ -78,12 +95,18 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
     for (i, interval) in intervals.iter().enumerate() {
         // The i-th retry waits at least 5 ms * 2^i (timers never fire early).
         let floor = Duration::from_millis(5) * (1 << i);
-        assert!(*interval >= floor, "retry {i} after {interval:?} < {floor:?}: {intervals:?}");
+        assert!(
+            *interval >= floor,
+            "retry {i} after {interval:?} < {floor:?}: {intervals:?}"
+        );
     }
     // Growth, tolerant of scheduling noise: each interval beyond the first few exceeds the one two before it,
     // and the last is far beyond the first (no hot loop).
     for i in 4..intervals.len() {
-        assert!(intervals[i] > intervals[i - 2], "intervals do not grow: {intervals:?}");
+        assert!(
+            intervals[i] > intervals[i - 2],
+            "intervals do not grow: {intervals:?}"
+        );
     }
     assert!(intervals[8] >= Duration::from_millis(1000), "{intervals:?}");
 
@@ -96,10 +119,14 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
     .await;
     touch_config_map(&client, "flaky", "fail-again").await;
     let again = count("fail-again");
-    eventually(Duration::from_secs(5), "two quick failures after the reset", || {
-        let n = again();
-        async move { (n >= 3).then_some(()) }
-    })
+    eventually(
+        Duration::from_secs(5),
+        "two quick failures after the reset",
+        || {
+            let n = again();
+            async move { (n >= 3).then_some(()) }
+        },
+    )
     .await;
     let times: Vec<Instant> = attempts
         .lock()
@@ -108,7 +135,10 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
         .filter(|(_, v)| v == "fail-again")
         .map(|(t, _)| *t)
         .collect();
-    assert!(times[1] - times[0] < Duration::from_millis(500), "backoff was not reset");
+    assert!(
+        times[1] - times[0] < Duration::from_millis(500),
+        "backoff was not reset"
+    );
 
     let _ = stop_tx.send(());
     task.await.expect("manager task").expect("clean stop");
@@ -131,19 +161,22 @@ async fn a_stop_lets_the_in_flight_reconcile_finish() {
         .expect("build manager");
     let done = finished.clone();
     mgr.add(move |ctx: Context| async move {
-        Controller::for_kind_with::<ConfigMap>(&ctx, watcher::Config::default().labels("test=graceful"))
-            .run(move |_cm: Arc<ConfigMap>, _ctx| {
-                let (started_tx, done) = (started_tx.clone(), done.clone());
-                async move {
-                    if let Some(tx) = started_tx.lock().unwrap().take() {
-                        let _ = tx.send(());
-                    }
-                    tokio::time::sleep(Duration::from_millis(1500)).await;
-                    *done.lock().unwrap() = Some(Instant::now());
-                    Ok::<_, BoxError>(Action::await_change())
+        Controller::for_kind_with::<ConfigMap>(
+            &ctx,
+            watcher::Config::default().labels("test=graceful"),
+        )
+        .run(move |_cm: Arc<ConfigMap>, _ctx| {
+            let (started_tx, done) = (started_tx.clone(), done.clone());
+            async move {
+                if let Some(tx) = started_tx.lock().unwrap().take() {
+                    let _ = tx.send(());
                 }
-            })
-            .await
+                tokio::time::sleep(Duration::from_millis(1500)).await;
+                *done.lock().unwrap() = Some(Instant::now());
+                Ok::<_, BoxError>(Action::await_change())
+            }
+        })
+        .await
     });
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let task = tokio::spawn(mgr.run_until(async move {
@@ -156,6 +189,9 @@ async fn a_stop_lets_the_in_flight_reconcile_finish() {
     let _ = stop_tx.send(());
     task.await.expect("manager task").expect("clean stop");
     let returned = Instant::now();
-    let finished = finished.lock().unwrap().expect("the in-flight reconcile was cut short");
+    let finished = finished
+        .lock()
+        .unwrap()
+        .expect("the in-flight reconcile was cut short");
     assert!(finished <= returned);
 }

@@ -36,7 +36,12 @@ pub fn config_map(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
         metadata: ObjectMeta {
             name: Some(name.into()),
             namespace: Some("default".into()),
-            labels: Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+            labels: Some(
+                labels
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
             ..ObjectMeta::default()
         },
         data: Some(BTreeMap::from([("k".to_string(), "v".to_string())])),
@@ -46,7 +51,9 @@ pub fn config_map(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
 
 pub async fn create_config_map(client: &Client, cm: &ConfigMap) {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
-    api.create(&PostParams::default(), cm).await.expect("create ConfigMap");
+    api.create(&PostParams::default(), cm)
+        .await
+        .expect("create ConfigMap");
 }
 
 /// Changes a ConfigMap's data, which triggers a reconcile.
@@ -65,7 +72,9 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
     let response = tokio::task::spawn_blocking(move || {
         use std::io::{Read, Write};
         let mut stream = std::net::TcpStream::connect(addr).expect("connect");
-        stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
         stream.write_all(request.as_bytes()).expect("write");
         let mut response = String::new();
         stream.read_to_string(&mut response).expect("read");
@@ -78,7 +87,10 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .expect("status line");
-    let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
     (status, body)
 }
 
@@ -93,7 +105,10 @@ where
         if let Some(v) = f().await {
             return v;
         }
-        assert!(start.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
