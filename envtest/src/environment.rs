@@ -25,6 +25,7 @@ const OWNER_FILE: &str = "owner.pid";
 /// Port races are rare; three tries make them irrelevant.
 const START_ATTEMPTS: usize = 3;
 const POLL: Duration = Duration::from_millis(50);
+const APISERVER: &str = "kube-apiserver";
 
 /// Controllers run by [`EnvironmentBuilder::with_controller_manager`]: enough for namespace
 /// deletion, owner-reference garbage collection and default service accounts. Nothing that needs
@@ -216,7 +217,7 @@ impl EnvironmentBuilder {
 
         let etcd = Process::spawn("etcd", &binaries.etcd, &etcd_args, root.join("etcd.log"))?;
         let apiserver = Process::spawn(
-            "kube-apiserver",
+            APISERVER,
             &binaries.kube_apiserver,
             &apiserver_args,
             root.join("kube-apiserver.log"),
@@ -371,6 +372,34 @@ impl Environment {
         crds::install(&self.client, crds, self.crd_timeout).await
     }
 
+    /// Stops kube-apiserver (SIGTERM, SIGKILL after 30 s) and starts it again with the same
+    /// flags, port and certificates on the same etcd (data kept), returning once it is ready.
+    /// Clients from [`client`](Self::client) keep working: same URL, same CA. For testing that
+    /// watches and informers survive an API server restart.
+    pub async fn restart_apiserver(&mut self) -> Result<()> {
+        let index = self
+            .processes
+            .iter()
+            .position(|p| p.name() == APISERVER)
+            .expect("an environment always runs kube-apiserver");
+        self.processes[index]
+            .terminate(Duration::from_secs(30))
+            .await;
+        let mut attempt = 1;
+        loop {
+            self.processes[index] = self.processes[index].respawn()?;
+            match self.wait_apiserver_ready(self.crd_timeout).await {
+                // The port was free a moment ago; someone may grab it, so retry like start does.
+                Err(e) if attempt < START_ATTEMPTS && is_port_clash(&e) => {
+                    tracing::debug!(attempt, "port clash on restart, retrying: {e}");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// Stops every process and deletes the temp dir, reporting a failure to delete it.
     /// Dropping the environment does the same, silently.
     pub async fn stop(mut self) -> Result<()> {
@@ -417,7 +446,11 @@ impl Environment {
                 Err(e) => last_probe = format!("GET /readyz: {e}"),
             }
             if Instant::now() >= deadline {
-                let apiserver = &self.processes[1];
+                let apiserver = self
+                    .processes
+                    .iter()
+                    .find(|p| p.name() == APISERVER)
+                    .expect("an environment always runs kube-apiserver");
                 return Err(Error::NotReady {
                     binary: apiserver.name(),
                     timeout,

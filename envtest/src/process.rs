@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result, io_err};
 
@@ -27,6 +28,8 @@ const TAIL_LINES: usize = 30;
 
 pub(crate) struct Process {
     name: &'static str,
+    program: PathBuf,
+    args: Vec<String>,
     child: Child,
     log: PathBuf,
     reaped: bool,
@@ -40,7 +43,12 @@ impl Process {
         args: &[String],
         log: PathBuf,
     ) -> Result<Self> {
-        let out = File::create(&log).map_err(io_err(&log))?;
+        // Append: a restarted process continues the same log.
+        let out = File::options()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .map_err(io_err(&log))?;
         let err = out.try_clone().map_err(io_err(&log))?;
         let mut cmd = match setpriv() {
             Some(setpriv) => {
@@ -65,10 +73,35 @@ impl Process {
         tracing::debug!(binary = name, pid = child.id(), log = %log.display(), "started");
         Ok(Self {
             name,
+            program: program.to_path_buf(),
+            args: args.to_vec(),
             child,
             log,
             reaped: false,
         })
+    }
+
+    /// The same binary with the same flags and log, started anew.
+    pub(crate) fn respawn(&self) -> Result<Self> {
+        Self::spawn(self.name, &self.program, &self.args, self.log.clone())
+    }
+
+    /// SIGTERM to the process group, SIGKILL if it has not exited within `grace`.
+    pub(crate) async fn terminate(&mut self, grace: Duration) {
+        if self.reaped {
+            return;
+        }
+        let pid = rustix::process::Pid::from_child(&self.child);
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                self.reaped = true;
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.kill();
     }
 
     pub(crate) fn name(&self) -> &'static str {

@@ -256,3 +256,32 @@ fn no_process_uses(dir: &Path) -> bool {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[tokio::test]
+async fn restarting_the_apiserver_keeps_data_and_clients() {
+    let mut env = start(Environment::builder()).await;
+    let client = env.client();
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let cm = ConfigMap {
+        metadata: ObjectMeta {
+            name: Some("survivor".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    config_maps
+        .create(&PostParams::default(), &cm)
+        .await
+        .unwrap();
+    let url = env.server_url().to_string();
+
+    env.restart_apiserver().await.unwrap();
+    assert_eq!(env.server_url(), url);
+    // The client made before the restart works and sees the data kept in etcd.
+    assert!(config_maps.get_opt("survivor").await.unwrap().is_some());
+    let log = std::fs::read_to_string(env.dir().join("kube-apiserver.log")).unwrap();
+    assert!(
+        log.matches("Version: v").count() >= 2,
+        "the log should show two starts"
+    );
+}
