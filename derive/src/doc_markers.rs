@@ -57,3 +57,29 @@ pub fn name_of(text: &str) -> &str {
 pub fn value_of(text: &str) -> Option<&str> {
     text.split_once('=').map(|(_, v)| v.trim())
 }
+
+/// Parses `line` with rkb-markers (the grammar and vocabulary `rkb manifests` uses), on a type.
+/// `Ok(None)` for lines the vocabulary does not know and only warns about (other tools' markers).
+pub fn parse_with_library(line: &MarkerLine) -> Result<Option<rkb_markers::Marker>, syn::Error> {
+    let start = line.span.start();
+    let file = proc_macro::Span::call_site()
+        .local_file()
+        .unwrap_or_else(|| std::path::PathBuf::from("<derive input>"));
+    let loc = rkb_markers::Location {
+        file: &file,
+        line: start.line,
+        col: start.column + 1,
+        source_line: &line.text,
+    };
+    match rkb_markers::parse_marker(&line.text, rkb_markers::Target::Type, &loc) {
+        Ok(m) => Ok(Some(m)),
+        Err(d) if !d.is_error() => Ok(None),
+        Err(d) => {
+            let mut msg = d.message.clone();
+            if let Some(h) = &d.hint {
+                msg.push_str(&format!("\nhelp: {h}"));
+            }
+            Err(syn::Error::new(line.span, msg))
+        }
+    }
+}

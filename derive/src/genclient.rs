@@ -55,14 +55,21 @@ fn err(span: Span, msg: impl std::fmt::Display) -> syn::Error {
     syn::Error::new(span, msg)
 }
 
-fn verb_list(line: &MarkerLine, errors: &mut Vec<syn::Error>) -> Vec<&'static str> {
+fn verb_list(
+    line: &MarkerLine,
+    parsed: Option<&rkb_markers::Marker>,
+    errors: &mut Vec<syn::Error>,
+) -> Vec<&'static str> {
     let raw = value_of(&line.text).unwrap_or("");
+    let listed: Vec<String> = match parsed.and_then(|m| m.value.as_ref()) {
+        Some(v) => v.as_str_list(),
+        None => raw
+            .split([',', ';'])
+            .map(|v| v.trim().to_string())
+            .collect(),
+    };
     let mut verbs = Vec::new();
-    for v in raw
-        .split([',', ';'])
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-    {
+    for v in listed.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
         match SUPPORTED_VERBS.iter().find(|s| **s == v) {
             Some(s) => verbs.push(*s),
             None => errors.push(err(
@@ -101,6 +108,17 @@ pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
 
     for line in lines {
         let name = name_of(&line.text);
+        if name != "genclient" && !name.starts_with("genclient:") {
+            continue;
+        }
+        // The shared grammar first: typos and malformed values get its diagnostics.
+        let parsed = match crate::doc_markers::parse_with_library(line) {
+            Ok(p) => p,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
         if name == "genclient" {
             if value_of(&line.text).is_some() {
                 errors.push(err(
@@ -129,8 +147,8 @@ pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
             "noVerbs" => no_verbs = Some(line.span),
             "noStatus" => no_status = Some(line.span),
             "readonly" => readonly = Some(line.span),
-            "onlyVerbs" => only = Some((verb_list(line, &mut errors), line.span)),
-            "skipVerbs" => skip = Some((verb_list(line, &mut errors), line.span)),
+            "onlyVerbs" => only = Some((verb_list(line, parsed.as_ref(), &mut errors), line.span)),
+            "skipVerbs" => skip = Some((verb_list(line, parsed.as_ref(), &mut errors), line.span)),
             "method" => match parse_method(line) {
                 Ok(m) => g.methods.push(m),
                 Err(e) => errors.push(e),

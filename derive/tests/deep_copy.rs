@@ -1,0 +1,68 @@
+//! `#[derive(DeepCopy)]`: copies are independent, and `deep_copy_into` reuses the target's buffers.
+
+use rkb_runtime::DeepCopy;
+
+#[derive(Clone, Debug, Default, PartialEq, DeepCopy)]
+struct Spec {
+    name: String,
+    tags: Vec<String>,
+    note: Option<String>,
+    inner: Inner,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, DeepCopy)]
+struct Inner(Vec<u32>);
+
+#[derive(Clone, Debug, PartialEq, DeepCopy)]
+enum Phase {
+    Up(String),
+    Down,
+}
+
+#[test]
+fn deep_copy_is_independent() {
+    let a = Spec {
+        name: "a".into(),
+        tags: vec!["x".into()],
+        note: Some("n".into()),
+        inner: Inner(vec![1, 2]),
+    };
+    let mut b = a.deep_copy();
+    assert_eq!(a, b);
+    b.tags.push("y".into());
+    b.inner.0.push(3);
+    assert_eq!(a.tags, ["x"]);
+    assert_eq!(a.inner.0, [1, 2]);
+    assert_eq!(Phase::Up("u".into()).deep_copy(), Phase::Up("u".into()));
+    assert_eq!(Phase::Down.deep_copy(), Phase::Down);
+}
+
+#[test]
+fn deep_copy_into_reuses_allocations() {
+    let src = Spec {
+        name: "short".into(),
+        tags: vec!["t1".into(), "t2".into()],
+        note: Some("hi".into()),
+        inner: Inner(vec![7]),
+    };
+    let mut out = Spec {
+        name: String::with_capacity(64),
+        tags: Vec::with_capacity(16),
+        note: Some(String::with_capacity(32)),
+        inner: Inner(Vec::with_capacity(8)),
+    };
+    out.tags.push(String::with_capacity(32));
+    let (name_ptr, tags_ptr, tag0_ptr) =
+        (out.name.as_ptr(), out.tags.as_ptr(), out.tags[0].as_ptr());
+    let note_ptr = out.note.as_ref().unwrap().as_ptr();
+    src.deep_copy_into(&mut out);
+    assert_eq!(out, src);
+    assert_eq!(out.name.as_ptr(), name_ptr, "String buffer reused");
+    assert_eq!(out.tags.as_ptr(), tags_ptr, "Vec buffer reused");
+    assert_eq!(out.tags[0].as_ptr(), tag0_ptr, "element buffers reused");
+    assert_eq!(
+        out.note.as_ref().unwrap().as_ptr(),
+        note_ptr,
+        "Option contents reused"
+    );
+}
