@@ -25,10 +25,6 @@ if [ -n "${KUBEBUILDER_ASSETS:-}" ] && usable "$KUBEBUILDER_ASSETS" && [ "${KUBE
   echo "$KUBEBUILDER_ASSETS"
   exit 0
 fi
-if [ -n "${KUBEBUILDER_ASSETS:-}" ] && [ "${KUBEBUILDER_ASSETS%/}" != "${DEST%/}" ]; then
-  # Tests read KUBEBUILDER_ASSETS first, so a stale value would hide what is built here.
-  log "warning: KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS has no etcd/kube-apiserver; using $DEST (point KUBEBUILDER_ASSETS at it or unset it)"
-fi
 
 if [ -f "$DEST/.rkb-stamp" ] && [ "$(cat "$DEST/.rkb-stamp")" = "$STAMP" ]; then
   ok=1
@@ -81,7 +77,6 @@ staging_version="v0.${K8S_VERSION#*.}"
 
 if command -v kubectl >/dev/null; then ln -sf "$(command -v kubectl)" "$STAGE/kubectl"; fi
 echo "$STAMP" > "$STAGE/.rkb-stamp"
-chmod 755 "$STAGE"   # mktemp made it 0700; setup-envtest's directories are world-readable
 mkdir -p "$(dirname "$DEST")"
 rm -rf "$DEST"
 mv "$STAGE" "$DEST"
