@@ -57,11 +57,16 @@ pub fn schema_for_openapi_name(name: &str) -> Option<Value> {
 }
 
 /// `k8s_openapi::api::core::v1::Container` -> `io.k8s.api.core.v1.Container`. k8s-openapi's module
-/// tree mirrors the Go package path, with `-` spelled `_`.
+/// tree mirrors the Go package path, with `-` spelled `_`. `k8s_openapi::ByteString` (Go's `[]byte`)
+/// is keyed `ByteString`.
 pub fn openapi_name(rust_path: &str) -> Option<String> {
     let rest = rust_path
         .trim_start_matches("::")
         .strip_prefix("k8s_openapi::")?;
+    if rest.trim() == "ByteString" {
+        // k8s-openapi's own type (base64 on the wire), Go's []byte.
+        return Some("ByteString".to_owned());
+    }
     let segments: Vec<&str> = rest.split("::").map(str::trim).collect();
     if segments.len() < 2 || segments.iter().any(|s| s.is_empty()) {
         return None;

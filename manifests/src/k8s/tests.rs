@@ -50,6 +50,10 @@ fn rust_paths_map_to_openapi_names() {
         assert_eq!(openapi_name(path).as_deref(), Some(name), "{path}");
         assert!(schema_for(path).is_some(), "{path}");
     }
+    assert_eq!(
+        schema_for("k8s_openapi::ByteString"),
+        Some(json!({"type": "string", "format": "byte"}))
+    );
     assert_eq!(openapi_name("kube::core::ObjectMeta"), None);
     assert_eq!(schema_for("k8s_openapi::api::core::v1::NoSuchType"), None);
     assert_eq!(schema_for("k8s_openapi::"), None);
