@@ -15,23 +15,36 @@
 //! The microservice-deploy manager: runs every controller of this project.
 
 use clap::Parser;
+use microservice_deploy::controller::microservicedeploy_controller::{Settings, controller_with};
+use microservice_deploy::controller::namespace_defaults::NamespaceDefaults;
 
 #[derive(Parser)]
 #[command(name = "manager", about = "Runs the microservice-deploy controllers")]
 struct Args {
     #[command(flatten)]
     manager: rkb_runtime::ManagerOptions,
+
+    #[command(flatten)]
+    namespace_defaults: NamespaceDefaults,
+
+    /// How many MicroServiceDeploys reconcile at once (controller-runtime's MaxConcurrentReconciles).
+    #[arg(long, default_value_t = 1)]
+    max_concurrent_reconciles: u16,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     rkb_runtime::logging::init(args.manager.log_format);
-    let mgr = rkb_runtime::Manager::builder("microservice-deploy.ops")
+    let mut mgr = rkb_runtime::Manager::builder("microservice-deploy.ops")
         .options(args.manager)
         .build()
         .await?;
-    mgr.add(microservice_deploy::controller::microservicedeploy_controller::controller);
+    let settings = Settings {
+        namespace_defaults: args.namespace_defaults,
+        concurrency: args.max_concurrent_reconciles,
+    };
+    mgr.add(move |ctx| controller_with(ctx, settings));
     // rkb:scaffold:controllers (rkb create api registers each controller above this line)
     mgr.run().await?;
     Ok(())

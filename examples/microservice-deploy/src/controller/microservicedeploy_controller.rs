@@ -12,52 +12,269 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! Reconciles MicroServiceDeploy objects.
+//! Reconciles MicroServiceDeploy objects: server-side applies the Service, ServiceAccount, ConfigMap, Deployment
+//! and (while autoscaled) HPA of each, all controlled by it, so the garbage collector deletes them with it.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use rkb_runtime::finalizer::{Event, finalizer};
-use rkb_runtime::{Action, BoxError, Context, Controller, Error};
-use rkb_runtime::ResourceExt;
+use rkb_runtime::conditions::{FALSE, TRUE, new_condition, set_condition};
+use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
+use rkb_runtime::k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler;
+use rkb_runtime::k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use rkb_runtime::kube::api::DeleteParams;
+use rkb_runtime::{Action, Api, Context, Controller, Error, Resource, ResourceExt, apply};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
+use super::children;
+use super::namespace_defaults::NamespaceDefaults;
 use crate::api::v1::MicroServiceDeploy;
 
-/// Keeps a MicroServiceDeploy from disappearing until `cleanup` has run for it.
-pub const FINALIZER: &str = "microservicedeploy.finalizers.custom.ops";
+/// The condition saying whether every child object has been applied for the observed generation.
+pub const READY: &str = "Ready";
+/// How often an instance whose Service or ServiceAccount belongs to another object checks whether it can adopt them
+/// (their owner's deletion does not reconcile this instance).
+const SHARED_RECHECK: Duration = Duration::from_secs(60);
 
-/// Runs the MicroServiceDeploy controller until the manager stops.
+/// What the controller is started with (flags of the manager binary).
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    /// The namespace ResourceQuota and LimitRange applied at start.
+    pub namespace_defaults: NamespaceDefaults,
+    /// How many MicroServiceDeploys reconcile at once (0 = 1).
+    pub concurrency: u16,
+}
+
+/// A reconcile that failed; it is retried with backoff.
+#[derive(Debug, thiserror::Error)]
+pub enum ReconcileError {
+    /// The object has no namespace (the kind is namespaced, so the cache never yields one).
+    #[error("MicroServiceDeploy {0} has no namespace")]
+    NoNamespace(String),
+    /// An API call failed.
+    #[error("{action}: {source}")]
+    Api {
+        /// What was being done.
+        action: String,
+        /// The cause.
+        #[source]
+        source: Error,
+    },
+}
+
+fn api_error(action: impl Into<String>) -> impl FnOnce(Error) -> ReconcileError {
+    let action = action.into();
+    move |source| ReconcileError::Api { action, source }
+}
+
+/// Runs the MicroServiceDeploy controller with default settings until the manager stops.
+pub async fn controller(ctx: Context) -> Result<(), Error> {
+    controller_with(ctx, Settings::default()).await
+}
+
+/// Runs the MicroServiceDeploy controller until the manager stops; applies the namespace defaults once at start.
 ///
 /// +kubebuilder:rbac:groups=custom.ops,resources=microservicedeploys,verbs=get;list;watch;create;update;patch;delete
 /// +kubebuilder:rbac:groups=custom.ops,resources=microservicedeploys/status,verbs=get;update;patch
 /// +kubebuilder:rbac:groups=custom.ops,resources=microservicedeploys/finalizers,verbs=update
-pub async fn controller(ctx: Context) -> Result<(), Error> {
-    // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their
-    // changes reconcile the MicroServiceDeploy that owns them.
-    Controller::for_kind::<MicroServiceDeploy>(&ctx).run(reconcile).await
+/// +kubebuilder:rbac:groups="",resources=services;serviceaccounts;configmaps,verbs=get;list;watch;create;update;patch;delete
+/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+/// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;update;patch;delete
+/// +kubebuilder:rbac:groups="",resources=resourcequotas;limitranges,verbs=get;list;watch;create;update;patch
+pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Error> {
+    let controller = Controller::for_kind::<MicroServiceDeploy>(&ctx)
+        .owns::<Service>()
+        .owns::<ServiceAccount>()
+        .owns::<ConfigMap>()
+        .owns::<Deployment>()
+        .owns::<HorizontalPodAutoscaler>()
+        .concurrency(settings.concurrency)
+        .run(reconcile);
+    let (result, ()) = tokio::join!(controller, settings.namespace_defaults.ensure(&ctx));
+    result
 }
 
-/// Moves the cluster towards the state a MicroServiceDeploy asks for. It runs for every change of the object and
-/// must be idempotent; an error retries it with per-object exponential backoff.
-pub async fn reconcile(obj: Arc<MicroServiceDeploy>, ctx: Context) -> Result<Action, BoxError> {
-    let api = ctx.api_in::<MicroServiceDeploy>(&obj.namespace().unwrap_or_default());
-    let action = finalizer(&api, FINALIZER, obj, |event| async {
-        match event {
-            Event::Apply(obj) => apply(&obj, &ctx).await,
-            Event::Cleanup(obj) => cleanup(&obj, &ctx).await,
+/// Moves the cluster towards what a MicroServiceDeploy asks for. Every write is a server-side apply of the whole
+/// desired object, so running it again changes nothing, and fields this controller stops setting are released.
+pub async fn reconcile(
+    msd: Arc<MicroServiceDeploy>,
+    ctx: Context,
+) -> Result<Action, ReconcileError> {
+    // Children carry controller references: the garbage collector removes them, no finalizer needed.
+    if msd.metadata.deletion_timestamp.is_some() {
+        return Ok(Action::await_change());
+    }
+    let generation = msd.metadata.generation;
+    match apply_children(&msd, &ctx).await {
+        Ok(shared_elsewhere) if shared_elsewhere.is_empty() => {
+            let message = format!(
+                "Service, ServiceAccount, ConfigMap and Deployment applied{}",
+                hpa_note(&msd)
+            );
+            update_status(
+                &ctx,
+                &msd,
+                new_condition(READY, TRUE, "Reconciled", message, generation),
+            )
+            .await?;
+            Ok(Action::await_change())
         }
-    })
-    .await?;
-    Ok(action)
+        Ok(shared_elsewhere) => {
+            let message = format!(
+                "ConfigMap and Deployment applied{}; {} (msName {}) controlled by another object, used as they are",
+                hpa_note(&msd),
+                shared_elsewhere.join(" and "),
+                msd.spec.ms_name
+            );
+            update_status(
+                &ctx,
+                &msd,
+                new_condition(READY, TRUE, "SharingService", message, generation),
+            )
+            .await?;
+            Ok(Action::requeue(SHARED_RECHECK))
+        }
+        Err(e) => {
+            // Best effort: the reconcile error (retried with backoff) matters more than recording it.
+            let failed = new_condition(READY, FALSE, "ApplyFailed", e.to_string(), generation);
+            if let Err(status_error) = update_status(&ctx, &msd, failed).await {
+                tracing::warn!(error = %status_error, "cannot record the failure in status");
+            }
+            Err(e)
+        }
+    }
 }
 
-/// Creates or updates what `obj.spec` asks for and records the outcome in `obj.status`.
-async fn apply(_obj: &MicroServiceDeploy, _ctx: &Context) -> Result<Action, rkb_runtime::kube::Error> {
-    // TODO(user): your logic here. Owned objects (with an owner reference to the MicroServiceDeploy) are deleted by the
-    // garbage collector; anything else must be removed in `cleanup`.
-    Ok(Action::await_change())
+/// Applies every child of \`msd\` concurrently; returns the shared children another object controls.
+async fn apply_children(
+    msd: &MicroServiceDeploy,
+    ctx: &Context,
+) -> Result<Vec<String>, ReconcileError> {
+    let namespace = msd
+        .namespace()
+        .ok_or_else(|| ReconcileError::NoNamespace(msd.name_any()))?;
+    let owner = apply::controller_owner_ref(msd).map_err(api_error("owner reference"))?;
+    let fm = ctx.field_manager();
+    let client = ctx.client();
+    // The Service and ServiceAccount are per microservice (msName), so instances of several versions share them;
+    // the first instance controls them, the others use them.
+    let (service, account, config, deployment, hpa) = tokio::join!(
+        apply_shared(Api::namespaced(client.clone(), &namespace), children::service(msd, &owner), &owner, fm),
+        apply_shared(Api::namespaced(client.clone(), &namespace), children::service_account(msd, &owner), &owner, fm),
+        apply_owned(Api::namespaced(client.clone(), &namespace), children::config_map(msd, &owner), fm),
+        apply_owned(Api::namespaced(client.clone(), &namespace), children::deployment(msd, &owner), fm),
+        reconcile_hpa(Api::namespaced(client.clone(), &namespace), msd, &owner, fm),
+    );
+    config?;
+    deployment?;
+    hpa?;
+    Ok([service?, account?].into_iter().flatten().collect())
 }
 
-/// Removes what `apply` created outside the reach of owner references, before the MicroServiceDeploy disappears.
-async fn cleanup(_obj: &MicroServiceDeploy, _ctx: &Context) -> Result<Action, rkb_runtime::kube::Error> {
-    Ok(Action::await_change())
+fn hpa_note(msd: &MicroServiceDeploy) -> &'static str {
+    match (msd.spec.idle, msd.spec.autoscaling) {
+        (true, _) => ", idle (0 replicas, no HPA)",
+        (false, true) => ", HPA applied",
+        (false, false) => "",
+    }
+}
+
+/// Server-side applies a child this instance alone controls.
+async fn apply_owned<K>(api: Api<K>, obj: K, fm: &str) -> Result<(), ReconcileError>
+where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + std::fmt::Debug,
+{
+    apply::apply(&api, &obj, fm).await.map_err(api_error(format!(
+        "apply {} {}",
+        K::kind(&()),
+        obj.name_any()
+    )))?;
+    Ok(())
+}
+
+/// Server-side applies a child unless another object controls it; then returns `Some("<Kind> <name>")`.
+/// Checked first because an apply as the same field manager would silently replace the other owner's reference.
+async fn apply_shared<K>(
+    api: Api<K>,
+    obj: K,
+    owner: &OwnerReference,
+    fm: &str,
+) -> Result<Option<String>, ReconcileError>
+where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + std::fmt::Debug,
+{
+    let name = obj.name_any();
+    let what = format!("{} {}", K::kind(&()), name);
+    let existing = api
+        .get_metadata_opt(&name)
+        .await
+        .map_err(|e| api_error(format!("get {what}"))(e.into()))?;
+    let controlled_elsewhere = existing
+        .as_ref()
+        .and_then(|m| m.metadata.owner_references.as_ref())
+        .is_some_and(|refs| {
+            refs.iter()
+                .any(|r| r.controller == Some(true) && r.uid != owner.uid)
+        });
+    if controlled_elsewhere {
+        return Ok(Some(what));
+    }
+    apply_owned(api, obj, fm).await?;
+    Ok(None)
+}
+
+/// Applies the HPA while autoscaling (and not idle), deletes it otherwise.
+async fn reconcile_hpa(
+    api: Api<HorizontalPodAutoscaler>,
+    msd: &MicroServiceDeploy,
+    owner: &OwnerReference,
+    fm: &str,
+) -> Result<(), ReconcileError> {
+    if msd.spec.autoscaling && !msd.spec.idle {
+        return apply_owned(api, children::hpa(msd, owner), fm).await;
+    }
+    let name = &msd.spec.full_name;
+    match api.delete(name, &DeleteParams::background()).await {
+        Ok(_) => Ok(()),
+        Err(rkb_runtime::kube::Error::Api(status)) if status.code == 404 => Ok(()),
+        Err(e) => Err(api_error(format!("delete HorizontalPodAutoscaler {name}"))(
+            e.into(),
+        )),
+    }
+}
+
+/// Records `ready` and the observed generation, writing only when they changed (a status write is itself a change
+/// of the object, which would reconcile it again).
+async fn update_status(
+    ctx: &Context,
+    msd: &MicroServiceDeploy,
+    ready: rkb_runtime::Condition,
+) -> Result<(), ReconcileError> {
+    let mut status = msd.status.clone().unwrap_or_default();
+    let mut changed = set_condition(&mut status.conditions, ready);
+    if status.observed_generation != msd.metadata.generation {
+        status.observed_generation = msd.metadata.generation;
+        changed = true;
+    }
+    if !changed {
+        return Ok(());
+    }
+    let patch = MicroServiceDeploy {
+        metadata: rkb_runtime::ObjectMeta {
+            name: msd.metadata.name.clone(),
+            namespace: msd.metadata.namespace.clone(),
+            ..Default::default()
+        },
+        spec: msd.spec.clone(),
+        status: Some(status),
+        ..Default::default()
+    };
+    let api =
+        ctx.api_in::<MicroServiceDeploy>(msd.metadata.namespace.as_deref().unwrap_or_default());
+    apply::apply_status(&api, &patch, ctx.field_manager())
+        .await
+        .map_err(api_error("apply status"))?;
+    Ok(())
 }

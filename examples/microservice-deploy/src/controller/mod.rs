@@ -12,7 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! Controllers, one per kind (`rkb create api` adds them).
+//! Controllers, one per kind (`rkb create api` adds them), and what they build.
 
+pub mod children;
 pub mod microservicedeploy_controller;
+pub mod namespace_defaults;
 // rkb:scaffold:controller-modules
