@@ -1,1 +1,260 @@
-//! manifests: see docs/architecture.md.
+//! rkb-manifests: reads a Rust operator project's API types and `+kubebuilder` markers and produces the
+//! CRD and RBAC YAML controller-gen v0.21.0 would produce for the equivalent Go types.
+//!
+//! Stages, kept apart: **parse** ([`load`]: syn + doc comments; [`model`]: packages, types, fields,
+//! markers through `rkb-markers`) -> **validate** (marker targets and types, type resolution, structural
+//! schema, CEL) -> **generate** ([`schema`], [`crd`], [`rbac`], written by [`yaml`]). Every diagnostic of
+//! a run is collected; nothing is written unless everything generated.
+//!
+//! ```no_run
+//! let root = std::path::Path::new(".");
+//! let opts = rkb_manifests::Options::default();
+//! let out = rkb_manifests::generate(root, &opts)?;          // reads only
+//! if let Some(diff) = rkb_manifests::check(root, &opts, &out)? { print!("{diff}"); }
+//! rkb_manifests::write(root, &opts, &out)?;                  // all-or-nothing
+//! # Ok::<(), rkb_manifests::Error>(())
+//! ```
+
+mod crd;
+mod docs;
+mod error;
+pub mod k8s;
+mod load;
+mod model;
+mod output;
+mod rbac;
+mod schema;
+mod validate;
+mod yaml;
+
+pub use crd::CONTROLLER_GEN_VERSION;
+pub use error::Error;
+pub use rkb_markers::{Diagnostic, Severity, plural_of};
+pub use yaml::to_yaml;
+
+use std::path::{Path, PathBuf};
+
+/// Options of `rkb manifests`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Where CRDs go, relative to the project root (or absolute). Default `config/crd/bases`.
+    pub crd_dir: PathBuf,
+    /// Where `role.yaml` goes. Default `config/rbac`.
+    pub rbac_dir: PathBuf,
+    /// Truncate descriptions to this many bytes (controller-gen's `crd:maxDescLen`); 0 drops them.
+    pub max_desc_len: Option<usize>,
+    /// Name of the ClusterRole/Roles. Default `manager-role`.
+    pub role_name: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            crd_dir: PathBuf::from("config/crd/bases"),
+            rbac_dir: PathBuf::from("config/rbac"),
+            max_desc_len: None,
+            role_name: "manager-role".into(),
+        }
+    }
+}
+
+/// One generated CRD file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrdFile {
+    /// `<group>_<plural>.yaml`
+    pub file_name: String,
+    pub group: String,
+    pub kind: String,
+    pub yaml: String,
+}
+
+/// Everything a run generates, in memory.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub crds: Vec<CrdFile>,
+    /// The text of `role.yaml`; `None` when the project has no `+kubebuilder:rbac` markers.
+    pub rbac: Option<String>,
+    /// Warnings (the run succeeded); print them.
+    pub warnings: Vec<Diagnostic>,
+    /// Every file read.
+    pub source_files: Vec<PathBuf>,
+}
+
+impl Output {
+    /// The files this output writes: (absolute path, path relative to the project root, content).
+    pub fn files(&self, project_root: &Path, opts: &Options) -> Vec<(PathBuf, PathBuf, String)> {
+        let mut v = Vec::new();
+        for c in &self.crds {
+            let rel = opts.crd_dir.join(&c.file_name);
+            v.push((project_root.join(&rel), rel, c.yaml.clone()));
+        }
+        if let Some(r) = &self.rbac {
+            let rel = opts.rbac_dir.join("role.yaml");
+            v.push((project_root.join(&rel), rel, r.clone()));
+        }
+        v
+    }
+
+    fn planned(&self, project_root: &Path, opts: &Options) -> Vec<output::Planned> {
+        self.files(project_root, opts)
+            .into_iter()
+            .map(|(path, rel, content)| output::Planned { path, rel, content })
+            .collect()
+    }
+}
+
+/// Identity of one root kind (one version of it), as the derive macro needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KindIdentity {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+    pub singular: String,
+    pub short_names: Vec<String>,
+    pub namespaced: bool,
+    pub has_status: bool,
+    pub has_scale: bool,
+    /// Module path under the crate of the version module, then the kind: `api::v1::DemoMicroService`.
+    pub rust_path: String,
+    /// Every file read.
+    pub source_files: Vec<PathBuf>,
+}
+
+struct Analysis {
+    model: model::Model,
+    plans: Vec<crd::CrdPlan>,
+    diags: Vec<Diagnostic>,
+}
+
+fn analyze(project_root: &Path) -> Result<Analysis, Error> {
+    let mut diags = Vec::new();
+    let files = load::load_sources(project_root, &mut diags)?;
+    for f in &files {
+        load::plain_comment_markers(f, &mut diags);
+    }
+    let model = model::Model::build(files, &mut diags);
+    let roots = crd::find_roots(&model, &mut diags);
+    let plans = crd::plan_crds(&model, &roots, &mut diags);
+    Ok(Analysis {
+        model,
+        plans,
+        diags,
+    })
+}
+
+fn finish<T>(value: T, diags: Vec<Diagnostic>) -> Result<(T, Vec<Diagnostic>), Error> {
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(Error::Diagnostics(diags));
+    }
+    Ok((value, diags))
+}
+
+/// Reads the project at `project_root` (the directory with Cargo.toml and src/) and generates every CRD
+/// and the RBAC role. Writes nothing. All problems of the run come back together in [`Error::Diagnostics`].
+pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
+    let Analysis {
+        model,
+        plans,
+        mut diags,
+    } = analyze(project_root)?;
+    let mut sg = schema::SchemaGen::new(&model);
+    let mut crds = Vec::with_capacity(plans.len());
+    for plan in &plans {
+        let doc = crd::crd_document(&mut sg, plan, opts.max_desc_len);
+        crds.push(CrdFile {
+            file_name: plan.file_name(),
+            group: plan.group.clone(),
+            kind: plan.kind.clone(),
+            yaml: format!("---\n{}", yaml::to_yaml(&doc)),
+        });
+    }
+    diags.append(&mut sg.diags);
+    let roles = rbac::roles(&model.rbac, &opts.role_name);
+    let rbac = if roles.is_empty() {
+        None
+    } else {
+        Some(
+            roles
+                .iter()
+                .map(|r| format!("---\n{}", yaml::to_yaml(r)))
+                .collect::<String>(),
+        )
+    };
+    let source_files = model.files.iter().map(|f| f.abs.clone()).collect();
+    let ((crds, rbac), warnings) = finish((crds, rbac), diags)?;
+    Ok(Output {
+        crds,
+        rbac,
+        warnings,
+        source_files,
+    })
+}
+
+/// Writes `out` under `project_root`: only files whose content changed, all-or-nothing (temp file + rename).
+/// Returns the paths written.
+pub fn write(project_root: &Path, opts: &Options, out: &Output) -> Result<Vec<PathBuf>, Error> {
+    output::write_all(&out.planned(project_root, opts))
+}
+
+/// `--check`: writes nothing; `Some(unified diff)` when a file on disk differs from `out`.
+pub fn check(project_root: &Path, opts: &Options, out: &Output) -> Result<Option<String>, Error> {
+    output::diff_all(&out.planned(project_root, opts))
+}
+
+/// The root kinds of the project (for the derive macro). Reads and checks the markers, but does not
+/// build schemas, so it stays cheap at compile time.
+pub fn kind_identities(project_root: &Path) -> Result<Vec<KindIdentity>, Error> {
+    let Analysis {
+        model,
+        plans,
+        diags,
+    } = analyze(project_root)?;
+    let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
+    let mut out = Vec::new();
+    for plan in &plans {
+        for v in &plan.versions {
+            let t = &model.types[v.ty];
+            let pkg = &model.packages[t.package];
+            let module = pkg.module_path();
+            out.push(KindIdentity {
+                group: plan.group.clone(),
+                version: v.name.clone(),
+                kind: plan.kind.clone(),
+                plural: plan.plural.clone(),
+                singular: plan.singular.clone(),
+                short_names: plan.short_names.clone(),
+                namespaced: plan.scope == "Namespaced",
+                has_status: v.status,
+                has_scale: v.scale.is_some(),
+                rust_path: if module.is_empty() {
+                    t.name.clone()
+                } else {
+                    format!("{module}::{}", t.name)
+                },
+                source_files: source_files.clone(),
+            });
+        }
+    }
+    finish(out, diags).map(|(v, _)| v)
+}
+
+/// Exactly the text `rkb manifests` writes for the CRD of `group`/`kind`.
+pub fn crd_yaml(project_root: &Path, group: &str, kind: &str) -> Result<String, Error> {
+    let out = generate(project_root, &Options::default())?;
+    let known = out
+        .crds
+        .iter()
+        .map(|c| format!("{}/{}", c.group, c.kind))
+        .collect::<Vec<_>>()
+        .join(", ");
+    out.crds
+        .into_iter()
+        .find(|c| c.group == group && c.kind == kind)
+        .map(|c| c.yaml)
+        .ok_or_else(|| Error::UnknownKind {
+            group: group.into(),
+            kind: kind.into(),
+            known,
+        })
+}

@@ -51,7 +51,10 @@ impl Diagnostic {
     }
 
     pub fn warning(message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(message) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(message)
+        }
     }
 
     /// Places the diagnostic at `line:col` (1-based) of `file`, underlining `len` characters.
@@ -110,7 +113,11 @@ impl Diagnostic {
             // Tabs would shift the caret; render them as four spaces on both lines.
             let shown = self.source_line.replace('\t', "    ");
             out.push_str(&format!("{num} | {}\n", shown.trim_end()));
-            let prefix: String = self.source_line.chars().take(self.col.saturating_sub(1)).collect();
+            let prefix: String = self
+                .source_line
+                .chars()
+                .take(self.col.saturating_sub(1))
+                .collect();
             let indent = prefix.replace('\t', "    ").chars().count();
             let carets = "^".repeat(self.len.max(1));
             out.push_str(&format!("{pad} | {}{carets}\n", " ".repeat(indent)));
@@ -131,7 +138,9 @@ impl fmt::Display for Diagnostic {
 /// Renders many diagnostics, errors first in file/line order, with a closing count line.
 pub fn render_all(diags: &[Diagnostic]) -> String {
     let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
-    sorted.sort_by(|a, b| (a.severity, &a.file, a.line, a.col).cmp(&(b.severity, &b.file, b.line, b.col)));
+    sorted.sort_by(|a, b| {
+        (a.severity, &a.file, a.line, a.col).cmp(&(b.severity, &b.file, b.line, b.col))
+    });
     let mut out = String::new();
     for d in &sorted {
         out.push_str(&d.render());
@@ -171,7 +180,10 @@ mod tests {
 
     #[test]
     fn render_all_counts_errors() {
-        let d = vec![Diagnostic::warning("w").at("a.rs", 1, 1, 1), Diagnostic::error("e").at("b.rs", 2, 1, 1)];
+        let d = vec![
+            Diagnostic::warning("w").at("a.rs", 1, 1, 1),
+            Diagnostic::error("e").at("b.rs", 2, 1, 1),
+        ];
         let r = render_all(&d);
         assert!(r.starts_with("error: e"), "{r}");
         assert!(r.ends_with("aborting due to 1 previous error; no file written\n"));

@@ -47,7 +47,12 @@ fn tables() -> &'static Tables {
             inserted.push((p, None));
         }
         inserted.reverse();
-        Tables { single_to_plural, plural_to_single, rules: inserted, acronyms: data::ACRONYMS.iter().copied().collect() }
+        Tables {
+            single_to_plural,
+            plural_to_single,
+            rules: inserted,
+            acronyms: data::ACRONYMS.iter().copied().collect(),
+        }
     })
 }
 

@@ -74,45 +74,87 @@ fn char_col(text: &str, byte_offset: usize, base_col: usize) -> usize {
 fn char_len(text: &str, offset: usize, len: usize) -> usize {
     let end = (offset + len).min(text.len());
     let start = offset.min(end);
-    text.get(start..end).map(|s| s.chars().count()).unwrap_or(len).max(1)
+    text.get(start..end)
+        .map(|s| s.chars().count())
+        .unwrap_or(len)
+        .max(1)
 }
 
-fn diag_at(sev: Severity, msg: String, text: &str, offset: usize, len: usize, loc: &Location<'_>) -> Diagnostic {
+fn diag_at(
+    sev: Severity,
+    msg: String,
+    text: &str,
+    offset: usize,
+    len: usize,
+    loc: &Location<'_>,
+) -> Diagnostic {
     let d = match sev {
         Severity::Error => Diagnostic::error(msg),
         Severity::Warning => Diagnostic::warning(msg),
     };
-    d.at(loc.file, loc.line, char_col(text, offset, loc.col), char_len(text, offset, len))
-        .with_source_line(loc.source_line)
+    d.at(
+        loc.file,
+        loc.line,
+        char_col(text, offset, loc.col),
+        char_len(text, offset, len),
+    )
+    .with_source_line(loc.source_line)
 }
 
 /// Parses `text` (starting with `+`, already trimmed) as a marker on `target`.
 ///
 /// Unknown names in the `kubebuilder:`/`k8s:` namespaces, or close to a known name, are errors with a
 /// did-you-mean hint; other unknown `+words` are warnings (they may belong to other tools).
+// The error is the whole point of most calls that fail and is moved once; boxing buys nothing here.
+#[allow(clippy::result_large_err)]
 pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Marker, Diagnostic> {
     let reg = Registry::get();
     let body = text.strip_prefix('+').unwrap_or(text);
-    let span = Span { line: loc.line, col: loc.col, len: text.chars().count() };
+    let span = Span {
+        line: loc.line,
+        col: loc.col,
+        len: text.chars().count(),
+    };
     let Some((def, name_len)) = reg.lookup(body) else {
         return Err(unknown(reg, text, body, loc));
     };
     if !def.targets.contains(target) {
         return Err(diag_at(
             Severity::Error,
-            format!("marker `{}` cannot be used on a {}", def.name, short_target(target)),
+            format!(
+                "marker `{}` cannot be used on a {}",
+                def.name,
+                short_target(target)
+            ),
             text,
             0,
             1 + name_len,
             loc,
         )
-        .with_hint(format!("`+{}` applies to {}", def.name, def.targets.describe())));
+        .with_hint(format!(
+            "`+{}` applies to {}",
+            def.name,
+            def.targets.describe()
+        )));
     }
     // Offsets below are relative to `text` (which has the `+`).
     let name_end = 1 + name_len;
-    let mut marker = Marker { def, value: None, args: Vec::new(), text: text.to_string(), span };
+    let mut marker = Marker {
+        def,
+        value: None,
+        args: Vec::new(),
+        text: text.to_string(),
+        span,
+    };
     let err = |e: ValueError, base: usize| {
-        let mut d = diag_at(Severity::Error, format!("{} in marker `{}`", e.message, def.name), text, base + e.offset, e.len, loc);
+        let mut d = diag_at(
+            Severity::Error,
+            format!("{} in marker `{}`", e.message, def.name),
+            text,
+            base + e.offset,
+            e.len,
+            loc,
+        );
         if let Some(h) = e.hint {
             d = d.with_hint(h);
         }
@@ -169,14 +211,14 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
                 if !cur.at_end() {
                     let at = cur.pos;
                     return Err(err(
-                        ValueError::new(at, src.len() - at, format!("unexpected `{}` after the value", &src[at..])),
+                        ValueError::new(
+                            at,
+                            src.len() - at,
+                            format!("unexpected `{}` after the value", &src[at..]),
+                        ),
                         base,
                     )
                     .with_hint(format!("`+{}` takes one {}", def.name, ty)));
-                }
-                if ty == ArgType::String && v.as_str() == Some("") && !optional {
-                    return Err(err(ValueError::new(0, 1, "empty value".to_string()), base)
-                        .with_hint(format!("write `+{}=<{}>`", def.name, ty)));
                 }
                 marker.value = Some(v);
             }
@@ -188,7 +230,11 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
             } else {
                 name_end
             };
-            let base = if text[name_end..].starts_with('=') && text[base..].trim().is_empty() { text.len() } else { base };
+            let base = if text[name_end..].starts_with('=') && text[base..].trim().is_empty() {
+                text.len()
+            } else {
+                base
+            };
             let src = &text[base.min(text.len())..];
             let base = base.min(text.len());
             let mut cur = Cursor::new(src);
@@ -202,12 +248,24 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
                     let names: Vec<&str> = arg_defs.iter().map(|a| a.name).collect();
                     let close = names
                         .iter()
-                        .map(|n| (crate::suggest::levenshtein(&n.to_ascii_lowercase(), &name.to_ascii_lowercase()), *n))
+                        .map(|n| {
+                            (
+                                crate::suggest::levenshtein(
+                                    &n.to_ascii_lowercase(),
+                                    &name.to_ascii_lowercase(),
+                                ),
+                                *n,
+                            )
+                        })
                         .min()
                         .filter(|(d, _)| *d <= 3)
                         .map(|(_, n)| n);
                     let hint = match close {
-                        Some(n) => format!("did you mean `{n}`? `+{}` takes: {}", def.name, names.join(", ")),
+                        Some(n) => format!(
+                            "did you mean `{n}`? `+{}` takes: {}",
+                            def.name,
+                            names.join(", ")
+                        ),
                         None => format!("`+{}` takes: {}", def.name, names.join(", ")),
                     };
                     return Err(diag_at(
@@ -230,7 +288,8 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
                         loc,
                     ));
                 }
-                cur.expect('=', &format!("`=` after argument `{name}`")).map_err(|e| err(e, base))?;
+                cur.expect('=', &format!("`=` after argument `{name}`"))
+                    .map_err(|e| err(e, base))?;
                 cur.skip_ws();
                 let vstart = cur.pos;
                 let value = parse_value(&mut cur, ad.ty, false).map_err(|e| err(e, base))?;
@@ -239,17 +298,28 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
                     col: char_col(text, base + vstart, loc.col),
                     len: char_len(text, base + vstart, cur.pos - vstart),
                 };
-                marker.args.push(crate::parse::Arg { name: ad.name, value, span: vspan });
+                marker.args.push(crate::parse::Arg {
+                    name: ad.name,
+                    value,
+                    span: vspan,
+                });
                 match cur.peek_ns() {
                     None => break,
                     Some(',') => cur.pos += 1,
                     Some(_) => return Err(err(cur.unexpected("`,` between arguments"), base)),
                 }
             }
-            let missing: Vec<&str> =
-                arg_defs.iter().filter(|a| !a.optional && marker.arg(a.name).is_none()).map(|a| a.name).collect();
+            let missing: Vec<&str> = arg_defs
+                .iter()
+                .filter(|a| !a.optional && marker.arg(a.name).is_none())
+                .map(|a| a.name)
+                .collect();
             if !missing.is_empty() {
-                let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+                let list = missing
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 return Err(diag_at(
                     Severity::Error,
                     format!(
@@ -300,7 +370,11 @@ fn unknown(reg: &Registry, text: &str, body: &str, loc: &Location<'_>) -> Diagno
         shown = &head[..i];
     }
     let ours = head.starts_with("kubebuilder:") || head.starts_with("k8s:");
-    let sev = if ours || suggestion.is_some() { Severity::Error } else { Severity::Warning };
+    let sev = if ours || suggestion.is_some() {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
     let mut d = diag_at(
         sev,
         if sev == Severity::Error {
@@ -318,7 +392,9 @@ fn unknown(reg: &Registry, text: &str, body: &str, loc: &Location<'_>) -> Diagno
     } else if sev == Severity::Error {
         d = d.with_hint("see docs/markers.md for the markers rkb understands");
     } else {
-        d = d.with_hint("not a controller-gen marker; doc lines starting with `+` are read as markers");
+        d = d.with_hint(
+            "not a controller-gen marker; doc lines starting with `+` are read as markers",
+        );
     }
     d
 }
@@ -329,9 +405,15 @@ mod tests {
 
     fn loc(line: &str) -> Location<'_> {
         let col = line.find('+').unwrap() + 1;
-        Location { file: Path::new("src/api/v1/x_types.rs"), line: 7, col, source_line: line }
+        Location {
+            file: Path::new("src/api/v1/x_types.rs"),
+            line: 7,
+            col,
+            source_line: line,
+        }
     }
 
+    #[allow(clippy::result_large_err)]
     fn parse(line: &str, t: Target) -> Result<Marker, Diagnostic> {
         let l = loc(line);
         let text = line[l.col - 1..].trim_end();
@@ -391,37 +473,67 @@ mod tests {
     fn unknown_marker_did_you_mean() {
         let e = parse("    /// +kubebuilder:validation:Minimun=1", Target::Field).unwrap_err();
         assert_eq!(e.message, "unknown marker `kubebuilder:validation:Minimun`");
-        assert_eq!(e.hint.as_deref(), Some("did you mean `+kubebuilder:validation:Minimum`?"));
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("did you mean `+kubebuilder:validation:Minimum`?")
+        );
         assert_eq!((e.line, e.col, e.len), (7, 10, 30));
     }
 
     #[test]
     fn unknown_foreign_marker_is_warning() {
-        let e = parse("/// +operator-sdk:csv:customresourcedefinitions:displayName=\"X\"", Target::Type).unwrap_err();
+        let e = parse(
+            "/// +operator-sdk:csv:customresourcedefinitions:displayName=\"X\"",
+            Target::Type,
+        )
+        .unwrap_err();
         assert_eq!(e.severity, Severity::Warning);
     }
 
     #[test]
     fn wrong_value_type() {
         let e = parse("/// +kubebuilder:validation:MaxLength=abc", Target::Field).unwrap_err();
-        assert_eq!(e.message, "expected an integer, found `abc` in marker `kubebuilder:validation:MaxLength`");
+        assert_eq!(
+            e.message,
+            "expected an integer, found `abc` in marker `kubebuilder:validation:MaxLength`"
+        );
         assert_eq!(e.col, 39);
     }
 
     #[test]
     fn unknown_and_missing_args() {
-        let e = parse("/// +kubebuilder:printcolumn:name=x,typ=string,JSONPath=.a", Target::Type).unwrap_err();
-        assert_eq!(e.message, "unknown argument `typ` for marker `kubebuilder:printcolumn`");
+        let e = parse(
+            "/// +kubebuilder:printcolumn:name=x,typ=string,JSONPath=.a",
+            Target::Type,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "unknown argument `typ` for marker `kubebuilder:printcolumn`"
+        );
         assert!(e.hint.unwrap().starts_with("did you mean `type`?"));
-        let e = parse("/// +kubebuilder:rbac:groups=apps,resources=deployments", Target::Type).unwrap_err();
-        assert_eq!(e.message, "missing argument `verbs` in marker `kubebuilder:rbac`");
+        let e = parse(
+            "/// +kubebuilder:rbac:groups=apps,resources=deployments",
+            Target::Type,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "missing argument `verbs` in marker `kubebuilder:rbac`"
+        );
     }
 
     #[test]
     fn wrong_target() {
         let e = parse("/// +kubebuilder:subresource:status", Target::Field).unwrap_err();
-        assert_eq!(e.message, "marker `kubebuilder:subresource:status` cannot be used on a field");
-        assert_eq!(e.hint.as_deref(), Some("`+kubebuilder:subresource:status` applies to a type"));
+        assert_eq!(
+            e.message,
+            "marker `kubebuilder:subresource:status` cannot be used on a field"
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("`+kubebuilder:subresource:status` applies to a type")
+        );
     }
 
     #[test]

@@ -51,7 +51,10 @@ impl Value {
     /// List items as strings (non-string items are skipped; the registry guarantees their type).
     pub fn as_str_list(&self) -> Vec<String> {
         match self {
-            Value::List(items) => items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+            Value::List(items) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
             Value::String(s) => vec![s.clone()],
             _ => Vec::new(),
         }
@@ -67,14 +70,19 @@ impl Value {
                 if n.fract() == 0.0 && n.abs() < 1e15 {
                     J::from(*n as i64)
                 } else {
-                    serde_json::Number::from_f64(*n).map(J::Number).unwrap_or(J::Null)
+                    serde_json::Number::from_f64(*n)
+                        .map(J::Number)
+                        .unwrap_or(J::Null)
                 }
             }
             Value::String(s) => J::String(s.clone()),
             Value::List(items) => J::Array(items.iter().map(Value::to_json).collect()),
-            Value::Map(entries) => {
-                J::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
-            }
+            Value::Map(entries) => J::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .collect(),
+            ),
             Value::Json(j) => j.clone(),
         }
     }
@@ -138,7 +146,12 @@ pub struct ValueError {
 
 impl ValueError {
     pub(crate) fn new(offset: usize, len: usize, message: impl Into<String>) -> Self {
-        ValueError { offset, len, message: message.into(), hint: None }
+        ValueError {
+            offset,
+            len,
+            message: message.into(),
+            hint: None,
+        }
     }
 
     pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -229,7 +242,11 @@ impl<'a> Cursor<'a> {
         let rest = self.rest();
         let mut end = 0;
         for (i, c) in rest.char_indices() {
-            let ok = if i == 0 { c.is_alphabetic() || c == '_' } else { c.is_alphanumeric() || c == '_' };
+            let ok = if i == 0 {
+                c.is_alphabetic() || c == '_'
+            } else {
+                c.is_alphanumeric() || c == '_'
+            };
             if !ok {
                 break;
             }
@@ -244,7 +261,11 @@ impl<'a> Cursor<'a> {
 }
 
 /// Parses one value of type `ty` at the cursor. `in_list` is true for list items (which cannot be `a;b` lists).
-pub(crate) fn parse_value(cur: &mut Cursor<'_>, ty: ArgType, in_list: bool) -> Result<Value, ValueError> {
+pub(crate) fn parse_value(
+    cur: &mut Cursor<'_>,
+    ty: ArgType,
+    in_list: bool,
+) -> Result<Value, ValueError> {
     match ty {
         ArgType::Bool => parse_bool(cur),
         ArgType::Int => parse_int(cur),
@@ -341,10 +362,14 @@ fn parse_int(cur: &mut Cursor<'_>) -> Result<Value, ValueError> {
             .replace('_', "")
             .parse::<i64>()
             .map(Value::Int)
-            .map_err(|e| ValueError::new(start, text.len(), format!("invalid integer `{text}`: {e}"))),
-        Some((start, text, false)) => {
-            Err(ValueError::new(start, text.len(), format!("expected an integer, found `{text}`")))
-        }
+            .map_err(|e| {
+                ValueError::new(start, text.len(), format!("invalid integer `{text}`: {e}"))
+            }),
+        Some((start, text, false)) => Err(ValueError::new(
+            start,
+            text.len(),
+            format!("expected an integer, found `{text}`"),
+        )),
         None => {
             cur.pos = save;
             Err(cur.unexpected("an integer"))
@@ -359,7 +384,9 @@ fn parse_number(cur: &mut Cursor<'_>) -> Result<Value, ValueError> {
             .replace('_', "")
             .parse::<f64>()
             .map(Value::Number)
-            .map_err(|e| ValueError::new(start, text.len(), format!("invalid number `{text}`: {e}"))),
+            .map_err(|e| {
+                ValueError::new(start, text.len(), format!("invalid number `{text}`: {e}"))
+            }),
         None => {
             cur.pos = save;
             Err(cur.unexpected("a number"))
@@ -380,8 +407,12 @@ pub(crate) fn parse_string(cur: &mut Cursor<'_>) -> Result<String, ValueError> {
                     cur.pos += end + 1;
                     Ok(s)
                 }
-                None => Err(ValueError::new(start, cur.src.len() - start, "unterminated raw string")
-                    .with_hint("close the string with a backtick")),
+                None => {
+                    Err(
+                        ValueError::new(start, cur.src.len() - start, "unterminated raw string")
+                            .with_hint("close the string with a backtick"),
+                    )
+                }
             }
         }
         _ => {
@@ -414,8 +445,10 @@ fn parse_quoted(cur: &mut Cursor<'_>) -> Result<String, ValueError> {
     let mut out = String::new();
     loop {
         let Some(c) = cur.bump() else {
-            return Err(ValueError::new(start, cur.src.len() - start, "unterminated string")
-                .with_hint("close the string with `\"`"));
+            return Err(
+                ValueError::new(start, cur.src.len() - start, "unterminated string")
+                    .with_hint("close the string with `\"`"),
+            );
         };
         match c {
             '"' => return Ok(out),
@@ -440,18 +473,30 @@ fn parse_quoted(cur: &mut Cursor<'_>) -> Result<String, ValueError> {
                             _ => 2,
                         };
                         let hex: String = cur.rest().chars().take(n).collect();
-                        let code = u32::from_str_radix(&hex, 16).ok().filter(|_| hex.len() == n);
+                        let code = u32::from_str_radix(&hex, 16)
+                            .ok()
+                            .filter(|_| hex.len() == n);
                         match code.and_then(char::from_u32) {
                             Some(ch) => {
                                 out.push(ch);
                                 cur.pos += n;
                             }
-                            None => return Err(ValueError::new(esc_at, 2 + hex.len(), "invalid escape in string")),
+                            None => {
+                                return Err(ValueError::new(
+                                    esc_at,
+                                    2 + hex.len(),
+                                    "invalid escape in string",
+                                ));
+                            }
                         }
                     }
                     other => {
-                        return Err(ValueError::new(esc_at, 1 + other.len_utf8(), format!("unknown escape `\\{other}`"))
-                            .with_hint("use `\\\\` for a backslash, or a `raw` (backtick) string"));
+                        return Err(ValueError::new(
+                            esc_at,
+                            1 + other.len_utf8(),
+                            format!("unknown escape `\\{other}`"),
+                        )
+                        .with_hint("use `\\\\` for a backslash, or a `raw` (backtick) string"));
                     }
                 }
             }
@@ -573,7 +618,11 @@ fn guess_scalar(text: &str) -> Guess {
     }
     let mut c = Cursor::new(t);
     if let Some((_, id)) = c.ident() {
-        return if id == "true" || id == "false" { Guess::Bool } else { Guess::String };
+        return if id == "true" || id == "false" {
+            Guess::Bool
+        } else {
+            Guess::String
+        };
     }
     let mut c = Cursor::new(t);
     match scan_number(&mut c) {
@@ -661,14 +710,26 @@ mod tests {
         assert_eq!(any("foo"), Value::String("foo".into()));
         assert_eq!(any("\"a,b\""), Value::String("a,b".into()));
         assert_eq!(any("{}"), Value::Map(vec![]));
-        assert_eq!(any("{a,b}"), Value::List(vec![Value::String("a".into()), Value::String("b".into())]));
-        assert_eq!(any("a;b"), Value::List(vec![Value::String("a".into()), Value::String("b".into())]));
+        assert_eq!(
+            any("{a,b}"),
+            Value::List(vec![Value::String("a".into()), Value::String("b".into())])
+        );
+        assert_eq!(
+            any("a;b"),
+            Value::List(vec![Value::String("a".into()), Value::String("b".into())])
+        );
         assert_eq!(any("1;2"), Value::List(vec![Value::Int(1), Value::Int(2)]));
         assert_eq!(
             any("{a: 1, b: \"x\"}"),
-            Value::Map(vec![("a".into(), Value::Int(1)), ("b".into(), Value::String("x".into()))])
+            Value::Map(vec![
+                ("a".into(), Value::Int(1)),
+                ("b".into(), Value::String("x".into()))
+            ])
         );
-        assert_eq!(any("{a: {b: true}}").to_json(), serde_json::json!({"a": {"b": true}}));
+        assert_eq!(
+            any("{a: {b: true}}").to_json(),
+            serde_json::json!({"a": {"b": true}})
+        );
     }
 
     #[test]
@@ -695,7 +756,10 @@ mod tests {
     #[test]
     fn json_default() {
         let mut c = Cursor::new("{\"a\": [1, 2]}");
-        assert_eq!(parse_value(&mut c, ArgType::Json, false).unwrap().to_json(), serde_json::json!({"a": [1, 2]}));
+        assert_eq!(
+            parse_value(&mut c, ArgType::Json, false).unwrap().to_json(),
+            serde_json::json!({"a": [1, 2]})
+        );
         let mut c = Cursor::new("nope");
         assert!(parse_value(&mut c, ArgType::Json, false).is_err());
     }

@@ -1,0 +1,557 @@
+//! Stage 3b: CustomResourceDefinition documents, one per group+kind, all versions merged.
+
+use crate::model::{Model, Resolved, TypeKind};
+use crate::schema::{Schema, SchemaGen, flatten_all_of};
+use rkb_markers::{Diagnostic, Marker, Value as MValue};
+use serde_json::{Value, json};
+
+/// The controller-gen version whose output rkb reproduces (written in the CRD annotation, as it does).
+pub const CONTROLLER_GEN_VERSION: &str = "v0.21.0";
+
+/// A root kind found in the model: a struct marked `+kubebuilder:object:root=true` with an ObjectMeta
+/// `metadata` field, in a package with a group.
+#[derive(Clone, Debug)]
+pub struct Root {
+    pub ty: usize,
+    pub pkg: usize,
+}
+
+pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
+    let mut roots = Vec::new();
+    for (i, t) in model.types.iter().enumerate() {
+        let Some(mk) = t.doc.get("kubebuilder:object:root") else {
+            continue;
+        };
+        if mk.value.as_ref().and_then(MValue::as_bool) == Some(false) {
+            continue;
+        }
+        let TypeKind::Struct(fields) = &t.kind else {
+            continue;
+        };
+        let has_meta = fields.iter().any(|f| {
+            if let syn::Type::Path(p) = &f.ty {
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                matches!(model.resolve(t.file, &segs), Resolved::K8s(ref path) if path.ends_with("::ObjectMeta"))
+            } else {
+                false
+            }
+        });
+        if !has_meta {
+            continue;
+        }
+        let pkg = &model.packages[t.package];
+        if pkg.skip {
+            continue;
+        }
+        if pkg.group.is_none() {
+            let f = &model.files[t.file];
+            diags.push(
+                Diagnostic::warning(format!(
+                    "root kind `{}` is in a module without `+groupName`: no CRD generated",
+                    t.name
+                ))
+                .at(&f.rel, t.line, t.col, t.len)
+                .with_source_line(f.line(t.line))
+                .with_hint(format!(
+                    "add `//! +groupName=<group>` to the version module `{}`",
+                    pkg.module_path()
+                )),
+            );
+            continue;
+        }
+        roots.push(Root {
+            ty: i,
+            pkg: t.package,
+        });
+    }
+    roots
+}
+
+/// Everything about one version of a CRD except its schema.
+#[derive(Clone, Debug)]
+pub struct VersionPlan {
+    pub name: String,
+    pub ty: usize,
+    pub served: bool,
+    pub storage: bool,
+    pub deprecated: bool,
+    pub deprecation_warning: Option<String>,
+    pub status: bool,
+    pub scale: Option<Value>,
+    pub subresources: bool,
+    pub columns: Vec<Value>,
+    pub selectable: Vec<Value>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CrdPlan {
+    pub group: String,
+    pub kind: String,
+    pub plural: String,
+    pub singular: String,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    pub scope: String,
+    pub annotations: Vec<(String, String)>,
+    pub labels: Vec<(String, String)>,
+    pub versions: Vec<VersionPlan>,
+}
+
+impl CrdPlan {
+    pub fn file_name(&self) -> String {
+        format!("{}_{}.yaml", self.group, self.plural)
+    }
+}
+
+fn at_type(model: &Model, ty: usize) -> (std::path::PathBuf, usize, usize, usize, String) {
+    let t = &model.types[ty];
+    let f = &model.files[t.file];
+    (
+        f.rel.clone(),
+        t.line,
+        t.col,
+        t.len,
+        f.line(t.line).to_string(),
+    )
+}
+
+fn marker_diag(model: &Model, ty: usize, m: &Marker, msg: String) -> Diagnostic {
+    let f = &model.files[model.types[ty].file];
+    Diagnostic::error(msg)
+        .at(&f.rel, m.span.line, m.span.col, m.span.len)
+        .with_source_line(f.line(m.span.line))
+}
+
+/// Groups roots into CRDs and applies the CRD-level markers (names, scope, subresources, columns, versions).
+pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> Vec<CrdPlan> {
+    let mut plans: Vec<CrdPlan> = Vec::new();
+    for r in roots {
+        let t = &model.types[r.ty];
+        let group = model.packages[r.pkg].group.clone().unwrap_or_default();
+        let idx = match plans
+            .iter()
+            .position(|p| p.group == group && p.kind == t.name)
+        {
+            Some(i) => i,
+            None => {
+                plans.push(CrdPlan {
+                    plural: rkb_markers::plural_of(&t.name),
+                    singular: t.name.to_lowercase(),
+                    group: group.clone(),
+                    kind: t.name.clone(),
+                    short_names: Vec::new(),
+                    categories: Vec::new(),
+                    scope: "Namespaced".into(),
+                    annotations: Vec::new(),
+                    labels: Vec::new(),
+                    versions: Vec::new(),
+                });
+                plans.len() - 1
+            }
+        };
+        let version = model.packages[r.pkg].version.clone();
+        let plan = &mut plans[idx];
+        if plan.versions.iter().any(|v| v.name == version) {
+            let (file, line, col, len, src) = at_type(model, r.ty);
+            diags.push(
+                Diagnostic::error(format!(
+                    "kind `{}` is defined twice in {}/{}",
+                    t.name, group, version
+                ))
+                .at(file, line, col, len)
+                .with_source_line(src),
+            );
+            continue;
+        }
+        plan.versions.push(VersionPlan {
+            name: version,
+            ty: r.ty,
+            served: true,
+            storage: false,
+            deprecated: false,
+            deprecation_warning: None,
+            status: false,
+            scale: None,
+            subresources: false,
+            columns: Vec::new(),
+            selectable: Vec::new(),
+        });
+    }
+    for plan in &mut plans {
+        let mut skipped: Vec<String> = Vec::new();
+        for vi in 0..plan.versions.len() {
+            let ty = plan.versions[vi].ty;
+            for m in &model.types[ty].doc.markers {
+                let v = &mut plan.versions[vi];
+                match m.name() {
+                    "kubebuilder:subresource:status" => {
+                        v.subresources = true;
+                        v.status = true;
+                    }
+                    "kubebuilder:subresource:scale" => {
+                        v.subresources = true;
+                        let mut s = serde_json::Map::new();
+                        s.insert(
+                            "specReplicasPath".into(),
+                            json!(m.str_arg("specpath").unwrap_or("")),
+                        );
+                        s.insert(
+                            "statusReplicasPath".into(),
+                            json!(m.str_arg("statuspath").unwrap_or("")),
+                        );
+                        if let Some(sel) = m.str_arg("selectorpath") {
+                            s.insert("labelSelectorPath".into(), json!(sel));
+                        }
+                        v.scale = Some(Value::Object(s));
+                    }
+                    "kubebuilder:printcolumn" => {
+                        // controller-gen creates an (empty) subresources object here too.
+                        v.subresources = true;
+                        let mut c = serde_json::Map::new();
+                        c.insert("name".into(), json!(m.str_arg("name").unwrap_or("")));
+                        c.insert("type".into(), json!(m.str_arg("type").unwrap_or("")));
+                        c.insert(
+                            "jsonPath".into(),
+                            json!(m.str_arg("JSONPath").unwrap_or("")),
+                        );
+                        if let Some(d) = m.str_arg("description").filter(|d| !d.is_empty()) {
+                            c.insert("description".into(), json!(d));
+                        }
+                        if let Some(f) = m.str_arg("format").filter(|d| !d.is_empty()) {
+                            c.insert("format".into(), json!(f));
+                        }
+                        if let Some(p) = m
+                            .arg("priority")
+                            .and_then(MValue::as_i64)
+                            .filter(|p| *p != 0)
+                        {
+                            c.insert("priority".into(), json!(p));
+                        }
+                        v.columns.push(Value::Object(c));
+                    }
+                    "kubebuilder:selectablefield" => {
+                        v.selectable
+                            .push(json!({"jsonPath": m.str_arg("JSONPath").unwrap_or("")}));
+                    }
+                    "kubebuilder:storageversion" => v.storage = true,
+                    "kubebuilder:unservedversion" => v.served = false,
+                    "kubebuilder:deprecatedversion" => {
+                        v.deprecated = true;
+                        v.deprecation_warning = m.str_arg("warning").map(str::to_owned);
+                    }
+                    "kubebuilder:skipversion" => skipped.push(v.name.clone()),
+                    "kubebuilder:resource" => {
+                        if let Some(p) = m.str_arg("path").filter(|p| !p.is_empty()) {
+                            plan.plural = p.to_string();
+                        }
+                        if let Some(s) = m.str_arg("singular").filter(|p| !p.is_empty()) {
+                            plan.singular = s.to_string();
+                        }
+                        plan.short_names = m.list_arg("shortName");
+                        plan.categories = m.list_arg("categories");
+                        match m.str_arg("scope").unwrap_or("") {
+                            "" | "Namespaced" => plan.scope = "Namespaced".into(),
+                            "Cluster" => plan.scope = "Cluster".into(),
+                            other => diags.push(
+                                marker_diag(
+                                    model,
+                                    ty,
+                                    m,
+                                    format!("unknown resource scope `{other}`"),
+                                )
+                                .with_hint("scope is `Namespaced` (the default) or `Cluster`"),
+                            ),
+                        }
+                    }
+                    "kubebuilder:metadata" => {
+                        for a in m.list_arg("annotations") {
+                            match a.split_once('=') {
+                                Some((k, val)) => set_kv(&mut plan.annotations, k, val),
+                                None => diags.push(
+                                    marker_diag(model, ty, m, format!("annotation `{a}` is not in `key=value` form"))
+                                        .with_hint("e.g. `+kubebuilder:metadata:annotations=\"a.example.com/x=y\"`"),
+                                ),
+                            }
+                        }
+                        for l in m.list_arg("labels") {
+                            let (k, val) = l.split_once('=').unwrap_or((l.as_str(), ""));
+                            set_kv(&mut plan.labels, k, val);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if !skipped.is_empty() && plan.versions.len() == 1 {
+            let ty = plan.versions[0].ty;
+            if let Some(m) = model.types[ty].doc.get("kubebuilder:skipversion") {
+                diags.push(marker_diag(
+                    model,
+                    ty,
+                    m,
+                    "cannot skip a version if there is only a single version".into(),
+                ));
+            }
+        }
+        plan.versions.retain(|v| !skipped.contains(&v.name));
+        plan.versions.sort_by(|a, b| a.name.cmp(&b.name));
+        if plan.versions.len() == 1 {
+            plan.versions[0].storage = true;
+        }
+        let storage: Vec<&VersionPlan> = plan.versions.iter().filter(|v| v.storage).collect();
+        if !plan.versions.is_empty() && storage.len() != 1 {
+            let ty = plan.versions[0].ty;
+            let (file, line, col, len, src) = at_type(model, ty);
+            let names: Vec<&str> = plan.versions.iter().map(|v| v.name.as_str()).collect();
+            let msg = if storage.is_empty() {
+                format!(
+                    "CRD for {}/{} has no storage version (versions: {})",
+                    plan.group,
+                    plan.kind,
+                    names.join(", ")
+                )
+            } else {
+                let s: Vec<&str> = storage.iter().map(|v| v.name.as_str()).collect();
+                format!(
+                    "CRD for {}/{} has {} storage versions ({})",
+                    plan.group,
+                    plan.kind,
+                    s.len(),
+                    s.join(", ")
+                )
+            };
+            diags.push(
+                Diagnostic::error(msg)
+                    .at(file, line, col, len)
+                    .with_source_line(src)
+                    .with_hint(
+                        "mark exactly one version's type with `/// +kubebuilder:storageversion`",
+                    ),
+            );
+        }
+        if !plan.versions.is_empty() && !plan.versions.iter().any(|v| v.served) {
+            let ty = plan.versions[0].ty;
+            let (file, line, col, len, src) = at_type(model, ty);
+            diags.push(
+                Diagnostic::error(format!(
+                    "CRD for {}/{} does not serve any version",
+                    plan.group, plan.kind
+                ))
+                .at(file, line, col, len)
+                .with_source_line(src)
+                .with_hint("remove `+kubebuilder:unservedversion` from one version"),
+            );
+        }
+    }
+    plans.retain(|p| !p.versions.is_empty());
+    // controller-gen orders kinds by "Kind.group".
+    plans.sort_by(|a, b| format!("{}.{}", a.kind, a.group).cmp(&format!("{}.{}", b.kind, b.group)));
+    plans
+}
+
+fn set_kv(v: &mut Vec<(String, String)>, k: &str, val: &str) {
+    match v.iter_mut().find(|(kk, _)| kk == k) {
+        Some(e) => e.1 = val.to_string(),
+        None => v.push((k.to_string(), val.to_string())),
+    }
+}
+
+/// The full `openAPIV3Schema` of a root type.
+pub fn root_schema(sg: &mut SchemaGen<'_>, ty: usize, max_desc_len: Option<usize>) -> Schema {
+    let mut s = sg.flattened(&format!("local:{ty}"));
+    flatten_all_of(&mut s);
+    let props = s.entry("properties").or_insert_with(|| json!({}));
+    if let Value::Object(p) = props {
+        if p.contains_key("metadata") {
+            p.insert("metadata".into(), json!({"type": "object"}));
+        }
+        let tm = crate::schema::type_meta_schema();
+        if let Some(Value::Object(tp)) = tm.get("properties") {
+            for (k, v) in tp {
+                p.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    if let Some(n) = max_desc_len {
+        truncate_descriptions(&mut s, n);
+    }
+    s
+}
+
+fn truncate_descriptions(s: &mut Schema, max: usize) {
+    if max == 0 {
+        s.remove("description");
+    } else if let Some(Value::String(d)) = s.get_mut("description")
+        && d.len() > max
+    {
+        *d = truncate(d, max);
+    }
+    let mut children: Vec<&mut Schema> = Vec::new();
+    if let Some(Value::Object(p)) = s.get_mut("properties") {
+        for v in p.values_mut() {
+            if let Value::Object(o) = v {
+                children.push(o);
+            }
+        }
+    }
+    for c in children {
+        truncate_descriptions(c, max);
+    }
+    for k in ["items", "additionalProperties", "not"] {
+        if let Some(Value::Object(o)) = s.get_mut(k) {
+            truncate_descriptions(o, max);
+        }
+    }
+    for k in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(a)) = s.get_mut(k) {
+            for v in a {
+                if let Value::Object(o) = v {
+                    truncate_descriptions(o, max);
+                }
+            }
+        }
+    }
+}
+
+/// controller-gen's truncateString: cut at `max` bytes, then back to the last sentence end, else the last
+/// blank (adding "..."), else just "...".
+fn truncate(desc: &str, max: usize) -> String {
+    let mut cut = max.min(desc.len());
+    while !desc.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let d = &desc[..cut];
+    if let Some((i, c)) = d
+        .char_indices()
+        .rev()
+        .find(|(_, c)| is_sentence_terminal(*c))
+        && i > 0
+    {
+        return d[..i + c.len_utf8()].to_string();
+    }
+    if let Some((i, _)) = d.char_indices().rev().find(|(_, c)| c.is_whitespace())
+        && i > 0
+    {
+        return format!("{}...", &d[..i]);
+    }
+    format!("{d}...")
+}
+
+fn is_sentence_terminal(c: char) -> bool {
+    matches!(
+        c,
+        '.' | '!'
+            | '?'
+            | '\u{589}'
+            | '\u{61f}'
+            | '\u{6d4}'
+            | '\u{964}'
+            | '\u{965}'
+            | '\u{3002}'
+            | '\u{ff01}'
+            | '\u{ff0e}'
+            | '\u{ff1f}'
+    )
+}
+
+/// The CRD document for a plan, with schemas.
+pub fn crd_document(sg: &mut SchemaGen<'_>, plan: &CrdPlan, max_desc_len: Option<usize>) -> Value {
+    let mut versions = Vec::new();
+    for v in &plan.versions {
+        let schema = root_schema(sg, v.ty, max_desc_len);
+        crate::validate::check_structural(sg, v.ty, &v.name, &schema);
+        let mut ver = serde_json::Map::new();
+        ver.insert("name".into(), json!(v.name));
+        ver.insert(
+            "schema".into(),
+            json!({"openAPIV3Schema": Value::Object(schema)}),
+        );
+        ver.insert("served".into(), json!(v.served));
+        ver.insert("storage".into(), json!(v.storage));
+        if v.deprecated {
+            ver.insert("deprecated".into(), json!(true));
+        }
+        if let Some(w) = &v.deprecation_warning {
+            ver.insert("deprecationWarning".into(), json!(w));
+        }
+        if v.subresources {
+            let mut sub = serde_json::Map::new();
+            if v.status {
+                sub.insert("status".into(), json!({}));
+            }
+            if let Some(scale) = &v.scale {
+                sub.insert("scale".into(), scale.clone());
+            }
+            ver.insert("subresources".into(), Value::Object(sub));
+        }
+        if !v.columns.is_empty() {
+            ver.insert(
+                "additionalPrinterColumns".into(),
+                Value::Array(v.columns.clone()),
+            );
+        }
+        if !v.selectable.is_empty() {
+            ver.insert(
+                "selectableFields".into(),
+                Value::Array(v.selectable.clone()),
+            );
+        }
+        versions.push(Value::Object(ver));
+    }
+    let mut names = serde_json::Map::new();
+    names.insert("kind".into(), json!(plan.kind));
+    names.insert("listKind".into(), json!(format!("{}List", plan.kind)));
+    names.insert("plural".into(), json!(plan.plural));
+    names.insert("singular".into(), json!(plan.singular));
+    if !plan.short_names.is_empty() {
+        names.insert("shortNames".into(), json!(plan.short_names));
+    }
+    if !plan.categories.is_empty() {
+        names.insert("categories".into(), json!(plan.categories));
+    }
+    let mut annotations = serde_json::Map::new();
+    for (k, v) in &plan.annotations {
+        annotations.insert(k.clone(), json!(v));
+    }
+    annotations.insert(
+        "controller-gen.kubebuilder.io/version".into(),
+        json!(CONTROLLER_GEN_VERSION),
+    );
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("annotations".into(), Value::Object(annotations));
+    if !plan.labels.is_empty() {
+        let labels: serde_json::Map<String, Value> = plan
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        metadata.insert("labels".into(), Value::Object(labels));
+    }
+    metadata.insert(
+        "name".into(),
+        json!(format!("{}.{}", plan.plural, plan.group)),
+    );
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": Value::Object(metadata),
+        "spec": {
+            "group": plan.group,
+            "names": Value::Object(names),
+            "scope": plan.scope,
+            "versions": versions,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::truncate;
+
+    #[test]
+    fn truncates_like_controller_gen() {
+        assert_eq!(truncate("One. Two three four.", 12), "One.");
+        assert_eq!(truncate("alpha beta gamma", 12), "alpha beta...");
+        assert_eq!(truncate("abcdefghijkl", 5), "abcde...");
+    }
+}

@@ -1,0 +1,33 @@
+//! The error type of a run: every diagnostic of the run, or an I/O failure.
+
+use rkb_markers::{Diagnostic, render_all};
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Everything wrong with the project's sources, each with file:line:col, the source line and a caret.
+    #[error("{}", render_all(.0))]
+    Diagnostics(Vec<Diagnostic>),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// `crd_yaml` was asked for a kind the project does not define.
+    #[error("no CRD for kind `{kind}` in group `{group}` (known: {known})")]
+    UnknownKind {
+        group: String,
+        kind: String,
+        known: String,
+    },
+}
+
+impl Error {
+    /// The diagnostics carried by this error (empty for I/O errors).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        match self {
+            Error::Diagnostics(d) => d,
+            _ => &[],
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! Stage 1a: read and syn-parse every `src/**/*.rs`, and pull doc comments (with their positions) off items.
+
+use rkb_markers::Diagnostic;
+use std::path::{Path, PathBuf};
+
+/// One Rust source file, parsed.
+pub struct SourceFile {
+    /// Path relative to the project root (what diagnostics print), e.g. `src/api/v1/demo_types.rs`.
+    pub rel: PathBuf,
+    pub abs: PathBuf,
+    pub text: String,
+    line_starts: Vec<usize>,
+    pub ast: syn::File,
+    /// Module path of the file under the crate root, e.g. `["api", "v1", "demo_types"]`.
+    pub module: Vec<String>,
+    /// True for `mod.rs`, `lib.rs`, `main.rs` and `x.rs` files that have a sibling `x/` directory.
+    pub is_module_root: bool,
+}
+
+impl SourceFile {
+    /// The text of 1-based line `n` (without newline); empty when out of range.
+    pub fn line(&self, n: usize) -> &str {
+        if n == 0 || n > self.line_starts.len() {
+            return "";
+        }
+        let start = self.line_starts[n - 1];
+        let end = self.line_starts.get(n).copied().unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut v = vec![0];
+    v.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    v
+}
+
+/// Walks `root/src` and parses every `.rs` file. Parse errors become diagnostics (with syn's location);
+/// the files that parsed are returned either way so one run reports every problem.
+pub fn load_sources(
+    root: &Path,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<Vec<SourceFile>, crate::Error> {
+    let src = root.join("src");
+    if !src.is_dir() {
+        return Err(crate::Error::Diagnostics(vec![
+            Diagnostic::error(format!("no src/ directory under {}", root.display())).with_hint(
+                "run `rkb manifests` in the project root (the directory with Cargo.toml and src/)",
+            ),
+        ]));
+    }
+    let mut paths: Vec<PathBuf> = walkdir::WalkDir::new(&src)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rs"))
+        .map(|e| e.into_path())
+        .collect();
+    paths.sort();
+    let mut files = Vec::with_capacity(paths.len());
+    for abs in paths {
+        let text = std::fs::read_to_string(&abs).map_err(|source| crate::Error::Io {
+            path: abs.clone(),
+            source,
+        })?;
+        let rel = abs.strip_prefix(root).unwrap_or(&abs).to_path_buf();
+        let starts = line_starts(&text);
+        let ast = match parse_file(&text) {
+            Ok(ast) => ast,
+            Err(e) => {
+                let start = e.span().start();
+                let line = start.line;
+                let col = start.column + 1;
+                let src_line = text
+                    .lines()
+                    .nth(line.saturating_sub(1))
+                    .unwrap_or("")
+                    .to_string();
+                diags.push(
+                    Diagnostic::error(format!("Rust syntax error: {e}"))
+                        .at(&rel, line, col, 1)
+                        .with_source_line(src_line)
+                        .with_hint("rkb manifests reads the API types with syn; fix the syntax (cargo check shows the same error)"),
+                );
+                continue;
+            }
+        };
+        let (module, is_module_root) = module_of(&rel, &abs);
+        files.push(SourceFile {
+            rel,
+            abs,
+            text,
+            line_starts: starts,
+            ast,
+            module,
+            is_module_root,
+        });
+    }
+    Ok(files)
+}
+
+/// syn parsing with proc-macro2's own lexer, so spans carry line/column even inside a proc macro
+/// (the derive calls us at compile time).
+fn parse_file(text: &str) -> syn::Result<syn::File> {
+    proc_macro2::fallback::force();
+    let r = syn::parse_file(text);
+    proc_macro2::fallback::unforce();
+    r
+}
+
+fn module_of(rel: &Path, abs: &Path) -> (Vec<String>, bool) {
+    let mut parts: Vec<String> = rel
+        .iter()
+        .skip(1)
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect::<Vec<_>>();
+    let file = parts.pop().unwrap_or_default();
+    let stem = file.trim_end_matches(".rs").to_string();
+    let is_root_file = matches!(stem.as_str(), "mod" | "lib" | "main");
+    if !is_root_file {
+        parts.push(stem.clone());
+    }
+    let has_dir = abs.with_extension("").is_dir();
+    let is_bin = rel.iter().nth(1).is_some_and(|p| p == "bin");
+    if is_bin {
+        // src/bin/*.rs are separate crates; their modules don't share the library's paths.
+        return (vec!["bin".into(), stem], false);
+    }
+    (parts, is_root_file || has_dir)
+}
+
+/// One doc line: the text after `///` (or `//!`, or a `#[doc = "..."]` string) and where it starts.
+#[derive(Clone, Debug)]
+pub struct DocLine {
+    pub text: String,
+    pub line: usize,
+    /// 1-based character column of the first character of `text`.
+    pub col: usize,
+}
+
+/// Doc lines of the attributes `attrs` (outer or inner, as asked).
+pub fn doc_lines(attrs: &[syn::Attribute], file: &SourceFile, inner: bool) -> Vec<DocLine> {
+    let mut out = Vec::new();
+    for attr in attrs {
+        let is_inner = matches!(attr.style, syn::AttrStyle::Inner(_));
+        if is_inner != inner || !attr.path().is_ident("doc") {
+            continue;
+        }
+        let syn::Meta::NameValue(nv) = &attr.meta else {
+            continue;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) = &nv.value
+        else {
+            continue;
+        };
+        let value = s.value();
+        let start = s.span().start();
+        let src_line = file.line(start.line);
+        let rest: String = src_line.chars().skip(start.column).collect();
+        if rest.starts_with("///") || rest.starts_with("//!") {
+            out.push(DocLine {
+                text: value,
+                line: start.line,
+                col: start.column + 4,
+            });
+        } else if rest.starts_with("/**") || rest.starts_with("/*!") {
+            // Block doc: one DocLine per line of the block.
+            for (i, l) in value.split('\n').enumerate() {
+                let line = start.line + i;
+                let col = if i == 0 {
+                    start.column + 4
+                } else {
+                    let sl = file.line(line);
+                    sl.find(l.trim())
+                        .map(|b| sl[..b].chars().count() + 1)
+                        .unwrap_or(1)
+                };
+                out.push(DocLine {
+                    text: l.to_string(),
+                    line,
+                    col,
+                });
+            }
+        } else {
+            // #[doc = "..."]: the string starts one character after the quote (raw strings: after r#*").
+            let skip = rest
+                .find('"')
+                .map(|i| rest[..=i].chars().count())
+                .unwrap_or(1);
+            for (i, l) in value.split('\n').enumerate() {
+                out.push(DocLine {
+                    text: l.to_string(),
+                    line: start.line + i,
+                    col: start.column + 1 + if i == 0 { skip } else { 0 },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Warnings for marker-looking text in plain `//` comments (controller-gen reads those in Go, rkb does not).
+pub fn plain_comment_markers(file: &SourceFile, diags: &mut Vec<Diagnostic>) {
+    let reg = rkb_markers::Registry::get();
+    for (i, line) in file.text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(after) = trimmed.strip_prefix("//") else {
+            continue;
+        };
+        if after.starts_with('/') || after.starts_with('!') {
+            continue;
+        }
+        let body = after.trim_start();
+        let Some(name) = body.strip_prefix('+') else {
+            continue;
+        };
+        if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        let known = reg.lookup(name.trim_end()).is_some()
+            || name.starts_with("kubebuilder:")
+            || name.starts_with("k8s:")
+            || name.starts_with("groupName")
+            || name.starts_with("versionName");
+        if !known {
+            continue;
+        }
+        let lead = line.len() - trimmed.len();
+        let plus = lead + 2 + (after.len() - body.len());
+        let col = line[..plus].chars().count() + 1;
+        let inner_hint = name.starts_with("groupName") || name.starts_with("versionName");
+        diags.push(
+            Diagnostic::warning("marker in a plain `//` comment is not read")
+                .at(
+                    &file.rel,
+                    i + 1,
+                    lead + 1,
+                    body.trim_end().chars().count() + (col - lead - 1),
+                )
+                .with_source_line(line)
+                .with_hint(if inner_hint {
+                    "write package markers as inner doc comments: `//! +...` in the version module"
+                } else {
+                    "write markers in doc comments: `/// +...` (or `//! +...` for package markers)"
+                }),
+        );
+    }
+}

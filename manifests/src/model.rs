@@ -1,0 +1,804 @@
+//! Stage 1b: the API model built from the parsed files: packages (group/version modules), types (structs,
+//! unit enums, aliases, newtypes) and fields with their serde JSON names, plus every RBAC marker.
+
+use crate::docs::{Doc, build_doc};
+use crate::load::{SourceFile, doc_lines};
+use rkb_markers::{Diagnostic, Marker, Target};
+use std::collections::HashMap;
+
+pub struct Package {
+    /// Module path, e.g. `["api", "v1"]`.
+    pub module: Vec<String>,
+    pub group: Option<String>,
+    pub version: String,
+    pub markers: Vec<Marker>,
+    pub skip: bool,
+    /// `+kubebuilder:validation:Optional` on the package.
+    pub default_optional: bool,
+}
+
+impl Package {
+    pub fn module_path(&self) -> String {
+        self.module.join("::")
+    }
+}
+
+pub struct Field {
+    pub json_name: String,
+    pub ty: syn::Type,
+    pub doc: Doc,
+    /// `#[serde(flatten)]`: Go's `json:",inline"`.
+    pub flatten: bool,
+    /// Option<T>, `#[serde(default)]` or `skip_serializing_if`: Go's `omitempty`.
+    pub omit_empty: bool,
+    pub line: usize,
+    pub col: usize,
+    pub len: usize,
+}
+
+pub enum TypeKind {
+    Struct(Vec<Field>),
+    /// `type X = Y;`
+    Alias(syn::Type),
+    /// `struct X(Y);` (serde serializes it as Y)
+    Newtype(syn::Type),
+    /// Unit-variant enum: JSON string values in declaration order.
+    Enum(Vec<String>),
+    /// Something the generator cannot express (reported when a CRD uses it).
+    Unsupported(String),
+}
+
+pub struct TypeDef {
+    pub name: String,
+    pub file: usize,
+    pub package: usize,
+    pub doc: Doc,
+    pub kind: TypeKind,
+    pub line: usize,
+    pub col: usize,
+    pub len: usize,
+}
+
+#[derive(Default)]
+pub struct UseMap {
+    /// `use a::b::C as D;` -> D => [a, b, C]
+    pub names: HashMap<String, Vec<String>>,
+    pub globs: Vec<Vec<String>>,
+}
+
+pub struct Model {
+    pub files: Vec<SourceFile>,
+    pub packages: Vec<Package>,
+    pub types: Vec<TypeDef>,
+    pub uses: Vec<UseMap>,
+    /// Every `+kubebuilder:rbac` marker, in file order.
+    pub rbac: Vec<Marker>,
+    by_pkg: HashMap<(usize, String), usize>,
+    by_name: HashMap<String, Vec<usize>>,
+    pkg_by_module: HashMap<Vec<String>, usize>,
+}
+
+/// What a type path in a field refers to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolved {
+    Prim(Prim),
+    /// Option, Box, Rc, Arc: transparent.
+    Wrapper,
+    /// Vec, VecDeque, sets.
+    List,
+    /// BTreeMap, HashMap, IndexMap.
+    Map,
+    /// serde_json::Value
+    Json,
+    /// serde_json::Map<String, Value>
+    JsonMap,
+    Local(usize),
+    /// A k8s-openapi type, full path `k8s_openapi::...`.
+    K8s(String),
+    /// kube's / rkb-runtime's TypeMeta (apiVersion + kind).
+    TypeMeta,
+    Unknown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prim {
+    String,
+    Bool,
+    Int32,
+    Int64,
+    /// Go's int, int8/16, uint8/16: `integer` without a format.
+    Int,
+    Float,
+}
+
+impl Model {
+    pub fn build(files: Vec<SourceFile>, diags: &mut Vec<Diagnostic>) -> Model {
+        let mut m = Model {
+            packages: Vec::new(),
+            types: Vec::new(),
+            uses: Vec::new(),
+            rbac: Vec::new(),
+            by_pkg: HashMap::new(),
+            by_name: HashMap::new(),
+            pkg_by_module: HashMap::new(),
+            files: Vec::new(),
+        };
+        // Packages first (a file's package is its module, or its parent module for leaf files).
+        let mut file_pkg = Vec::with_capacity(files.len());
+        for f in &files {
+            let pkg_module = if f.is_module_root || f.module.is_empty() {
+                f.module.clone()
+            } else {
+                f.module[..f.module.len() - 1].to_vec()
+            };
+            let idx = *m
+                .pkg_by_module
+                .entry(pkg_module.clone())
+                .or_insert_with(|| {
+                    m.packages.push(Package {
+                        version: pkg_module.last().cloned().unwrap_or_default(),
+                        module: pkg_module,
+                        group: None,
+                        markers: Vec::new(),
+                        skip: false,
+                        default_optional: false,
+                    });
+                    m.packages.len() - 1
+                });
+            file_pkg.push(idx);
+        }
+        for (fi, f) in files.iter().enumerate() {
+            let mut uses = UseMap::default();
+            // Inner docs of the file: package markers.
+            let lines = doc_lines(&f.ast.attrs, f, true);
+            let doc = build_doc(&lines, f, Target::Package, diags);
+            m.take_package_doc(file_pkg[fi], doc);
+            let mut cx = Walk {
+                model: &mut m,
+                file: f,
+                fi,
+                pkg: file_pkg[fi],
+                uses: &mut uses,
+                diags,
+            };
+            cx.items(&f.ast.items);
+            m.uses.push(uses);
+        }
+        for p in &mut m.packages {
+            for mk in &p.markers {
+                match mk.name() {
+                    "groupName" => {
+                        p.group = Some(
+                            mk.value
+                                .as_ref()
+                                .and_then(|v| v.as_str())
+                                .unwrap_or("")
+                                .to_string(),
+                        )
+                    }
+                    "versionName" => {
+                        if let Some(v) = mk.value.as_ref().and_then(|v| v.as_str()) {
+                            p.version = v.to_string();
+                        }
+                    }
+                    "kubebuilder:skip" => p.skip = true,
+                    "kubebuilder:validation:Optional" => p.default_optional = true,
+                    _ => {}
+                }
+            }
+        }
+        for (i, t) in m.types.iter().enumerate() {
+            m.by_pkg.insert((t.package, t.name.clone()), i);
+            m.by_name.entry(t.name.clone()).or_default().push(i);
+        }
+        m.files = files;
+        m
+    }
+
+    fn take_package_doc(&mut self, pkg: usize, doc: Doc) {
+        for mk in doc.markers {
+            if mk.name() == "kubebuilder:rbac" {
+                self.rbac.push(mk);
+            } else {
+                self.packages[pkg].markers.push(mk);
+            }
+        }
+    }
+
+    pub fn type_in_package(&self, pkg: usize, name: &str) -> Option<usize> {
+        self.by_pkg.get(&(pkg, name.to_string())).copied()
+    }
+
+    /// Resolves a path written in file `fi`.
+    pub fn resolve(&self, fi: usize, segs: &[String]) -> Resolved {
+        let t = self.resolve_inner(fi, segs, 0);
+        if t == Resolved::Unknown && segs.len() == 1 {
+            self.resolve_global(&segs[0])
+        } else {
+            t
+        }
+    }
+
+    fn resolve_global(&self, name: &str) -> Resolved {
+        match self.by_name.get(name) {
+            Some(v) if v.len() == 1 => Resolved::Local(v[0]),
+            Some(v) if !v.is_empty() => {
+                // Prefer a type under src/api.
+                let api: Vec<usize> = v
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        self.packages[self.types[i].package]
+                            .module
+                            .first()
+                            .is_some_and(|s| s == "api")
+                    })
+                    .collect();
+                if api.len() == 1 {
+                    Resolved::Local(api[0])
+                } else {
+                    Resolved::Unknown
+                }
+            }
+            _ => Resolved::Unknown,
+        }
+    }
+
+    fn resolve_inner(&self, fi: usize, segs: &[String], depth: usize) -> Resolved {
+        if segs.is_empty() || depth > 8 {
+            return Resolved::Unknown;
+        }
+        let file = &self.files[fi];
+        let pkg = self.file_package(fi);
+        if segs.len() == 1 {
+            let name = &segs[0];
+            if let Some(t) = self.type_in_package(pkg, name) {
+                return Resolved::Local(t);
+            }
+            if let Some(full) = self.uses[fi].names.get(name) {
+                let r = self.resolve_full(fi, full, depth);
+                if r != Resolved::Unknown {
+                    return r;
+                }
+            }
+            if let Some(p) = prim_or_std(name) {
+                return p;
+            }
+            for g in &self.uses[fi].globs {
+                let mut full = g.clone();
+                full.push(name.clone());
+                let r = self.resolve_full(fi, &full, depth);
+                if r != Resolved::Unknown {
+                    return r;
+                }
+            }
+            return Resolved::Unknown;
+        }
+        // Multi-segment: substitute a `use`d first segment.
+        if let Some(prefix) = self.uses[fi].names.get(&segs[0]) {
+            let mut full = prefix.clone();
+            full.extend_from_slice(&segs[1..]);
+            return self.resolve_full(fi, &full, depth);
+        }
+        let _ = file;
+        self.resolve_full(fi, segs, depth)
+    }
+
+    fn file_package(&self, fi: usize) -> usize {
+        let f = &self.files[fi];
+        let pm = if f.is_module_root || f.module.is_empty() {
+            f.module.clone()
+        } else {
+            f.module[..f.module.len() - 1].to_vec()
+        };
+        self.pkg_by_module.get(&pm).copied().unwrap_or(0)
+    }
+
+    /// Resolves an absolute-ish path (`crate::..`, `super::..`, `k8s_openapi::..`, `std::..`).
+    fn resolve_full(&self, fi: usize, segs: &[String], depth: usize) -> Resolved {
+        if let Some(r) = external(segs) {
+            return r;
+        }
+        let f = &self.files[fi];
+        let mut module: Vec<String> = match segs[0].as_str() {
+            "crate" => Vec::new(),
+            "self" => f.module.clone(),
+            "super" => {
+                let mut m = f.module.clone();
+                // `super` in mod.rs/lib.rs is relative to the directory module itself.
+                m.pop();
+                m
+            }
+            _ => return Resolved::Unknown,
+        };
+        let mut rest = &segs[1..];
+        while rest.first().is_some_and(|s| s == "super") {
+            module.pop();
+            rest = &rest[1..];
+        }
+        if rest.is_empty() {
+            return Resolved::Unknown;
+        }
+        let name = &rest[rest.len() - 1];
+        module.extend(rest[..rest.len() - 1].iter().cloned());
+        // The module may be a package, or a leaf file module of a package (`api::v1::demo_types`).
+        for candidate in [
+            module.clone(),
+            module[..module.len().saturating_sub(1)].to_vec(),
+        ] {
+            if let Some(&p) = self.pkg_by_module.get(&candidate)
+                && let Some(t) = self.type_in_package(p, name)
+            {
+                return Resolved::Local(t);
+            }
+        }
+        // A re-export through another file's `use`: look the name up in that package's files.
+        let _ = depth;
+        Resolved::Unknown
+    }
+}
+
+/// Paths to things the generator knows without looking at the project.
+fn external(segs: &[String]) -> Option<Resolved> {
+    let last = segs.last()?.as_str();
+    if let Some(i) = segs.iter().position(|s| s == "k8s_openapi") {
+        return Some(Resolved::K8s(segs[i..].join("::")));
+    }
+    let first = segs[0].as_str();
+    match first {
+        "kube" | "kube_core" | "kube_client" | "rkb_runtime" => {
+            return Some(match last {
+                "TypeMeta" => Resolved::TypeMeta,
+                "ObjectMeta" => Resolved::K8s(
+                    "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta".into(),
+                ),
+                _ => Resolved::Unknown,
+            });
+        }
+        "serde_json" => {
+            return Some(match last {
+                "Value" => Resolved::Json,
+                "Map" => Resolved::JsonMap,
+                _ => Resolved::Unknown,
+            });
+        }
+        "std" | "alloc" | "core" | "indexmap" => {
+            return prim_or_std(last).or(Some(Resolved::Unknown));
+        }
+        _ => {}
+    }
+    None
+}
+
+fn prim_or_std(name: &str) -> Option<Resolved> {
+    Some(match name {
+        "String" | "str" | "char" => Resolved::Prim(Prim::String),
+        "bool" => Resolved::Prim(Prim::Bool),
+        "i32" | "u32" => Resolved::Prim(Prim::Int32),
+        "i64" | "u64" => Resolved::Prim(Prim::Int64),
+        "i8" | "i16" | "u8" | "u16" | "isize" | "usize" => Resolved::Prim(Prim::Int),
+        "f32" | "f64" => Resolved::Prim(Prim::Float),
+        "Option" | "Box" | "Rc" | "Arc" | "Cow" => Resolved::Wrapper,
+        "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "IndexSet" => Resolved::List,
+        "BTreeMap" | "HashMap" | "IndexMap" => Resolved::Map,
+        _ => return None,
+    })
+}
+
+struct Walk<'a> {
+    model: &'a mut Model,
+    file: &'a SourceFile,
+    fi: usize,
+    pkg: usize,
+    uses: &'a mut UseMap,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Walk<'_> {
+    fn items(&mut self, items: &[syn::Item]) {
+        for item in items {
+            match item {
+                syn::Item::Struct(s) => self.strukt(s),
+                syn::Item::Enum(e) => self.enumm(e),
+                syn::Item::Type(t) => {
+                    let doc = self.doc(&t.attrs, Target::Type);
+                    self.push_type(&t.ident, doc, TypeKind::Alias((*t.ty).clone()));
+                }
+                syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), self.uses),
+                syn::Item::Mod(m) => {
+                    self.rbac_only(&m.attrs, Target::Package);
+                    if let Some((_, inner)) = &m.content {
+                        // Inner docs of an inline module.
+                        let lines = doc_lines(&m.attrs, self.file, true);
+                        let doc = build_doc(&lines, self.file, Target::Package, self.diags);
+                        self.model.take_package_doc(self.pkg, doc);
+                        self.items(inner);
+                    }
+                }
+                syn::Item::Impl(i) => {
+                    self.rbac_only(&i.attrs, Target::Package);
+                    for ii in &i.items {
+                        if let syn::ImplItem::Fn(f) = ii {
+                            self.rbac_only(&f.attrs, Target::Package);
+                        }
+                    }
+                }
+                syn::Item::Trait(t) => {
+                    self.rbac_only(&t.attrs, Target::Package);
+                    for ti in &t.items {
+                        if let syn::TraitItem::Fn(f) = ti {
+                            self.rbac_only(&f.attrs, Target::Package);
+                        }
+                    }
+                }
+                syn::Item::Fn(f) => self.rbac_only(&f.attrs, Target::Package),
+                syn::Item::Const(c) => self.rbac_only(&c.attrs, Target::Package),
+                syn::Item::Static(s) => self.rbac_only(&s.attrs, Target::Package),
+                _ => {}
+            }
+        }
+    }
+
+    fn doc(&mut self, attrs: &[syn::Attribute], target: Target) -> Doc {
+        let lines = doc_lines(attrs, self.file, false);
+        let mut doc = build_doc(&lines, self.file, target, self.diags);
+        let (rbac, rest): (Vec<Marker>, Vec<Marker>) = doc
+            .markers
+            .drain(..)
+            .partition(|m| m.name() == "kubebuilder:rbac");
+        self.model.rbac.extend(rbac);
+        doc.markers = rest;
+        doc
+    }
+
+    /// Items that are not API types: only RBAC markers matter (others are reported as misplaced).
+    fn rbac_only(&mut self, attrs: &[syn::Attribute], target: Target) {
+        let _ = self.doc(attrs, target);
+    }
+
+    fn push_type(&mut self, ident: &syn::Ident, doc: Doc, kind: TypeKind) {
+        let start = ident.span().start();
+        let name = ident.to_string();
+        self.model.types.push(TypeDef {
+            len: name.chars().count(),
+            name,
+            file: self.fi,
+            package: self.pkg,
+            doc,
+            kind,
+            line: start.line,
+            col: start.column + 1,
+        });
+    }
+
+    fn strukt(&mut self, s: &syn::ItemStruct) {
+        let doc = self.doc(&s.attrs, Target::Type);
+        let cattrs = serde_container(&s.attrs);
+        let kind = match &s.fields {
+            syn::Fields::Named(named) => {
+                let mut fields = Vec::new();
+                for f in &named.named {
+                    let Some(ident) = &f.ident else { continue };
+                    let fattrs = serde_field(&f.attrs);
+                    let fdoc = self.doc(&f.attrs, Target::Field);
+                    if fattrs.skip {
+                        continue;
+                    }
+                    let rust_name = syn::ext::IdentExt::unraw(ident).to_string();
+                    let json_name = fattrs.rename.clone().unwrap_or_else(|| {
+                        cattrs
+                            .rename_all
+                            .map(|r| r.apply_to_field(&rust_name))
+                            .unwrap_or(rust_name.clone())
+                    });
+                    let start = ident.span().start();
+                    let omit_empty =
+                        is_option(&f.ty) || fattrs.default || fattrs.skip_if || cattrs.default;
+                    fields.push(Field {
+                        len: rust_name.chars().count(),
+                        json_name,
+                        ty: f.ty.clone(),
+                        doc: fdoc,
+                        flatten: fattrs.flatten,
+                        omit_empty,
+                        line: start.line,
+                        col: start.column + 1,
+                    });
+                }
+                TypeKind::Struct(fields)
+            }
+            syn::Fields::Unnamed(un) if un.unnamed.len() == 1 => {
+                TypeKind::Newtype(un.unnamed[0].ty.clone())
+            }
+            syn::Fields::Unnamed(_) => {
+                TypeKind::Unsupported("tuple structs with more than one field".into())
+            }
+            syn::Fields::Unit => TypeKind::Unsupported("unit structs".into()),
+        };
+        self.push_type(&s.ident, doc, kind);
+    }
+
+    fn enumm(&mut self, e: &syn::ItemEnum) {
+        let doc = self.doc(&e.attrs, Target::Type);
+        let cattrs = serde_container(&e.attrs);
+        let mut values = Vec::new();
+        let mut unit = true;
+        for v in &e.variants {
+            let _ = self.doc(&v.attrs, Target::Field);
+            if !matches!(v.fields, syn::Fields::Unit) {
+                unit = false;
+                continue;
+            }
+            let vattrs = serde_field(&v.attrs);
+            if vattrs.skip {
+                continue;
+            }
+            let name = v.ident.to_string();
+            values.push(vattrs.rename.unwrap_or_else(|| {
+                cattrs
+                    .rename_all
+                    .map(|r| r.apply_to_variant(&name))
+                    .unwrap_or(name)
+            }));
+        }
+        let kind = if unit && !cattrs.untagged {
+            TypeKind::Enum(values)
+        } else {
+            TypeKind::Unsupported(
+                "enums with data (only unit-variant enums map to a string enum)".into(),
+            )
+        };
+        self.push_type(&e.ident, doc, kind);
+    }
+}
+
+fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, out: &mut UseMap) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            let mut pre = prefix;
+            pre.push(p.ident.to_string());
+            collect_use(&p.tree, pre, out);
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            let mut full = prefix;
+            if name == "self" {
+                if let Some(last) = full.last().cloned() {
+                    out.names.insert(last, full);
+                }
+                return;
+            }
+            full.push(name.clone());
+            out.names.insert(name, full);
+        }
+        syn::UseTree::Rename(r) => {
+            let mut full = prefix;
+            let name = r.ident.to_string();
+            if name != "self" {
+                full.push(name);
+            }
+            out.names.insert(r.rename.to_string(), full);
+        }
+        syn::UseTree::Glob(_) => out.globs.push(prefix),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                collect_use(t, prefix.clone(), out);
+            }
+        }
+    }
+}
+
+pub fn is_option(ty: &syn::Type) -> bool {
+    if let syn::Type::Path(p) = ty
+        && let Some(last) = p.path.segments.last()
+    {
+        return last.ident == "Option";
+    }
+    false
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenameRule {
+    Lower,
+    Upper,
+    Pascal,
+    Camel,
+    Snake,
+    ScreamingSnake,
+    Kebab,
+    ScreamingKebab,
+}
+
+impl RenameRule {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "lowercase" => Self::Lower,
+            "UPPERCASE" => Self::Upper,
+            "PascalCase" => Self::Pascal,
+            "camelCase" => Self::Camel,
+            "snake_case" => Self::Snake,
+            "SCREAMING_SNAKE_CASE" => Self::ScreamingSnake,
+            "kebab-case" => Self::Kebab,
+            "SCREAMING-KEBAB-CASE" => Self::ScreamingKebab,
+            _ => return None,
+        })
+    }
+
+    /// serde's rule for snake_case field names.
+    pub fn apply_to_field(self, field: &str) -> String {
+        match self {
+            Self::Lower | Self::Snake => field.to_string(),
+            Self::Upper | Self::ScreamingSnake => field.to_ascii_uppercase(),
+            Self::Pascal | Self::Camel => {
+                let mut out = String::new();
+                let mut cap = self == Self::Pascal;
+                for ch in field.chars() {
+                    if ch == '_' {
+                        cap = true;
+                    } else if cap {
+                        out.push(ch.to_ascii_uppercase());
+                        cap = false;
+                    } else {
+                        out.push(ch);
+                    }
+                }
+                if self == Self::Camel
+                    && let Some(first) = out.chars().next()
+                {
+                    // A leading `_x` field still starts lowercase in camelCase.
+                    out = first.to_ascii_lowercase().to_string() + &out[first.len_utf8()..];
+                }
+                out
+            }
+            Self::Kebab => field.replace('_', "-"),
+            Self::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),
+        }
+    }
+
+    /// serde's rule for PascalCase variant names.
+    pub fn apply_to_variant(self, variant: &str) -> String {
+        let snake = || {
+            let mut s = String::new();
+            for (i, ch) in variant.char_indices() {
+                if i > 0 && ch.is_uppercase() {
+                    s.push('_');
+                }
+                s.push(ch.to_ascii_lowercase());
+            }
+            s
+        };
+        match self {
+            Self::Pascal => variant.to_string(),
+            Self::Lower => variant.to_ascii_lowercase(),
+            Self::Upper => variant.to_ascii_uppercase(),
+            Self::Camel => {
+                let mut c = variant.chars();
+                c.next()
+                    .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+                    .unwrap_or_default()
+            }
+            Self::Snake => snake(),
+            Self::ScreamingSnake => snake().to_ascii_uppercase(),
+            Self::Kebab => snake().replace('_', "-"),
+            Self::ScreamingKebab => snake().to_ascii_uppercase().replace('_', "-"),
+        }
+    }
+}
+
+#[derive(Default)]
+struct ContainerAttrs {
+    rename_all: Option<RenameRule>,
+    default: bool,
+    untagged: bool,
+}
+
+#[derive(Default)]
+struct FieldAttrs {
+    rename: Option<String>,
+    flatten: bool,
+    skip: bool,
+    default: bool,
+    skip_if: bool,
+}
+
+/// Consumes whatever follows a serde attribute key we don't care about.
+fn skip_meta(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|m| skip_meta(&m))?;
+    }
+    Ok(())
+}
+
+/// `rename = "x"` or `rename(serialize = "x", ...)`: the serialize name.
+fn ser_name(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
+    if meta.input.peek(syn::Token![=]) {
+        let s: syn::LitStr = meta.value()?.parse()?;
+        return Ok(Some(s.value()));
+    }
+    let mut out = None;
+    meta.parse_nested_meta(|m| {
+        if m.path.is_ident("serialize") {
+            let s: syn::LitStr = m.value()?.parse()?;
+            out = Some(s.value());
+            Ok(())
+        } else {
+            skip_meta(&m)
+        }
+    })?;
+    Ok(out)
+}
+
+fn serde_container(attrs: &[syn::Attribute]) -> ContainerAttrs {
+    let mut c = ContainerAttrs::default();
+    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|m| {
+            if m.path.is_ident("rename_all") {
+                c.rename_all = ser_name(&m)?.as_deref().and_then(RenameRule::parse);
+            } else if m.path.is_ident("default") {
+                c.default = true;
+                skip_meta(&m)?;
+            } else if m.path.is_ident("untagged")
+                || m.path.is_ident("tag")
+                || m.path.is_ident("content")
+            {
+                c.untagged = true;
+                skip_meta(&m)?;
+            } else {
+                skip_meta(&m)?;
+            }
+            Ok(())
+        });
+    }
+    c
+}
+
+fn serde_field(attrs: &[syn::Attribute]) -> FieldAttrs {
+    let mut f = FieldAttrs::default();
+    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|m| {
+            if m.path.is_ident("rename") {
+                f.rename = ser_name(&m)?;
+            } else if m.path.is_ident("flatten") {
+                f.flatten = true;
+            } else if m.path.is_ident("skip") || m.path.is_ident("skip_serializing") {
+                f.skip = true;
+            } else if m.path.is_ident("default") {
+                f.default = true;
+                skip_meta(&m)?;
+            } else if m.path.is_ident("skip_serializing_if") {
+                f.skip_if = true;
+                skip_meta(&m)?;
+            } else {
+                skip_meta(&m)?;
+            }
+            Ok(())
+        });
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RenameRule;
+
+    #[test]
+    fn serde_rename_rules() {
+        assert_eq!(
+            RenameRule::Camel.apply_to_field("image_pull_policy"),
+            "imagePullPolicy"
+        );
+        assert_eq!(RenameRule::Pascal.apply_to_field("a_b"), "AB");
+        assert_eq!(RenameRule::Kebab.apply_to_field("a_b"), "a-b");
+        assert_eq!(
+            RenameRule::Snake.apply_to_variant("RollingUpdate"),
+            "rolling_update"
+        );
+        assert_eq!(
+            RenameRule::Camel.apply_to_variant("RollingUpdate"),
+            "rollingUpdate"
+        );
+        assert_eq!(RenameRule::ScreamingKebab.apply_to_variant("AbC"), "AB-C");
+    }
+}

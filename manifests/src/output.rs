@@ -1,0 +1,89 @@
+//! Writing generated files: all-or-nothing (stage every file to a temp file, then rename), or `--check`
+//! (write nothing, return a unified diff of the stale files).
+
+use crate::Error;
+use std::path::{Path, PathBuf};
+
+/// A file to write: absolute path and full content.
+pub struct Planned {
+    pub path: PathBuf,
+    pub rel: PathBuf,
+    pub content: String,
+}
+
+fn read_existing(path: &Path) -> Result<Option<String>, Error> {
+    match std::fs::read_to_string(path) {
+        Ok(s) => Ok(Some(s)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Writes the files whose content changed. Every changed file is staged first; only when all staged
+/// writes succeeded are they renamed into place, so an I/O failure leaves the old files untouched.
+pub fn write_all(files: &[Planned]) -> Result<Vec<PathBuf>, Error> {
+    let mut staged: Vec<(PathBuf, &Planned)> = Vec::new();
+    let cleanup = |staged: &[(PathBuf, &Planned)]| {
+        for (tmp, _) in staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+    };
+    for f in files {
+        if read_existing(&f.path)?.as_deref() == Some(f.content.as_str()) {
+            continue;
+        }
+        let dir = f.path.parent().unwrap_or(Path::new("."));
+        if let Err(source) = std::fs::create_dir_all(dir) {
+            cleanup(&staged);
+            return Err(Error::Io {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+        let name = f
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.rkb-tmp"));
+        if let Err(source) = std::fs::write(&tmp, &f.content) {
+            cleanup(&staged);
+            return Err(Error::Io { path: tmp, source });
+        }
+        staged.push((tmp, f));
+    }
+    let mut written = Vec::new();
+    for (tmp, f) in &staged {
+        std::fs::rename(tmp, &f.path).map_err(|source| Error::Io {
+            path: f.path.clone(),
+            source,
+        })?;
+        written.push(f.path.clone());
+    }
+    Ok(written)
+}
+
+/// A unified diff (`--- a/<file>` / `+++ b/<file>`) of every file whose content would change; `None` when
+/// everything is up to date.
+pub fn diff_all(files: &[Planned]) -> Result<Option<String>, Error> {
+    let mut out = String::new();
+    for f in files {
+        let old = read_existing(&f.path)?.unwrap_or_default();
+        if old == f.content {
+            continue;
+        }
+        let rel = f.rel.display().to_string();
+        let diff = similar::TextDiff::from_lines(&old, &f.content);
+        out.push_str(
+            &diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&format!("a/{rel}"), &format!("b/{rel}"))
+                .to_string(),
+        );
+    }
+    Ok(if out.is_empty() { None } else { Some(out) })
+}
