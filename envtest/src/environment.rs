@@ -276,6 +276,12 @@ pub struct Environment {
     dir: Option<TempDir>,
 }
 
+// Tests share environments across tasks and threads.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Environment>();
+};
+
 impl std::fmt::Debug for Environment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Environment")

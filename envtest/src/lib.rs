@@ -20,6 +20,15 @@
 //! certificates and temp dir, so tests may run in parallel. Everything is killed and removed on
 //! drop, including during a panic; if the test process itself is killed, the kernel kills the
 //! control plane too (see the `process` module).
+//!
+//! How it differs from a cluster, as controller-runtime's envtest does: no nodes, kubelet or
+//! scheduler, so Pods never run; the `ServiceAccount` admission plugin is off (nothing creates the
+//! `default` ServiceAccount unless the controller manager runs); API priority and fairness is off
+//! (it only delays readiness). Authorization is RBAC: the client from
+//! [`Environment::client`] is in `system:masters`, so to test RBAC rules, impersonate another user
+//! through [`Environment::config`]. With [`EnvironmentBuilder::with_controller_manager`],
+//! kube-controller-manager runs the controllers in [`CONTROLLERS`] (garbage collection, namespace
+//! deletion, service accounts), which kubebuilder's envtest does not offer.
 
 mod binaries;
 mod certs;

@@ -285,3 +285,16 @@ async fn restarting_the_apiserver_keeps_data_and_clients() {
         "the log should show two starts"
     );
 }
+
+#[tokio::test]
+async fn rbac_applies_to_users_other_than_the_admin() {
+    let env = start(Environment::builder()).await;
+    let mut as_nobody = env.config().clone();
+    as_nobody.auth_info.impersonate = Some("nobody".into());
+    let denied: Api<ConfigMap> =
+        Api::namespaced(kube::Client::try_from(as_nobody).unwrap(), "default");
+    match denied.list(&Default::default()).await {
+        Err(kube::Error::Api(status)) => assert_eq!(status.code, 403, "{status:?}"),
+        other => panic!("expected 403 Forbidden, got {other:?}"),
+    }
+}
