@@ -26,6 +26,7 @@ struct Inner {
     namespace: Option<String>,
     tweak: Option<Tweak>,
     resync: Option<Duration>,
+    strip_managed_fields: bool,
     informers: Mutex<HashMap<TypeId, Entry>>,
     shut_down: Mutex<bool>,
 }
@@ -66,6 +67,7 @@ pub struct SharedInformerFactoryBuilder {
     namespace: Option<String>,
     tweak: Option<Tweak>,
     resync: Option<Duration>,
+    strip_managed_fields: bool,
 }
 
 impl SharedInformerFactoryBuilder {
@@ -90,6 +92,12 @@ impl SharedInformerFactoryBuilder {
         self
     }
 
+    /// Cache objects without `metadata.managedFields` (see [`Informer::strip_managed_fields`]).
+    pub fn strip_managed_fields(mut self) -> Self {
+        self.strip_managed_fields = true;
+        self
+    }
+
     /// The factory.
     pub fn build(self) -> SharedInformerFactory {
         SharedInformerFactory {
@@ -98,6 +106,7 @@ impl SharedInformerFactoryBuilder {
                 namespace: self.namespace,
                 tweak: self.tweak,
                 resync: self.resync,
+                strip_managed_fields: self.strip_managed_fields,
                 informers: Mutex::new(HashMap::new()),
                 shut_down: Mutex::new(false),
             }),
@@ -118,6 +127,7 @@ impl SharedInformerFactory {
             namespace: None,
             tweak: None,
             resync: None,
+            strip_managed_fields: false,
         }
     }
 
@@ -136,7 +146,10 @@ impl SharedInformerFactory {
                 Some(tweak) => tweak(config),
                 None => config,
             };
-            let informer = Informer::<K>::new(api, config, self.inner.resync);
+            let mut informer = Informer::<K>::new(api, config, self.inner.resync);
+            if self.inner.strip_managed_fields {
+                informer = informer.strip_managed_fields();
+            }
             Entry {
                 typed: Box::new(informer.clone()),
                 erased: Box::new(informer),

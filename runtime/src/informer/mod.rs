@@ -67,6 +67,9 @@ struct Shared<K: InformerKind> {
     stop: watch::Sender<bool>,
     task: Mutex<Option<JoinHandle<()>>>,
     stopped: AtomicBool,
+    /// Drop `metadata.managedFields` before caching (controller-runtime's
+    /// `TransformStripManagedFields`): it is most of a small object's memory and few read it.
+    strip_managed_fields: AtomicBool,
 }
 
 impl<K: InformerKind> Informer<K> {
@@ -89,6 +92,7 @@ impl<K: InformerKind> Informer<K> {
                 stop: watch::channel(false).0,
                 task: Mutex::new(None),
                 stopped: AtomicBool::new(false),
+                strip_managed_fields: AtomicBool::new(false),
             }),
         }
     }
@@ -112,6 +116,15 @@ impl<K: InformerKind> Informer<K> {
     /// Unregisters a handler; it gets no further events (queued ones are still delivered).
     pub fn remove_event_handler(&self, registration: &HandlerRegistration) {
         lock(&self.shared.listeners).retain(|l| l.id != registration.id);
+    }
+
+    /// Drops `metadata.managedFields` from cached objects (and so from what handlers and listers
+    /// see), which roughly halves the memory of small objects. Set it before [`start`](Self::start).
+    pub fn strip_managed_fields(self) -> Self {
+        self.shared
+            .strip_managed_fields
+            .store(true, Ordering::Release);
+        self
     }
 
     /// Whether `self` and `other` are the same informer (one watch, one cache).
@@ -209,7 +222,15 @@ impl<K: InformerKind> Shared<K> {
         }
     }
 
-    fn process(&self, writer: &mut reflector::store::Writer<K>, event: Event<K>) {
+    fn process(&self, writer: &mut reflector::store::Writer<K>, mut event: Event<K>) {
+        if self.strip_managed_fields.load(Ordering::Acquire) {
+            match &mut event {
+                Event::Apply(o) | Event::Delete(o) | Event::InitApply(o) => {
+                    o.meta_mut().managed_fields = None
+                }
+                Event::Init | Event::InitDone => {}
+            }
+        }
         let listeners = lock(&self.listeners);
         let notify = |n: &dyn Fn() -> Notification<K>| {
             for l in listeners.iter() {
