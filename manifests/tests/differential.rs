@@ -1,0 +1,510 @@
+//! Differential test: rkb-manifests against controller-gen v0.21.0 on the paired corpus in tests/corpus.
+//!
+//! Each case directory holds the same API twice: Go under `api/` (and RBAC markers under
+//! `internal/controller/`), Rust under `src/` as an rkb project. controller-gen runs once over the whole
+//! Go module for CRDs (each case owns distinct API groups, so CRD file names never collide) and once per
+//! case that has RBAC markers; rkb-manifests runs on each case's project root. The parsed YAML documents
+//! must be equal, descriptions included; every difference is printed with its JSON path.
+//!
+//! Needs Go and controller-gen: `hack/install-controller-gen.sh` installs it (CI runs it first). The test
+//! fails, never skips, when controller-gen is missing. Environment:
+//!   RKB_CONTROLLER_GEN   controller-gen binary to use (default: the install script's cache, then PATH)
+//!   RKB_DIFF_CASES       comma-separated case names to run (default: all)
+//!   RKB_DIFF_KEEP        keep controller-gen's output directory and print its path
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+const CONTROLLER_GEN_VERSION: &str = "v0.21.0";
+const ROLE_NAME: &str = "manager-role";
+/// Differences printed per case; the rest are counted.
+const MAX_DIFFS_SHOWN: usize = 40;
+
+#[test]
+fn corpus_matches_controller_gen() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let cases = select_cases(&corpus);
+    assert!(
+        !cases.is_empty(),
+        "no corpus cases selected in {}",
+        corpus.display()
+    );
+
+    let bin = controller_gen();
+    let out = OutDir::new();
+    let expected = run_controller_gen(&bin, &corpus, &cases, &out.0);
+
+    let mut failed = Vec::new();
+    let mut report = String::new();
+    for case in &cases {
+        let want = &expected[&case.name];
+        // A case controller-gen writes nothing for would pass against an rkb that writes nothing.
+        assert!(
+            !want.crds.is_empty() || want.rbac.is_some(),
+            "corpus case {}: controller-gen wrote no CRD and no role for it",
+            case.name
+        );
+        match rkb_side(&case.dir) {
+            Err(e) => {
+                let _ = writeln!(report, "FAIL {}: rkb-manifests error:\n{e}\n", case.name);
+                failed.push(case.name.clone());
+            }
+            Ok(got) => {
+                let diffs = compare_case(want, &got);
+                if diffs.is_empty() {
+                    let rbac = if want.rbac.is_some() {
+                        " + role.yaml"
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(report, "ok   {} ({} CRD{rbac})", case.name, want.crds.len());
+                } else {
+                    let _ = writeln!(report, "FAIL {}: {} difference(s)", case.name, diffs.len());
+                    for d in diffs.iter().take(MAX_DIFFS_SHOWN) {
+                        let _ = writeln!(report, "    {d}");
+                    }
+                    if diffs.len() > MAX_DIFFS_SHOWN {
+                        let _ = writeln!(report, "    ... {} more", diffs.len() - MAX_DIFFS_SHOWN);
+                    }
+                    failed.push(case.name.clone());
+                }
+            }
+        }
+    }
+    let passed = cases.len() - failed.len();
+    println!("{report}");
+    println!("differential: {passed} passed, {} failed", failed.len());
+    if std::env::var_os("RKB_DIFF_KEEP").is_some() {
+        println!("controller-gen output kept in {}", out.keep().display());
+    }
+    assert!(
+        failed.is_empty(),
+        "cases differing from controller-gen: {}",
+        failed.join(", ")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corpus
+
+struct Case {
+    name: String,
+    dir: PathBuf,
+    /// API groups declared by the Go side (`+groupName=`): the CRD files controller-gen writes for them.
+    groups: BTreeSet<String>,
+    /// Whether the Go side has RBAC markers (controller-gen runs `rbac` for the case).
+    has_rbac: bool,
+}
+
+fn select_cases(corpus: &Path) -> Vec<Case> {
+    let only: Option<BTreeSet<String>> = std::env::var("RKB_DIFF_CASES").ok().map(|v| {
+        v.split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    let mut cases = Vec::new();
+    let mut owner: BTreeMap<String, String> = BTreeMap::new();
+    let mut entries: Vec<_> = fs::read_dir(corpus)
+        .unwrap_or_else(|e| panic!("{}: {e}", corpus.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("src").is_dir())
+        .collect();
+    entries.sort();
+    for dir in entries {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let mut groups = BTreeSet::new();
+        let mut has_rbac = false;
+        for file in go_files(&dir) {
+            let text = fs::read_to_string(&file).unwrap();
+            for line in text.lines() {
+                let line = line.trim_start_matches(['/', ' ', '\t']);
+                if let Some(g) = line.strip_prefix("+groupName=") {
+                    groups.insert(g.trim().to_owned());
+                }
+                has_rbac |= line.starts_with("+kubebuilder:rbac:");
+            }
+        }
+        for g in &groups {
+            if let Some(other) = owner.insert(g.clone(), name.clone()) {
+                assert_eq!(
+                    other, name,
+                    "cases {other} and {name} both declare group {g}: groups must be unique"
+                );
+            }
+        }
+        if only.as_ref().is_none_or(|o| o.contains(&name)) {
+            cases.push(Case {
+                name,
+                dir,
+                groups,
+                has_rbac,
+            });
+        }
+    }
+    if let Some(only) = &only {
+        let known: BTreeSet<_> = cases.iter().map(|c| c.name.clone()).collect();
+        let unknown: Vec<_> = only.difference(&known).collect();
+        assert!(
+            unknown.is_empty(),
+            "RKB_DIFF_CASES names unknown cases: {unknown:?}"
+        );
+    }
+    cases
+}
+
+fn go_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "go") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// controller-gen side
+
+fn controller_gen() -> PathBuf {
+    let hint = "install it with `hack/install-controller-gen.sh` (CI runs it before the tests), \
+                or point RKB_CONTROLLER_GEN at a controller-gen binary";
+    let mut candidates = Vec::new();
+    if let Some(p) = std::env::var_os("RKB_CONTROLLER_GEN") {
+        candidates.push(PathBuf::from(p));
+    } else {
+        // The install script's default location, then PATH.
+        let data = std::env::var_os("RKB_TOOLS_BIN")
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("XDG_DATA_HOME")
+                    .map(PathBuf::from)
+                    .or_else(|| {
+                        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share"))
+                    })
+                    .map(|d| d.join("rkb-tools/bin"))
+            });
+        if let Some(d) = data {
+            candidates.push(d.join("controller-gen"));
+        }
+        candidates.push(PathBuf::from("controller-gen"));
+    }
+    let mut seen = Vec::new();
+    for bin in candidates {
+        match Command::new(&bin).arg("--version").output() {
+            Ok(o) => {
+                let v = String::from_utf8_lossy(&o.stdout).trim().to_owned();
+                if v == format!("Version: {CONTROLLER_GEN_VERSION}") {
+                    return bin;
+                }
+                seen.push(format!("{} reports {v:?}", bin.display()));
+            }
+            Err(e) => seen.push(format!("{}: {e}", bin.display())),
+        }
+    }
+    panic!(
+        "controller-gen {CONTROLLER_GEN_VERSION} is required by the differential test and was not found ({}); {hint}",
+        seen.join("; ")
+    );
+}
+
+#[derive(Default)]
+struct Expected {
+    /// CRD file name -> parsed document.
+    crds: BTreeMap<String, Value>,
+    /// Parsed documents of role.yaml; None when controller-gen wrote none.
+    rbac: Option<Vec<Value>>,
+}
+
+fn run_controller_gen(
+    bin: &Path,
+    corpus: &Path,
+    cases: &[Case],
+    out: &Path,
+) -> BTreeMap<String, Expected> {
+    let crd_dir = out.join("crd");
+    // One run over the whole module for CRDs. Floats are allowed so the corpus can map f64.
+    cg(
+        bin,
+        corpus,
+        &[
+            "crd:allowDangerousTypes=true".into(),
+            "paths=./...".into(),
+            format!("output:crd:dir={}", crd_dir.display()),
+        ],
+    );
+    let mut crd_files: BTreeMap<String, Value> = BTreeMap::new();
+    for e in fs::read_dir(&crd_dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let docs = parse_yaml(&fs::read_to_string(&p).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert_eq!(docs.len(), 1, "{name}: expected one document");
+        crd_files.insert(name, docs.into_iter().next().unwrap());
+    }
+
+    let mut expected = BTreeMap::new();
+    for case in cases {
+        let mut exp = Expected::default();
+        for (name, doc) in &crd_files {
+            if doc
+                .pointer("/spec/group")
+                .and_then(Value::as_str)
+                .is_some_and(|g| case.groups.contains(g))
+            {
+                exp.crds.insert(name.clone(), doc.clone());
+            }
+        }
+        if case.has_rbac {
+            let dir = out.join("rbac").join(&case.name);
+            cg(
+                bin,
+                corpus,
+                &[
+                    format!("rbac:roleName={ROLE_NAME}"),
+                    format!("paths=./{}/...", case.name),
+                    format!("output:rbac:dir={}", dir.display()),
+                ],
+            );
+            let role = dir.join("role.yaml");
+            if role.exists() {
+                exp.rbac = Some(parse_yaml(&fs::read_to_string(&role).unwrap()).unwrap());
+            }
+        }
+        expected.insert(case.name.clone(), exp);
+    }
+    expected
+}
+
+fn cg(bin: &Path, corpus: &Path, args: &[String]) {
+    let out = Command::new(bin)
+        .args(args)
+        .current_dir(corpus)
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOTOOLCHAIN", "local")
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()));
+    assert!(
+        out.status.success(),
+        "controller-gen {} failed ({}); it needs Go and the Go module proxy for the corpus module's dependencies:\n{}{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// rkb side
+
+struct Actual {
+    crds: BTreeMap<String, Value>,
+    rbac: Option<Vec<Value>>,
+}
+
+fn rkb_side(project_root: &Path) -> Result<Actual, String> {
+    let opts = rkb_manifests::Options {
+        role_name: ROLE_NAME.into(),
+        ..Default::default()
+    };
+    let out = rkb_manifests::generate(project_root, &opts).map_err(|e| e.to_string())?;
+    let mut crds = BTreeMap::new();
+    for f in out.crds {
+        let docs = parse_yaml(&f.yaml)
+            .map_err(|e| format!("{}: rkb wrote YAML that does not parse: {e}", f.file_name))?;
+        if docs.len() != 1 {
+            return Err(format!(
+                "{}: rkb wrote {} documents, expected one",
+                f.file_name,
+                docs.len()
+            ));
+        }
+        if crds
+            .insert(f.file_name.clone(), docs.into_iter().next().unwrap())
+            .is_some()
+        {
+            return Err(format!("rkb wrote {} twice", f.file_name));
+        }
+    }
+    let rbac = match out.rbac {
+        Some(text) => Some(
+            parse_yaml(&text)
+                .map_err(|e| format!("role.yaml: rkb wrote YAML that does not parse: {e}"))?,
+        ),
+        None => None,
+    };
+    Ok(Actual { crds, rbac })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison
+
+fn parse_yaml(text: &str) -> Result<Vec<Value>, serde_yaml::Error> {
+    let mut docs = Vec::new();
+    for doc in serde_yaml::Deserializer::from_str(text) {
+        let v = Value::deserialize(doc)?;
+        if !v.is_null() {
+            docs.push(v);
+        }
+    }
+    Ok(docs)
+}
+
+fn compare_case(want: &Expected, got: &Actual) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let names: BTreeSet<&String> = want.crds.keys().chain(got.crds.keys()).collect();
+    for name in names {
+        match (want.crds.get(name), got.crds.get(name)) {
+            (Some(w), Some(g)) => diff(&format!("{name}:"), w, g, &mut diffs),
+            (Some(_), None) => diffs.push(format!(
+                "{name}: missing (controller-gen writes it, rkb does not)"
+            )),
+            (None, Some(_)) => diffs.push(format!(
+                "{name}: unexpected (rkb writes it, controller-gen does not)"
+            )),
+            (None, None) => unreachable!(),
+        }
+    }
+    match (&want.rbac, &got.rbac) {
+        (Some(w), Some(g)) => diff(
+            "role.yaml:",
+            &Value::Array(w.clone()),
+            &Value::Array(g.clone()),
+            &mut diffs,
+        ),
+        (Some(_), None) => {
+            diffs.push("role.yaml: missing (controller-gen writes it, rkb does not)".into())
+        }
+        (None, Some(_)) => {
+            diffs.push("role.yaml: unexpected (rkb writes it, controller-gen does not)".into())
+        }
+        (None, None) => {}
+    }
+    diffs
+}
+
+/// Appends one line per difference: `<path>: expected <v>, got <v>`. Paths are JSON-path-like,
+/// e.g. `x.yaml:spec.versions[0].schema.openAPIV3Schema.properties.spec.required`.
+fn diff(path: &str, want: &Value, got: &Value, out: &mut Vec<String>) {
+    match (want, got) {
+        (Value::Object(w), Value::Object(g)) => {
+            let keys: BTreeSet<&String> = w.keys().chain(g.keys()).collect();
+            for k in keys {
+                let p = join(path, k);
+                match (w.get(k), g.get(k)) {
+                    (Some(wv), Some(gv)) => diff(&p, wv, gv, out),
+                    (Some(wv), None) => out.push(format!("{p}: missing, expected {}", show(wv))),
+                    (None, Some(gv)) => out.push(format!("{p}: unexpected {}", show(gv))),
+                    (None, None) => unreachable!(),
+                }
+            }
+        }
+        (Value::Array(w), Value::Array(g)) => {
+            for (i, (wv, gv)) in w.iter().zip(g).enumerate() {
+                diff(&format!("{path}[{i}]"), wv, gv, out);
+            }
+            for (i, wv) in w.iter().enumerate().skip(g.len()) {
+                out.push(format!("{path}[{i}]: missing, expected {}", show(wv)));
+            }
+            for (i, gv) in g.iter().enumerate().skip(w.len()) {
+                out.push(format!("{path}[{i}]: unexpected {}", show(gv)));
+            }
+        }
+        _ if want == got => {}
+        _ => out.push(format!(
+            "{path}: expected {}, got {}",
+            show(want),
+            show(got)
+        )),
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let sep = if path.ends_with(':') { "" } else { "." };
+    if plain {
+        format!("{path}{sep}{key}")
+    } else {
+        format!("{path}[{key:?}]")
+    }
+}
+
+fn show(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 200 {
+        format!("{}...", s.chars().take(200).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// Output directory, removed on drop unless kept.
+struct OutDir(PathBuf);
+
+impl OutDir {
+    fn new() -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        let dir =
+            std::env::temp_dir().join(format!("rkb-differential-{}-{nanos}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn keep(self) -> PathBuf {
+        let dir = self.0.clone();
+        std::mem::forget(self);
+        dir
+    }
+}
+
+impl Drop for OutDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn differences_are_reported_with_json_paths() {
+    let want = serde_json::json!({
+        "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": {"properties": {
+            "spec": {"description": "a\nb", "required": ["x", "y"], "type": "object"}}}}}]},
+        "kind": "CustomResourceDefinition"
+    });
+    let got = serde_json::json!({
+        "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": {"properties": {
+            "spec": {"description": "a b", "required": ["x"], "type": "object", "x-kubernetes-map-type": "atomic"}}}}}]},
+        "kind": "CustomResourceDefinition"
+    });
+    let mut out = Vec::new();
+    diff("f.yaml:", &want, &want, &mut out);
+    assert!(out.is_empty(), "{out:?}");
+    diff("f.yaml:", &want, &got, &mut out);
+    let base = "f.yaml:spec.versions[0].schema.openAPIV3Schema.properties.spec";
+    assert_eq!(
+        out,
+        [
+            format!(r#"{base}.description: expected "a\nb", got "a b""#),
+            format!(r#"{base}.required[1]: missing, expected "y""#),
+            format!(r#"{base}.x-kubernetes-map-type: unexpected "atomic""#),
+        ]
+    );
+}
