@@ -120,22 +120,7 @@ pub fn full_group(group: &str, domain: &str) -> String {
 
 /// The resource plural kubebuilder and controller-gen derive from a kind.
 pub fn default_plural(kind: &str) -> String {
-    // TEMPORARY until rkb-markers exposes the shared rule (requested in .coord/manifests-findings.md).
-    let lower = kind.to_lowercase();
-    if lower.ends_with('y')
-        && !lower.ends_with("ay")
-        && !lower.ends_with("ey")
-        && !lower.ends_with("oy")
-    {
-        format!("{}ies", &lower[..lower.len() - 1])
-    } else if ["s", "x", "z", "ch", "sh"]
-        .iter()
-        .any(|e| lower.ends_with(e))
-    {
-        format!("{lower}es")
-    } else {
-        format!("{lower}s")
-    }
+    rkb_markers::plural_of(kind)
 }
 
 /// A Rust identifier-safe crate name for a project name (`demo-operator` -> `demo_operator`).
