@@ -66,6 +66,9 @@ pub enum Error {
         /// The controller's name.
         name: String,
     },
+    /// The metrics TLS certificate could not be loaded or made.
+    #[error("metrics TLS: {0}")]
+    Tls(String),
     /// Serialising an object for server-side apply failed.
     #[error("cannot serialise object: {0}")]
     Serialize(#[from] serde_json::Error),

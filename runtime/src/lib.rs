@@ -49,6 +49,7 @@ mod manager;
 pub mod metrics;
 mod options;
 pub mod scope;
+mod secure;
 mod server;
 
 pub use context::Context;

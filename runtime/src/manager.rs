@@ -18,6 +18,7 @@ use crate::context::{Context, Readiness, Shared, reporter};
 use crate::leader::{LeaderElectionConfig, LeaderElector, TermEnd, default_identity};
 use crate::metrics::Metrics;
 use crate::options::{ManagerOptions, parse_bind_address};
+use crate::secure::{self, Authorizer, TlsListener};
 use crate::server;
 
 /// controller-runtime's default GracefulShutdownTimeout.
@@ -74,6 +75,15 @@ impl ManagerBuilder {
             &options.metrics_bind_address,
         )?)
         .await?;
+        // The certificate is loaded (or made) now, so a bad --metrics-cert-path fails at startup.
+        let metrics_tls = match (&metrics_listener, options.metrics_secure) {
+            (Some(_), true) => Some(secure::tls_config(
+                options.metrics_cert_path.as_deref(),
+                &options.metrics_cert_name,
+                &options.metrics_cert_key,
+            )?),
+            _ => None,
+        };
         let health_listener = bind(parse_bind_address(
             "--health-probe-bind-address",
             &options.health_probe_bind_address,
@@ -117,6 +127,7 @@ impl ManagerBuilder {
             leader_tx,
             shutdown_tx,
             metrics_listener,
+            metrics_tls,
             health_listener,
             controllers: Vec::new(),
             graceful_shutdown_timeout: self.graceful_shutdown_timeout,
@@ -143,6 +154,7 @@ pub struct Manager {
     leader_tx: watch::Sender<bool>,
     shutdown_tx: watch::Sender<bool>,
     metrics_listener: Option<TcpListener>,
+    metrics_tls: Option<rustls::ServerConfig>,
     health_listener: Option<TcpListener>,
     controllers: Vec<ControllerFuture>,
     graceful_shutdown_timeout: Duration,
@@ -249,13 +261,33 @@ impl Manager {
         let (servers_stop_tx, servers_stop_rx) = watch::channel(false);
         let mut servers = Vec::new();
         if let Some(listener) = self.metrics_listener.take() {
-            tracing::info!(addr = ?listener.local_addr().ok(), "serving metrics");
-            let router = server::metrics_router(self.shared.metrics.clone());
-            servers.push(AbortOnDrop(tokio::spawn(server::serve(
-                listener,
-                router,
-                until_true(servers_stop_rx.clone()),
-            ))));
+            let addr = listener.local_addr().ok();
+            let stop = until_true(servers_stop_rx.clone());
+            let task = match self.metrics_tls.take() {
+                Some(tls) => {
+                    tracing::info!(
+                        ?addr,
+                        "serving metrics over HTTPS with authentication and authorisation"
+                    );
+                    let auth = Authorizer::new(self.shared.client.clone());
+                    let router = server::metrics_router(self.shared.metrics.clone(), Some(auth));
+                    let listener =
+                        TlsListener::new(listener, tls).map_err(|source| Error::Listen {
+                            addr: addr.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0))),
+                            source,
+                        })?;
+                    tokio::spawn(server::serve_tls(listener, router, stop))
+                }
+                None => {
+                    tracing::info!(
+                        ?addr,
+                        "serving metrics over plain HTTP, without authentication"
+                    );
+                    let router = server::metrics_router(self.shared.metrics.clone(), None);
+                    tokio::spawn(server::serve(listener, router, stop))
+                }
+            };
+            servers.push(AbortOnDrop(task));
         }
         if let Some(listener) = self.health_listener.take() {
             tracing::info!(addr = ?listener.local_addr().ok(), "serving health probes");

@@ -1,9 +1,10 @@
 //! Command-line options of a manager, with kubebuilder v4's flag names so operators feel familiar.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::{ArgAction, Parser, ValueEnum};
 
 use crate::Error;
 
@@ -11,21 +12,33 @@ use crate::Error;
 #[derive(Clone, Debug, Parser)]
 #[command(about = "A Kubernetes operator built with rkb")]
 pub struct ManagerOptions {
-    /// The address the metrics endpoint binds to, e.g. ":8080" or "127.0.0.1:8080"; "0" disables it.
+    /// The address the metrics endpoint binds to, e.g. ":8443" or "127.0.0.1:8080"; "0" disables it.
     #[arg(long, default_value = "0")]
     pub metrics_bind_address: String,
 
-    /// Serve metrics over HTTPS with authentication and authorisation (TokenReview + SubjectAccessReview).
-    /// Not implemented yet: setting it makes the manager refuse to start rather than serve metrics openly.
-    #[arg(long, default_value_t = false)]
+    /// Serve metrics over HTTPS, allowing only requests whose bearer token passes a TokenReview and a
+    /// SubjectAccessReview for the URL; --metrics-secure=false serves plain HTTP to anyone.
+    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub metrics_secure: bool,
+
+    /// Directory holding the metrics server's certificate and key; without it a self-signed one is made.
+    #[arg(long)]
+    pub metrics_cert_path: Option<PathBuf>,
+
+    /// File name of the metrics server's certificate (PEM) in --metrics-cert-path.
+    #[arg(long, default_value = "tls.crt")]
+    pub metrics_cert_name: String,
+
+    /// File name of the metrics server's private key (PEM) in --metrics-cert-path.
+    #[arg(long, default_value = "tls.key")]
+    pub metrics_cert_key: String,
 
     /// The address the /healthz and /readyz endpoints bind to; "0" disables them.
     #[arg(long, default_value = ":8081")]
     pub health_probe_bind_address: String,
 
     /// Enable leader election, ensuring only one active manager reconciles.
-    #[arg(long, default_value_t = false)]
+    #[arg(long, default_value_t = false, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub leader_elect: bool,
 
     /// Name of the Lease used for leader election (defaults to the name given to `Manager::builder`).
@@ -49,7 +62,7 @@ pub struct ManagerOptions {
     pub leader_elect_retry_period: Duration,
 
     /// Watch only the namespace named by the WATCH_NAMESPACE environment variable.
-    #[arg(long, default_value_t = false)]
+    #[arg(long, default_value_t = false, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub namespaced: bool,
 
     /// Log output format.
@@ -121,11 +134,6 @@ impl ManagerOptions {
                 ));
             }
         }
-        if self.metrics_secure {
-            return Err(Error::InvalidOptions(
-                "--metrics-secure is not implemented yet; serve metrics behind a kube-rbac-proxy or a NetworkPolicy".into(),
-            ));
-        }
         Ok(())
     }
 
@@ -151,6 +159,11 @@ mod tests {
     fn defaults_match_kubebuilder() {
         let o = ManagerOptions::default();
         assert_eq!(o.metrics_bind_address, "0");
+        assert!(o.metrics_secure);
+        assert_eq!(
+            (o.metrics_cert_name.as_str(), o.metrics_cert_key.as_str()),
+            ("tls.crt", "tls.key")
+        );
         assert_eq!(o.health_probe_bind_address, ":8081");
         assert!(!o.leader_elect);
         assert_eq!(o.leader_elect_lease_duration, Duration::from_secs(15));
@@ -180,6 +193,41 @@ mod tests {
             Some("0.0.0.0:8443".parse().unwrap())
         );
         o.validate().unwrap();
+    }
+
+    #[test]
+    fn booleans_take_go_style_values() {
+        let parse = |args: &[&str]| {
+            let mut all = vec!["m"];
+            all.extend_from_slice(args);
+            <ManagerOptions as Parser>::try_parse_from(all).unwrap()
+        };
+        assert!(!parse(&["--metrics-secure=false"]).metrics_secure);
+        assert!(parse(&["--metrics-secure"]).metrics_secure);
+        assert!(parse(&["--leader-elect"]).leader_elect);
+        assert!(parse(&["--leader-elect=true"]).leader_elect);
+        assert!(!parse(&["--leader-elect=false"]).leader_elect);
+        assert!(parse(&["--namespaced"]).namespaced);
+    }
+
+    #[test]
+    fn flattens_into_an_operator_s_own_arguments() {
+        #[derive(Parser)]
+        struct Args {
+            #[command(flatten)]
+            manager: ManagerOptions,
+            #[arg(long)]
+            extra: bool,
+        }
+        let a = Args::try_parse_from([
+            "op",
+            "--leader-elect",
+            "--extra",
+            "--health-probe-bind-address=:9000",
+        ])
+        .unwrap();
+        assert!(a.extra && a.manager.leader_elect);
+        assert_eq!(a.manager.health_probe_bind_address, ":9000");
     }
 
     #[test]

@@ -2,19 +2,28 @@
 //! --health-probe-bind-address.
 
 use axum::Router;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 
 use crate::context::Readiness;
 use crate::metrics::{CONTENT_TYPE, Metrics};
+use crate::secure::{Authorizer, TlsListener};
 
-pub(crate) fn metrics_router(metrics: Metrics) -> Router {
+pub(crate) fn metrics_router(metrics: Metrics, auth: Option<Authorizer>) -> Router {
     Router::new().route(
         "/metrics",
-        get(move || {
-            let metrics = metrics.clone();
-            async move { ([(header::CONTENT_TYPE, CONTENT_TYPE)], metrics.encode()) }
+        get(move |method: Method, uri: Uri, headers: HeaderMap| {
+            let (metrics, auth) = (metrics.clone(), auth.clone());
+            async move {
+                if let Some(auth) = auth {
+                    let verb = method.as_str().to_ascii_lowercase();
+                    if let Err(denied) = auth.check(&headers, &verb, uri.path()).await {
+                        return denied.into_response();
+                    }
+                }
+                ([(header::CONTENT_TYPE, CONTENT_TYPE)], metrics.encode()).into_response()
+            }
         }),
     )
 }
@@ -43,6 +52,16 @@ pub(crate) fn health_router(readiness: Readiness) -> Router {
 
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
+    router: Router,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router)
+        .with_graceful_shutdown(stop)
+        .await
+}
+
+pub(crate) async fn serve_tls(
+    listener: TlsListener,
     router: Router,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {

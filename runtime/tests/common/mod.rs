@@ -15,6 +15,7 @@ pub fn quiet_options() -> ManagerOptions {
     ManagerOptions {
         health_probe_bind_address: "0".into(),
         metrics_bind_address: "0".into(),
+        metrics_secure: false,
         ..ManagerOptions::default()
     }
 }
