@@ -1,0 +1,281 @@
+//! Secure metrics serving as kubebuilder v4 scaffolds it (--metrics-secure): TLS with the certificate from
+//! --metrics-cert-path or, without one, a self-signed certificate made at startup; every request authenticated by
+//! a TokenReview of its bearer token and authorised by a SubjectAccessReview of the non-resource URL it asks for
+//! (the scraper needs a ClusterRole with `nonResourceURLs: ["/metrics"], verbs: ["get"]`).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::http::{HeaderMap, StatusCode};
+use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec};
+use k8s_openapi::api::authorization::v1::{
+    NonResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
+};
+use kube::Client;
+use kube::api::{Api, PostParams};
+use rustls::ServerConfig;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
+
+use crate::Error;
+
+/// How long a successful authorisation is reused for the same token and path (controller-runtime caches
+/// authentication for a minute too), so frequent scrapes do not double the API server's load.
+const ALLOW_CACHE_TTL: Duration = Duration::from_secs(60);
+const MAX_CACHED: usize = 1024;
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Builds the TLS configuration: `cert_dir/cert_name` + `cert_dir/key_name` (PEM) when a directory is given,
+/// a fresh self-signed certificate for localhost otherwise.
+pub(crate) fn tls_config(
+    cert_dir: Option<&Path>,
+    cert_name: &str,
+    key_name: &str,
+) -> Result<ServerConfig, Error> {
+    let (chain, key) = match cert_dir {
+        Some(dir) => {
+            let cert_path = dir.join(cert_name);
+            let key_path = dir.join(key_name);
+            let chain = CertificateDer::pem_file_iter(&cert_path)
+                .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| Error::Tls(format!("{}: {e}", cert_path.display())))?;
+            if chain.is_empty() {
+                return Err(Error::Tls(format!(
+                    "{}: no certificate",
+                    cert_path.display()
+                )));
+            }
+            let key = PrivateKeyDer::from_pem_file(&key_path)
+                .map_err(|e| Error::Tls(format!("{}: {e}", key_path.display())))?;
+            (chain, key)
+        }
+        None => {
+            let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+            let generated =
+                rcgen::generate_simple_self_signed(names).map_err(|e| Error::Tls(e.to_string()))?;
+            let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+                generated.signing_key.serialize_der(),
+            ));
+            (vec![generated.cert.der().clone()], key)
+        }
+    };
+    // An explicit provider: other crates in the process may compile in a second one, which would make the
+    // process-wide default ambiguous.
+    let mut config =
+        ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| Error::Tls(e.to_string()))?
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .map_err(|e| Error::Tls(e.to_string()))?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+/// A TLS listener for axum: handshakes run on their own tasks, so a slow client cannot hold up the others.
+pub(crate) struct TlsListener {
+    local: SocketAddr,
+    ready: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
+    acceptor: JoinHandle<()>,
+}
+
+impl TlsListener {
+    pub(crate) fn new(tcp: TcpListener, config: ServerConfig) -> std::io::Result<Self> {
+        let local = tcp.local_addr()?;
+        let acceptor = TlsAcceptor::from(Arc::new(config));
+        let (tx, ready) = mpsc::channel(64);
+        let acceptor = tokio::spawn(async move {
+            loop {
+                let (stream, peer) = match tcp.accept().await {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        tracing::debug!(error = %e, "metrics accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let (acceptor, tx) = (acceptor.clone(), tx.clone());
+                tokio::spawn(async move {
+                    match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                        Ok(Ok(tls)) => {
+                            let _ = tx.send((tls, peer)).await;
+                        }
+                        Ok(Err(e)) => {
+                            tracing::debug!(%peer, error = %e, "metrics TLS handshake failed")
+                        }
+                        Err(_) => tracing::debug!(%peer, "metrics TLS handshake timed out"),
+                    }
+                });
+            }
+        });
+        Ok(Self {
+            local,
+            ready,
+            acceptor,
+        })
+    }
+}
+
+impl Drop for TlsListener {
+    fn drop(&mut self) {
+        self.acceptor.abort();
+    }
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = TlsStream<TcpStream>;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        match self.ready.recv().await {
+            Some(accepted) => accepted,
+            // The acceptor task only ends when aborted, i.e. when this listener is dropped.
+            None => std::future::pending().await,
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        Ok(self.local)
+    }
+}
+
+/// Authenticates and authorises requests with the API server, like controller-runtime's
+/// `filters.WithAuthenticationAndAuthorization`.
+#[derive(Clone)]
+pub(crate) struct Authorizer {
+    client: Client,
+    allowed: Arc<Mutex<HashMap<(String, String), Instant>>>,
+}
+
+impl Authorizer {
+    pub(crate) fn new(client: Client) -> Self {
+        Self {
+            client,
+            allowed: Arc::default(),
+        }
+    }
+
+    /// Ok when the bearer token belongs to a user allowed to `verb` the non-resource URL `path`.
+    pub(crate) async fn check(
+        &self,
+        headers: &HeaderMap,
+        verb: &str,
+        path: &str,
+    ) -> Result<(), (StatusCode, String)> {
+        let token = headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or((
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: no bearer token\n".to_string(),
+            ))?;
+        let key = (token.to_string(), format!("{verb} {path}"));
+        if self.cached(&key) {
+            return Ok(());
+        }
+        let internal = |e: kube::Error| {
+            tracing::warn!(error = %e, "metrics authorisation call failed");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "authorisation failed\n".to_string(),
+            )
+        };
+
+        let review = TokenReview {
+            spec: TokenReviewSpec {
+                token: Some(token.to_string()),
+                ..TokenReviewSpec::default()
+            },
+            ..TokenReview::default()
+        };
+        let reviewed = Api::<TokenReview>::all(self.client.clone())
+            .create(&PostParams::default(), &review)
+            .await
+            .map_err(internal)?;
+        let status = reviewed.status.unwrap_or_default();
+        let user = match (status.authenticated, status.user) {
+            (Some(true), Some(user)) => user,
+            _ => return Err((StatusCode::UNAUTHORIZED, "Unauthorized\n".to_string())),
+        };
+
+        let access = SubjectAccessReview {
+            spec: SubjectAccessReviewSpec {
+                user: user.username.clone(),
+                groups: user.groups.clone(),
+                uid: user.uid.clone(),
+                extra: user.extra.clone(),
+                non_resource_attributes: Some(NonResourceAttributes {
+                    path: Some(path.to_string()),
+                    verb: Some(verb.to_string()),
+                }),
+                ..SubjectAccessReviewSpec::default()
+            },
+            ..SubjectAccessReview::default()
+        };
+        let decided = Api::<SubjectAccessReview>::all(self.client.clone())
+            .create(&PostParams::default(), &access)
+            .await
+            .map_err(internal)?;
+        if !decided.status.is_some_and(|s| s.allowed) {
+            let who = user.username.unwrap_or_default();
+            return Err((
+                StatusCode::FORBIDDEN,
+                format!("Forbidden (user={who}, verb={verb}, resource=, subresource=)\n"),
+            ));
+        }
+        self.remember(key);
+        Ok(())
+    }
+
+    fn cached(&self, key: &(String, String)) -> bool {
+        let allowed = self.allowed.lock().unwrap_or_else(|e| e.into_inner());
+        allowed
+            .get(key)
+            .is_some_and(|at| at.elapsed() < ALLOW_CACHE_TTL)
+    }
+
+    fn remember(&self, key: (String, String)) {
+        let mut allowed = self.allowed.lock().unwrap_or_else(|e| e.into_inner());
+        if allowed.len() >= MAX_CACHED {
+            allowed.retain(|_, at| at.elapsed() < ALLOW_CACHE_TTL);
+            if allowed.len() >= MAX_CACHED {
+                allowed.clear();
+            }
+        }
+        allowed.insert(key, Instant::now());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn self_signed_config_builds() {
+        let config = tls_config(None, "tls.crt", "tls.key").unwrap();
+        assert_eq!(config.alpn_protocols, vec![b"http/1.1".to_vec()]);
+    }
+
+    #[test]
+    fn missing_cert_files_are_reported_with_their_path() {
+        let dir = std::env::temp_dir().join("rkb-runtime-no-such-cert-dir");
+        let err = tls_config(Some(&dir), "tls.crt", "tls.key")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("rkb-runtime-no-such-cert-dir/tls.crt"),
+            "{err}"
+        );
+    }
+}
