@@ -12,7 +12,11 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The cluster-provisioner operator: API types in `api`, reconcilers in `controller`.
+//! The cluster-provisioner operator: API types in `api`, the Cluster controller in `controller`, the external
+//! provisioner it runs in `provisioner`, and the rate-limited work queue it is built on in `workqueue` (to move into
+//! rkb-runtime).
 
 pub mod api;
 pub mod controller;
+pub mod provisioner;
+pub mod workqueue;

@@ -13,61 +13,404 @@
 // limitations under the License.
 
 //! The Cluster controller against a real kube-apiserver and etcd (`make setup-envtest` builds them once;
-//! `make test` runs this with KUBEBUILDER_ASSETS set).
+//! `make test` runs this with KUBEBUILDER_ASSETS set), with hack/fake-rke.sh as the provisioner. Each test has its
+//! own control plane and its own directory, where fake-rke.sh logs every call with a millisecond timestamp.
 
 use std::future::Future;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rkb_runtime::Manager;
+use rkb_runtime::client::{Patch, PatchParams, PostParams};
+use rkb_runtime::conditions::find_condition;
 use rkb_runtime::envtest::Environment;
-use rkb_runtime::kube::Api;
-use rkb_runtime::kube::api::{DeleteParams, PostParams};
+use rkb_runtime::k8s_openapi::api::events::v1::Event;
+use rkb_runtime::kube::api::{DeleteParams, ListParams};
+use rkb_runtime::kube::{Api, Client};
+use rkb_runtime::{Condition, Manager, ManagerOptions};
+use serde_json::json;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
-use cluster_provisioner::api::v1alpha1::Cluster;
-use cluster_provisioner::controller::cluster_controller::{FINALIZER, controller};
+use cluster_provisioner::api::v1alpha1::{
+    CONDITION_PROVISIONED, CONDITION_READY, Cluster, ClusterClient, ClusterSpec,
+};
+use cluster_provisioner::controller::cluster_controller::{FINALIZER, Options, run};
+use cluster_provisioner::provisioner::Provisioner;
 
-/// Polls `check` until it returns true, failing the test after 30 seconds.
-async fn eventually<F, Fut>(what: &str, mut check: F) -> anyhow::Result<()>
+/// Polls `check` every 100 ms until it returns true, failing after `secs` seconds.
+async fn eventually<F, Fut>(secs: u64, what: &str, mut check: F) -> anyhow::Result<()>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = anyhow::Result<bool>>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
     while !check().await? {
-        anyhow::ensure!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "timed out after {secs}s waiting until {what}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     Ok(())
 }
 
+/// A control plane with the committed CRD, the manager running the Cluster controller, and a scratch directory.
+struct Harness {
+    _env: Environment,
+    client: Client,
+    clusters: ClusterClient,
+    dir: tempfile::TempDir,
+    stop: Option<oneshot::Sender<()>>,
+    running: Option<JoinHandle<Result<(), rkb_runtime::Error>>>,
+}
+
+impl Harness {
+    async fn start(retry_base_delay: Duration) -> anyhow::Result<Self> {
+        let env = Environment::builder()
+            .crd_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases"))
+            .start()
+            .await?;
+        let client = env.client();
+        let mut manager_options = ManagerOptions::default();
+        // Tests run side by side: no fixed ports.
+        manager_options.health_probe_bind_address = "0".into();
+        manager_options.metrics_bind_address = "0".into();
+        let mut mgr = Manager::builder("cluster-provisioner-test")
+            .options(manager_options)
+            .client(client.clone())
+            .build()
+            .await?;
+        let fake_rke = concat!(env!("CARGO_MANIFEST_DIR"), "/hack/fake-rke.sh");
+        let mut options = Options::new(Provisioner::new(fake_rke, Duration::from_secs(30)));
+        options.retry_base_delay = retry_base_delay;
+        options.retry_max_delay = Duration::from_secs(30);
+        mgr.add(move |ctx| run(ctx, options));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let running = tokio::spawn(mgr.run_until(async {
+            let _ = stopped.await;
+        }));
+        Ok(Self {
+            clusters: ClusterClient::new(client.clone()),
+            _env: env,
+            client,
+            dir: tempfile::tempdir()?,
+            stop: Some(stop),
+            running: Some(running),
+        })
+    }
+
+    /// Writes a (dummy) provisioner config and returns its path.
+    fn config(&self, file: &str) -> anyhow::Result<String> {
+        let path = self.dir.path().join(file);
+        std::fs::write(&path, "nodes: []\n")?;
+        Ok(path.to_str().expect("utf-8 temp dir").to_string())
+    }
+
+    /// The provisioner calls so far: (unix ms, verb, config path, "ok" | "failed").
+    fn calls(&self) -> anyhow::Result<Vec<Call>> {
+        read_log(&self.dir.path().join("fake-rke.log"))
+    }
+
+    async fn events(&self, cluster: &str, reason: &str) -> anyhow::Result<Vec<Event>> {
+        let events: Api<Event> = Api::all(self.client.clone());
+        Ok(events
+            .list(&ListParams::default())
+            .await?
+            .items
+            .into_iter()
+            .filter(|e| {
+                e.reason.as_deref() == Some(reason)
+                    && e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(cluster)
+            })
+            .collect())
+    }
+
+    async fn condition(&self, cluster: &str, type_: &str) -> anyhow::Result<Option<Condition>> {
+        let Some(obj) = self.clusters.get_opt(cluster).await? else {
+            return Ok(None);
+        };
+        let conditions = obj.status.map(|s| s.conditions).unwrap_or_default();
+        Ok(find_condition(&conditions, type_).cloned())
+    }
+
+    async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(running) = self.running.take() {
+            running.await??;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, PartialEq)]
+struct Call {
+    at_ms: u64,
+    verb: String,
+    config: String,
+    outcome: String,
+}
+
+fn read_log(path: &Path) -> anyhow::Result<Vec<Call>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+        Err(e) => return Err(e.into()),
+    };
+    text.lines()
+        .map(|line| {
+            let parts: Vec<&str> = line.split(' ').collect();
+            anyhow::ensure!(parts.len() == 4, "bad log line {line:?}");
+            Ok(Call {
+                at_ms: parts[0].parse()?,
+                verb: parts[1].into(),
+                config: parts[2].into(),
+                outcome: parts[3].into(),
+            })
+        })
+        .collect()
+}
+
+fn summary(calls: &[Call]) -> Vec<String> {
+    calls
+        .iter()
+        .map(|c| format!("{} {} {}", c.verb, c.config, c.outcome))
+        .collect()
+}
+
+fn is_true(c: &Option<Condition>) -> bool {
+    c.as_ref().is_some_and(|c| c.status == "True")
+}
+
 #[tokio::test]
-async fn reconciles_a_cluster_from_creation_to_deletion() -> anyhow::Result<()> {
-    let env = Environment::builder().crd_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases")).start().await?;
-    let client = env.client();
+async fn provisions_reprovisions_on_spec_change_and_removes() -> anyhow::Result<()> {
+    let h = Harness::start(Duration::from_millis(200)).await?;
+    let v1 = h.config("prod.yml")?;
+    let name = "prod";
+    h.clusters
+        .create(
+            &Cluster::new(
+                name,
+                ClusterSpec {
+                    config_path: v1.clone(),
+                },
+            ),
+            &PostParams::default(),
+        )
+        .await?;
 
-    let mgr = Manager::builder("cluster-provisioner-test").client(client.clone()).build().await?;
-    mgr.add(controller);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(mgr.run_until(async {
-        let _ = stopped.await;
-    }));
+    // Add: `up <configPath>`, then Provisioned and Ready.
+    eventually(30, "Provisioned and Ready are True", || async {
+        Ok(is_true(&h.condition(name, CONDITION_PROVISIONED).await?)
+            && is_true(&h.condition(name, CONDITION_READY).await?))
+    })
+    .await?;
+    let obj = h.clusters.get(name).await?;
+    assert_eq!(obj.status.as_ref().unwrap().applied_config, v1);
+    assert!(
+        obj.metadata
+            .finalizers
+            .unwrap_or_default()
+            .contains(&FINALIZER.to_string())
+    );
+    assert!(
+        !h.events(name, "Provisioned").await?.is_empty(),
+        "a Provisioned event"
+    );
+    // The controller's own writes (finalizer, status) do not provision again.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(summary(&h.calls()?), [format!("up {v1} ok")]);
 
-    let api: Api<Cluster> = Api::all(client.clone());
-    let name = "cluster-sample";
-    api.create(&PostParams::default(), &Cluster::new(name, Default::default())).await?;
+    // Spec change: `up` with the new path.
+    let v2 = h.config("prod-v2.yml")?;
+    h.clusters
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "spec": { "configPath": v2 } })),
+        )
+        .await?;
+    eventually(30, "status.appliedConfig is the new path", || async {
+        let obj = h.clusters.get(name).await?;
+        Ok(obj.status.is_some_and(|s| s.applied_config == v2))
+    })
+    .await?;
+    assert!(is_true(&h.condition(name, CONDITION_PROVISIONED).await?));
+    assert_eq!(
+        summary(&h.calls()?),
+        [format!("up {v1} ok"), format!("up {v2} ok")]
+    );
 
-    // The finalizer shows that reconcile ran for the new object.
-    eventually("the controller adds its finalizer", || async {
-        let obj = api.get(name).await?;
-        Ok(obj.metadata.finalizers.unwrap_or_default().iter().any(|f| f == FINALIZER))
+    // Delete: `remove <configPath>`, finalizer released, object gone.
+    h.clusters.delete(name, &DeleteParams::default()).await?;
+    eventually(30, "the Cluster is gone", || async {
+        Ok(h.clusters.get_opt(name).await?.is_none())
+    })
+    .await?;
+    assert_eq!(
+        summary(&h.calls()?),
+        [
+            format!("up {v1} ok"),
+            format!("up {v2} ok"),
+            format!("remove {v2} ok")
+        ]
+    );
+    assert!(
+        !h.events(name, "Removed").await?.is_empty(),
+        "a Removed event"
+    );
+    h.stop().await
+}
+
+#[tokio::test]
+async fn a_failing_remove_backs_off_reports_and_recovers() -> anyhow::Result<()> {
+    let base = Duration::from_millis(250);
+    let h = Harness::start(base).await?;
+    let config = h.config("staging.yml")?;
+    let name = "staging";
+    h.clusters
+        .create(
+            &Cluster::new(
+                name,
+                ClusterSpec {
+                    config_path: config.clone(),
+                },
+            ),
+            &PostParams::default(),
+        )
+        .await?;
+    eventually(30, "the Cluster is provisioned", || async {
+        Ok(is_true(&h.condition(name, CONDITION_PROVISIONED).await?))
     })
     .await?;
 
-    // Deletion waits for cleanup, then the object is gone.
-    api.delete(name, &DeleteParams::default()).await?;
-    eventually("the Cluster is deleted", || async { Ok(api.get_opt(name).await?.is_none()) }).await?;
+    // The provisioner's remove fails until the marker file goes.
+    let marker = PathBuf::from(format!("{config}.fail-remove"));
+    std::fs::write(&marker, "")?;
+    h.clusters.delete(name, &DeleteParams::default()).await?;
+    let failed_removes = || -> anyhow::Result<Vec<Call>> {
+        Ok(h.calls()?
+            .into_iter()
+            .filter(|c| c.verb == "remove" && c.outcome == "failed")
+            .collect())
+    };
+    eventually(60, "five failed removes", || async {
+        Ok(failed_removes()?.len() >= 5)
+    })
+    .await?;
 
-    let _ = stop.send(());
-    running.await??;
+    // Still there, finalizer kept, the error in the Ready condition and in a Warning event.
+    let obj = h.clusters.get(name).await?;
+    assert!(obj.metadata.deletion_timestamp.is_some());
+    assert!(
+        obj.metadata
+            .finalizers
+            .unwrap_or_default()
+            .contains(&FINALIZER.to_string())
+    );
+    let ready = h
+        .condition(name, CONDITION_READY)
+        .await?
+        .expect("a Ready condition");
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("False", "RemoveFailed")
+    );
+    assert!(ready.message.contains("told to fail"), "{}", ready.message);
+    let events = h.events(name, "RemoveFailed").await?;
+    let warning = events.first().expect("a RemoveFailed event");
+    assert_eq!(warning.type_.as_deref(), Some("Warning"));
+    assert!(
+        warning
+            .note
+            .as_deref()
+            .unwrap_or("")
+            .contains("told to fail"),
+        "{warning:?}"
+    );
+
+    // Retries back off: the n-th pause is at least base * 2^n (per-key exponential backoff), so they grow.
+    let times: Vec<u64> = failed_removes()?.iter().map(|c| c.at_ms).collect();
+    let pauses: Vec<u64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    for (n, pause) in pauses.iter().take(4).enumerate() {
+        let floor = base.as_millis() as u64 * (1 << n);
+        assert!(
+            *pause >= floor * 9 / 10,
+            "pause {n} was {pause} ms, backoff says >= {floor} ms: {pauses:?}"
+        );
+    }
+    assert!(pauses[3] > 2 * pauses[0], "pauses grow: {pauses:?}");
+
+    // Once the provisioner succeeds, the finalizer goes and so does the object.
+    std::fs::remove_file(&marker)?;
+    eventually(60, "the Cluster is gone", || async {
+        Ok(h.clusters.get_opt(name).await?.is_none())
+    })
+    .await?;
+    let calls = h.calls()?;
+    let last = calls.last().expect("calls");
+    assert_eq!(
+        (last.verb.as_str(), last.outcome.as_str()),
+        ("remove", "ok")
+    );
+    assert_eq!(
+        calls
+            .iter()
+            .filter(|c| c.outcome == "ok" && c.verb == "remove")
+            .count(),
+        1
+    );
+    h.stop().await
+}
+
+/// What the seed tripped over ("the server does not allow this method ... (put clusters...)"), on a real server:
+/// with `+genclient:noStatus` and no status subresource, status is written by PUT of the whole object, which must
+/// carry the resourceVersion it was read at.
+#[tokio::test]
+async fn status_is_written_through_the_main_resource_with_its_resource_version()
+-> anyhow::Result<()> {
+    let env = Environment::builder()
+        .crd_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases"))
+        .start()
+        .await?;
+    let clusters = ClusterClient::new(env.client());
+    let pp = PostParams::default();
+    let created = clusters
+        .create(
+            &Cluster::new(
+                "c",
+                ClusterSpec {
+                    config_path: "/c.yml".into(),
+                },
+            ),
+            &pp,
+        )
+        .await?;
+    let mut with_status = created.clone();
+    with_status.status = Some(Default::default());
+    with_status.status.as_mut().unwrap().applied_config = "/c.yml".into();
+
+    // No resourceVersion: custom resources do not allow unconditional updates.
+    let mut unconditional = with_status.clone();
+    unconditional.metadata.resource_version = None;
+    let err = clusters.update(&unconditional, &pp).await.unwrap_err();
+    assert!(err.is_invalid(), "{err}");
+    assert!(err.to_string().contains("resourceVersion"), "{err}");
+
+    // The status subresource does not exist (no +kubebuilder:subresource:status): 404.
+    let err = clusters
+        .inner()
+        .request_update::<Cluster, Cluster>("c", Some("status"), &with_status, &pp)
+        .await
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err}");
+
+    // With the resourceVersion it was read at, the PUT of the main resource stores the status...
+    let updated = clusters.update(&with_status, &pp).await?;
+    assert_eq!(updated.status.unwrap().applied_config, "/c.yml");
+    // ...and a second PUT of the same (now stale) copy is refused, never silently applied.
+    let err = clusters.update(&with_status, &pp).await.unwrap_err();
+    assert!(err.is_conflict(), "{err}");
     Ok(())
 }

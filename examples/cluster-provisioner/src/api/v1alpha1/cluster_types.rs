@@ -12,40 +12,50 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The Cluster kind: its spec (desired state) and status (observed state).
+//! The Cluster kind: a Kubernetes cluster that an external provisioner (Rancher's `rke` in the seed) brings up
+//! from a configuration file, and removes again when the object is deleted.
+//!
+//! The markers follow the seed's code-generator tags: `+genclient` (a typed client, lister and informer),
+//! `+genclient:nonNamespaced` (cluster-scoped, like the CRD's `scope: Cluster`) and `+genclient:noStatus` (no
+//! `update_status`: the status is written through the main resource). `+genclient:noStatus` only fits a CRD
+//! without the status subresource: with `+kubebuilder:subresource:status` the API server would silently drop the
+//! status of every PUT to the main resource, and the client would have no verb left to write it. So this kind has
+//! no `+kubebuilder:subresource:status`, and the controller writes the status with `update` (a PUT carrying the
+//! object's resourceVersion; see the README).
 
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
-use rkb_runtime::{Kind, TypeMeta};
+use rkb_runtime::{DeepCopy, Kind, TypeMeta};
 use serde::{Deserialize, Serialize};
 
-// EDIT THIS FILE! THIS IS SCAFFOLDING FOR YOU TO OWN!
-// After editing, run `make manifests` to regenerate the CRD.
+/// Condition type: the provisioner's last `up` succeeded for the current spec (seed: `ClusterConditionProvisioned`).
+pub const CONDITION_PROVISIONED: &str = "Provisioned";
+/// Condition type: the cluster can serve its API (seed: `ClusterConditionReady`). Without a health check of the
+/// provisioned cluster it follows the outcome of the provisioner: true after a successful `up`, false while
+/// provisioning failed or while the cluster is being removed.
+pub const CONDITION_READY: &str = "Ready";
 
 /// ClusterSpec defines the desired state of Cluster.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterSpec {
-    // Add the fields of the desired state here. Doc comments become the descriptions in the CRD,
-    // and validation markers in them become its validation rules.
-    /// foo is an example field of Cluster. Edit cluster_types.rs to remove or update it.
-    /// +optional
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub foo: Option<String>,
+    /// configPath is the path, on the operator's host, of the provisioner's cluster configuration
+    /// (for rke, a cluster.yml). The provisioner runs `up <configPath>` and, on deletion, `remove <configPath>`.
+    /// +kubebuilder:validation:MinLength=1
+    /// +required
+    pub config_path: String,
 }
 
 /// ClusterStatus defines the observed state of Cluster.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterStatus {
-    /// conditions represent the current state of the Cluster resource.
-    /// Each condition has a unique type and reflects the status of a specific aspect of the resource.
-    ///
-    /// Standard condition types include:
-    /// - "Available": the resource is fully functional
-    /// - "Progressing": the resource is being created or updated
-    /// - "Degraded": the resource failed to reach or maintain its desired state
-    ///
-    /// The status of each condition is one of True, False, or Unknown.
+    /// appliedConfig is the configPath of the last successful `up`. A spec whose configPath differs from it is
+    /// provisioned again.
+    /// +optional
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub applied_config: String,
+
+    /// conditions: Provisioned and Ready.
     /// +listType=map
     /// +listMapKey=type
     /// +optional
@@ -53,10 +63,16 @@ pub struct ClusterStatus {
     pub conditions: Vec<Condition>,
 }
 
-/// Cluster is the Schema for the clusters API.
+/// Cluster is the Schema for the clusters API: a cluster provisioned from spec.configPath.
+/// +genclient
+/// +genclient:noStatus
+/// +genclient:nonNamespaced
 /// +kubebuilder:object:root=true
-/// +kubebuilder:subresource:status
 /// +kubebuilder:resource:scope=Cluster
+/// +kubebuilder:printcolumn:name="Config",type=string,JSONPath=`.spec.configPath`
+/// +kubebuilder:printcolumn:name="Provisioned",type=string,JSONPath=`.status.conditions[?(@.type=="Provisioned")].status`
+/// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+/// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Kind)]
 pub struct Cluster {
     #[serde(flatten)]

@@ -1,0 +1,362 @@
+// Copyright 2026 The cluster-provisioner Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! A rate-limited work queue of object keys: client-go's `workqueue.RateLimitingInterface`.
+//!
+//! MOVE TO rkb-runtime: this file is generic (it knows nothing of Cluster) and is only here until rkb-runtime ships
+//! a work queue (requested in .coord/runtime-requests.md). It reuses rkb-runtime's `backoff::RateLimiter`, the same
+//! per-key exponential backoff max'ed with an overall token bucket that rkb's `Controller` uses.
+//!
+//! The guarantees controllers rely on, as in client-go:
+//! - a key is queued at most once however often it is added before a worker takes it (dedup);
+//! - a key is never handed to two workers at once: added while a worker holds it, it is marked dirty and queued
+//!   again when that worker calls [`WorkQueue::done`], so the change is never lost;
+//! - [`WorkQueue::add_rate_limited`] delays a retry by the key's own exponential backoff, which
+//!   [`WorkQueue::forget`] resets after a success;
+//! - after [`WorkQueue::shut_down`], [`WorkQueue::get`] returns `None` at once (queued keys are dropped: an operator
+//!   stopping must not start new external work) and no add has any effect.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::Hash;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rkb_runtime::backoff::RateLimiter;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// A queue of keys shared by event handlers (producers) and workers (consumers). Cheap to clone.
+pub struct WorkQueue<K> {
+    inner: Arc<Inner<K>>,
+}
+
+impl<K> Clone for WorkQueue<K> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+struct Inner<K> {
+    state: Mutex<State<K>>,
+    /// Wakes workers waiting in `get` (one per added key; all of them on shutdown).
+    ready: Notify,
+    limiter: RateLimiter<K>,
+}
+
+struct State<K> {
+    /// Keys ready for a worker, in order.
+    queue: VecDeque<K>,
+    /// Keys that need processing: those in `queue`, and those added again while a worker holds them.
+    dirty: HashSet<K>,
+    /// Keys a worker holds (between `get` and `done`).
+    processing: HashSet<K>,
+    /// Delayed adds: when each key becomes ready. An earlier add_after replaces a later one.
+    waiting: HashMap<K, Instant>,
+    shutting_down: bool,
+}
+
+impl<K> WorkQueue<K>
+where
+    K: Hash + Eq + Clone + Send + Sync + 'static,
+{
+    /// A queue whose retries back off per key from `base` doubling up to `max`, and together at most 10 per second
+    /// after a burst of 100 (controller-runtime's defaults for the overall bucket).
+    pub fn new(base: Duration, max: Duration) -> Self {
+        Self::with_limiter(RateLimiter::new(
+            base,
+            max,
+            rkb_runtime::backoff::DEFAULT_QPS,
+            rkb_runtime::backoff::DEFAULT_BURST,
+        ))
+    }
+
+    /// A queue with its own rate limiter.
+    pub fn with_limiter(limiter: RateLimiter<K>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                state: Mutex::new(State {
+                    queue: VecDeque::new(),
+                    dirty: HashSet::new(),
+                    processing: HashSet::new(),
+                    waiting: HashMap::new(),
+                    shutting_down: false,
+                }),
+                ready: Notify::new(),
+                limiter,
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State<K>> {
+        // Nothing panics while holding the lock, so a poisoned lock still guards whole data.
+        self.inner.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues `key` now, unless it is already queued (or held by a worker: then it is queued again on `done`).
+    pub fn add(&self, key: K) {
+        let mut state = self.state();
+        if state.shutting_down || !state.dirty.insert(key.clone()) {
+            return;
+        }
+        if state.processing.contains(&key) {
+            return;
+        }
+        state.queue.push_back(key);
+        drop(state);
+        self.inner.ready.notify_one();
+    }
+
+    /// Queues `key` once `delay` has passed. Of several pending delayed adds of one key the earliest wins.
+    pub fn add_after(&self, key: K, delay: Duration) {
+        if delay.is_zero() {
+            self.add(key);
+            return;
+        }
+        let at = Instant::now() + delay;
+        {
+            let mut state = self.state();
+            if state.shutting_down {
+                return;
+            }
+            match state.waiting.get(&key) {
+                Some(existing) if *existing <= at => return,
+                _ => {
+                    state.waiting.insert(key.clone(), at);
+                }
+            }
+        }
+        let queue = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep_until(at).await;
+            let due = {
+                let mut state = queue.state();
+                // A later, earlier-due add_after replaced this one: it does the add.
+                if state.waiting.get(&key) == Some(&at) {
+                    state.waiting.remove(&key);
+                    true
+                } else {
+                    false
+                }
+            };
+            if due {
+                queue.add(key);
+            }
+        });
+    }
+
+    /// Queues `key` after its next backoff delay (and the overall bucket's), and returns that delay.
+    pub fn add_rate_limited(&self, key: K) -> Duration {
+        let delay = self.inner.limiter.when(&key);
+        self.add_after(key, delay);
+        delay
+    }
+
+    /// Resets the backoff of `key` (call it when processing succeeded).
+    pub fn forget(&self, key: &K) {
+        self.inner.limiter.forget(key);
+    }
+
+    /// How many rate-limited retries `key` has had since it was last forgotten.
+    pub fn num_requeues(&self, key: &K) -> u32 {
+        self.inner.limiter.num_requeues(key)
+    }
+
+    /// Waits for the next key and marks it held by the caller, who must call [`done`](Self::done) with it.
+    /// `None` once the queue shuts down.
+    pub async fn get(&self) -> Option<K> {
+        loop {
+            // Registered before looking at the queue, so an add between the look and the wait still wakes us.
+            let notified = self.inner.ready.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut state = self.state();
+                if state.shutting_down {
+                    return None;
+                }
+                if let Some(key) = state.queue.pop_front() {
+                    state.dirty.remove(&key);
+                    state.processing.insert(key.clone());
+                    return Some(key);
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Releases `key` after processing; if it was added meanwhile it is queued again.
+    pub fn done(&self, key: &K) {
+        let mut state = self.state();
+        state.processing.remove(key);
+        if state.dirty.contains(key) && !state.shutting_down {
+            state.queue.push_back(key.clone());
+            drop(state);
+            self.inner.ready.notify_one();
+        }
+    }
+
+    /// Keys waiting for a worker (not counting held or delayed ones).
+    pub fn len(&self) -> usize {
+        self.state().queue.len()
+    }
+
+    /// Whether no key waits for a worker.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Stops the queue: waiting and future `get` calls return `None`, adds are ignored.
+    pub fn shut_down(&self) {
+        let mut state = self.state();
+        state.shutting_down = true;
+        state.queue.clear();
+        state.dirty.clear();
+        state.waiting.clear();
+        drop(state);
+        self.inner.ready.notify_waiters();
+    }
+
+    /// Whether [`shut_down`](Self::shut_down) was called.
+    pub fn is_shutting_down(&self) -> bool {
+        self.state().shutting_down
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue() -> WorkQueue<&'static str> {
+        WorkQueue::new(Duration::from_millis(100), Duration::from_secs(10))
+    }
+
+    async fn next(q: &WorkQueue<&'static str>) -> Option<&'static str> {
+        tokio::time::timeout(Duration::from_secs(5), q.get())
+            .await
+            .expect("a key within 5s")
+    }
+
+    #[tokio::test]
+    async fn adds_of_a_queued_key_collapse() {
+        let q = queue();
+        q.add("a");
+        q.add("b");
+        q.add("a");
+        assert_eq!(q.len(), 2);
+        assert_eq!(next(&q).await, Some("a"));
+        assert_eq!(next(&q).await, Some("b"));
+        assert!(q.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_key_added_while_held_comes_back_after_done_only() {
+        let q = queue();
+        q.add("a");
+        let held = next(&q).await.unwrap();
+        q.add("a");
+        q.add("a");
+        // Not handed to a second worker while held.
+        assert!(q.is_empty());
+        assert!(
+            tokio::time::timeout(Duration::from_millis(100), q.get())
+                .await
+                .is_err()
+        );
+        q.done(&held);
+        assert_eq!(next(&q).await, Some("a"));
+        q.done(&"a");
+        assert!(q.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_waiting_worker_wakes_on_add() {
+        let q = queue();
+        let worker = tokio::spawn({
+            let q = q.clone();
+            async move { q.get().await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        q.add("a");
+        let got = tokio::time::timeout(Duration::from_secs(5), worker).await;
+        assert_eq!(got.unwrap().unwrap(), Some("a"));
+    }
+
+    #[tokio::test]
+    async fn rate_limited_retries_double_per_key_and_forget_resets() {
+        let q = WorkQueue::new(Duration::from_millis(20), Duration::from_secs(10));
+        let mut delays = Vec::new();
+        for _ in 0..4 {
+            let start = Instant::now();
+            let delay = q.add_rate_limited("a");
+            assert_eq!(next(&q).await, Some("a"));
+            assert!(Instant::now() - start >= delay);
+            q.done(&"a");
+            delays.push(delay);
+        }
+        assert_eq!(delays, [20, 40, 80, 160].map(Duration::from_millis));
+        assert_eq!(q.num_requeues(&"a"), 4);
+        // Another key starts at the base.
+        assert_eq!(q.add_rate_limited("b"), Duration::from_millis(20));
+        q.forget(&"a");
+        assert_eq!(q.num_requeues(&"a"), 0);
+        assert_eq!(q.add_rate_limited("a"), Duration::from_millis(20));
+    }
+
+    #[tokio::test]
+    async fn the_earliest_delayed_add_wins() {
+        let q = queue();
+        let start = Instant::now();
+        q.add_after("a", Duration::from_millis(300));
+        q.add_after("a", Duration::from_millis(50));
+        q.add_after("a", Duration::from_millis(200));
+        assert_eq!(next(&q).await, Some("a"));
+        let waited = Instant::now() - start;
+        assert!(
+            waited >= Duration::from_millis(50) && waited < Duration::from_millis(200),
+            "{waited:?}"
+        );
+        q.done(&"a");
+        // The superseded timers fire later without queueing the key again.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert!(q.is_empty());
+    }
+
+    #[tokio::test]
+    async fn shut_down_releases_waiting_workers_and_ignores_adds() {
+        let q = queue();
+        let worker = tokio::spawn({
+            let q = q.clone();
+            async move { q.get().await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        q.shut_down();
+        let released = tokio::time::timeout(Duration::from_secs(5), worker).await;
+        assert_eq!(released.unwrap().unwrap(), None);
+        q.add("b");
+        q.add_after("c", Duration::from_millis(10));
+        assert!(q.is_shutting_down());
+        assert!(q.is_empty());
+        assert_eq!(next(&q).await, None);
+    }
+
+    #[tokio::test]
+    async fn shut_down_drops_queued_keys() {
+        let q = queue();
+        q.add("a");
+        q.shut_down();
+        assert_eq!(next(&q).await, None);
+    }
+}
