@@ -76,8 +76,15 @@ pub fn load_sources(
                     .nth(line.saturating_sub(1))
                     .unwrap_or("")
                     .to_string();
+                // proc-macro2's lexer only says "cannot parse string into token stream" for lexing failures.
+                let msg = e.to_string();
+                let msg = if msg.contains("cannot parse string into token stream") {
+                    "unbalanced delimiter or unterminated literal".to_string()
+                } else {
+                    msg
+                };
                 diags.push(
-                    Diagnostic::error(format!("Rust syntax error: {e}"))
+                    Diagnostic::error(format!("Rust syntax error: {msg}"))
                         .at(&rel, line, col, 1)
                         .with_source_line(src_line)
                         .with_hint("rkb manifests reads the API types with syn; fix the syntax (cargo check shows the same error)"),

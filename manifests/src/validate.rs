@@ -7,6 +7,10 @@ use serde_json::Value;
 /// Checks the structural-schema rules of apiextensions.k8s.io/v1 on `schema` (the root of version
 /// `version` of the kind defined by type `ty`).
 pub fn check_structural(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: &Schema) {
+    // After an error the schema is incomplete (e.g. an unresolved type is `{}`): don't pile on.
+    if sg.diags.iter().any(|d| d.is_error()) {
+        return;
+    }
     let mut problems = Vec::new();
     walk(schema, ".", false, &mut problems);
     let t = &sg.model.types[ty];

@@ -189,7 +189,7 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
                         name_end,
                         loc,
                     )
-                    .with_hint(format!("write `+{}=<{}>`", def.name, ty)));
+                    .with_hint(format!("write `+{}={}` ({ty})", def.name, ty.example())));
                 }
             } else {
                 let base = name_end + 1; // skip '='
@@ -338,7 +338,7 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
                     arg_defs
                         .iter()
                         .filter(|a| !a.optional)
-                        .map(|a| format!("{}=<{}>", a.name, a.ty))
+                        .map(|a| format!("{}={}", a.name, a.ty.example()))
                         .collect::<Vec<_>>()
                         .join(",")
                 )));

@@ -135,6 +135,23 @@ impl fmt::Display for ArgType {
     }
 }
 
+impl ArgType {
+    /// A short example value, for hints.
+    pub fn example(&self) -> &'static str {
+        match self {
+            ArgType::Bool => "true",
+            ArgType::Int => "1",
+            ArgType::Number => "1",
+            ArgType::String => "text",
+            ArgType::StringList => "a;b",
+            ArgType::AnyList => "a;b",
+            ArgType::Any => "value",
+            ArgType::Json => "\"json\"",
+            ArgType::Raw => "text",
+        }
+    }
+}
+
 /// A grammar error at byte `offset` (relative to the text handed to the parser) spanning `len` bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValueError {
