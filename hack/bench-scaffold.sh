@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Times `rkb init` + `rkb create api` together (issue target: under 50 ms, dependency download excluded).
-# Needs hyperfine (apt-get install hyperfine). Prints hyperfine's markdown table.
+# Needs hyperfine (apt-get install hyperfine). Prints the median of the runs.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cargo build --release --quiet -p rkb --manifest-path "$repo/Cargo.toml"
 rkb="${CARGO_TARGET_DIR:-$repo/target}/release/rkb"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-hyperfine --warmup 5 --runs "${RUNS:-50}" --export-markdown "$work/result.md" \
+hyperfine --warmup 5 --runs "${RUNS:-50}" --export-json "$work/result.json" \
   --prepare "rm -rf $work/p && mkdir $work/p" \
   "cd $work/p && $rkb init --domain my.domain --project-name demo && $rkb create api --group devops --version v1 --kind DemoMicroService" >&2
-cat "$work/result.md"
+python3 - "$work/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+ms = lambda s: f"{s * 1000:.1f} ms"
+print(f"init + create api: median {ms(r['median'])}, min {ms(r['min'])}, max {ms(r['max'])} over {len(r['times'])} runs")
+PY
