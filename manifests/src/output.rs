@@ -23,47 +23,36 @@ fn read_existing(path: &Path) -> Result<Option<String>, Error> {
 }
 
 /// Writes the files whose content changed. Every changed file is staged first; only when all staged
-/// writes succeeded are they renamed into place, so an I/O failure leaves the old files untouched.
+/// writes succeeded are they renamed into place, so a failure leaves the old files untouched.
 pub fn write_all(files: &[Planned]) -> Result<Vec<PathBuf>, Error> {
     let mut staged: Vec<(PathBuf, &Planned)> = Vec::new();
-    let cleanup = |staged: &[(PathBuf, &Planned)]| {
-        for (tmp, _) in staged {
+    if let Err(e) = stage(files, &mut staged) {
+        for (tmp, _) in &staged {
             let _ = std::fs::remove_file(tmp);
         }
-    };
+        return Err(e);
+    }
+    let mut written = Vec::new();
+    for (tmp, f) in &staged {
+        std::fs::rename(tmp, &f.path).map_err(|source| Error::Io { path: f.path.clone(), source })?;
+        written.push(f.path.clone());
+    }
+    Ok(written)
+}
+
+fn stage<'a>(files: &'a [Planned], staged: &mut Vec<(PathBuf, &'a Planned)>) -> Result<(), Error> {
     for f in files {
         if read_existing(&f.path)?.as_deref() == Some(f.content.as_str()) {
             continue;
         }
         let dir = f.path.parent().unwrap_or(Path::new("."));
-        if let Err(source) = std::fs::create_dir_all(dir) {
-            cleanup(&staged);
-            return Err(Error::Io {
-                path: dir.to_path_buf(),
-                source,
-            });
-        }
-        let name = f
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
+        let name = f.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = dir.join(format!(".{name}.rkb-tmp"));
-        if let Err(source) = std::fs::write(&tmp, &f.content) {
-            cleanup(&staged);
-            return Err(Error::Io { path: tmp, source });
-        }
+        std::fs::write(&tmp, &f.content).map_err(|source| Error::Io { path: tmp.clone(), source })?;
         staged.push((tmp, f));
     }
-    let mut written = Vec::new();
-    for (tmp, f) in &staged {
-        std::fs::rename(tmp, &f.path).map_err(|source| Error::Io {
-            path: f.path.clone(),
-            source,
-        })?;
-        written.push(f.path.clone());
-    }
-    Ok(written)
+    Ok(())
 }
 
 /// A unified diff (`--- a/<file>` / `+++ b/<file>`) of every file whose content would change; `None` when
