@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=batch.tutorial.kubebuilder.io
+package v1

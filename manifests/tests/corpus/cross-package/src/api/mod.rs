@@ -1,0 +1,2 @@
+pub mod shared;
+pub mod v1;
