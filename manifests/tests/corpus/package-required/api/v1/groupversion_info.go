@@ -1,0 +1,4 @@
+// +kubebuilder:object:generate=true
+// +kubebuilder:validation:Required
+// +groupName=pkgrequired.corpus.rkb.io
+package v1
