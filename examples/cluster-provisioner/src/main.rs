@@ -61,7 +61,7 @@ async fn main() -> anyhow::Result<()> {
     options.retry_base_delay = args.retry_base_delay;
     options.retry_max_delay = args.retry_max_delay;
 
-    let mut mgr = rkb_runtime::Manager::builder("cluster-provisioner.rke.io")
+    let mgr = rkb_runtime::Manager::builder("cluster-provisioner.rke.io")
         .options(args.manager)
         .build()
         .await?;

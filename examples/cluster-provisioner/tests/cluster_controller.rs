@@ -71,11 +71,13 @@ impl Harness {
             .start()
             .await?;
         let client = env.client();
-        let mut manager_options = ManagerOptions::default();
         // Tests run side by side: no fixed ports.
-        manager_options.health_probe_bind_address = "0".into();
-        manager_options.metrics_bind_address = "0".into();
-        let mut mgr = Manager::builder("cluster-provisioner-test")
+        let manager_options = ManagerOptions {
+            health_probe_bind_address: "0".into(),
+            metrics_bind_address: "0".into(),
+            ..Default::default()
+        };
+        let mgr = Manager::builder("cluster-provisioner-test")
             .options(manager_options)
             .client(client.clone())
             .build()
