@@ -183,8 +183,8 @@ fn check_against_identity(g: &GenClient, id: &Identity) -> syn::Result<()> {
     {
         return Err(syn::Error::new(
             span,
-            "`+genclient:nonNamespaced` on a Namespaced kind: the CRD says scope Namespaced \
-             (remove `+kubebuilder:resource:scope=Namespaced` or this marker)",
+            "`+genclient:nonNamespaced`, but the CRD is Namespaced: controller-gen (and `rkb manifests`) \
+             take the scope from `+kubebuilder:resource:scope` only; add `+kubebuilder:resource:scope=Cluster`",
         ));
     }
     if let Some(span) = g.status_source

@@ -91,24 +91,3 @@ fn module_of(root: &Path, file: &Path) -> Option<String> {
     }
     Some(parts.join("::"))
 }
-
-// TEMPORARY until rkb-manifests exports the contract (see .coord/manifests-api.md).
-mod rkb_manifests {
-    use std::path::{Path, PathBuf};
-    pub struct KindIdentity {
-        pub group: String,
-        pub version: String,
-        pub kind: String,
-        pub plural: String,
-        pub namespaced: bool,
-        pub has_status: bool,
-        pub rust_path: String,
-        pub source_files: Vec<PathBuf>,
-    }
-    pub fn kind_identities(_root: &Path) -> Result<Vec<KindIdentity>, String> {
-        Err("rkb-manifests does not export kind_identities yet".into())
-    }
-    pub fn crd_yaml(_root: &Path, _group: &str, _kind: &str) -> Result<String, String> {
-        Err("rkb-manifests does not export crd_yaml yet".into())
-    }
-}

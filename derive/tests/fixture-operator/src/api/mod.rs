@@ -1,0 +1,4 @@
+//! API groups of the fixture.
+
+pub mod clusterprovisioner;
+pub mod testing;
