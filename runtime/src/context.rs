@@ -169,6 +169,13 @@ impl Context {
         }
     }
 
+    pub(crate) fn controller_name(&self) -> String {
+        self.ready.as_ref().map_or_else(
+            || "controller".to_string(),
+            |slot| slot.name.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        )
+    }
+
     pub(crate) fn set_controller_name(&self, name: &str) {
         if let Some(slot) = &self.ready {
             *slot.name.lock().unwrap_or_else(|e| e.into_inner()) = name.to_string();

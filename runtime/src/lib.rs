@@ -8,7 +8,7 @@
 //!     rkb_runtime::Controller::for_kind::<k8s_openapi::api::core::v1::ConfigMap>(&ctx).run(reconcile).await
 //! }
 //! # async fn main_() -> Result<(), rkb_runtime::Error> {
-//! let mut mgr = rkb_runtime::Manager::builder("demo-operator")
+//! let mgr = rkb_runtime::Manager::builder("demo-operator")
 //!     .options(<rkb_runtime::ManagerOptions as clap::Parser>::parse())
 //!     .build()
 //!     .await?;

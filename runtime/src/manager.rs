@@ -33,6 +33,7 @@ pub struct ManagerBuilder {
     options: ManagerOptions,
     client: Option<Client>,
     identity: Option<String>,
+    watch_namespace: Option<String>,
     graceful_shutdown_timeout: Duration,
 }
 
@@ -55,6 +56,12 @@ impl ManagerBuilder {
         self
     }
 
+    /// Watches only `namespace`, as --namespaced with WATCH_NAMESPACE does.
+    pub fn watch_namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.watch_namespace = Some(namespace.into());
+        self
+    }
+
     /// How long in-flight reconciles may take to finish after a stop is requested (default 30 s).
     pub fn graceful_shutdown_timeout(mut self, timeout: Duration) -> Self {
         self.graceful_shutdown_timeout = timeout;
@@ -65,7 +72,10 @@ impl ManagerBuilder {
     pub async fn build(self) -> Result<Manager, Error> {
         let options = self.options;
         options.validate()?;
-        let namespace = options.watch_namespace()?;
+        let namespace = match self.watch_namespace {
+            Some(ns) => Some(ns),
+            None => options.watch_namespace()?,
+        };
         let client = match self.client {
             Some(c) => c,
             None => Client::try_default().await.map_err(Error::Client)?,
@@ -129,7 +139,7 @@ impl ManagerBuilder {
             metrics_listener,
             metrics_tls,
             health_listener,
-            controllers: Vec::new(),
+            controllers: std::sync::Mutex::new(Vec::new()),
             graceful_shutdown_timeout: self.graceful_shutdown_timeout,
         })
     }
@@ -145,7 +155,8 @@ async fn bind(addr: Option<SocketAddr>) -> Result<Option<TcpListener>, Error> {
     }
 }
 
-type ControllerFuture = BoxFuture<'static, Result<(), String>>;
+/// A controller's future, yielding its name with its result.
+type ControllerFuture = BoxFuture<'static, (String, Result<(), String>)>;
 
 /// Runs controllers with leader election, metrics and health endpoints. See the crate docs for an example.
 pub struct Manager {
@@ -156,7 +167,8 @@ pub struct Manager {
     metrics_listener: Option<TcpListener>,
     metrics_tls: Option<rustls::ServerConfig>,
     health_listener: Option<TcpListener>,
-    controllers: Vec<ControllerFuture>,
+    // Behind a lock so `add` takes &self: the scaffolded main.rs binds the manager without `mut`.
+    controllers: std::sync::Mutex<Vec<ControllerFuture>>,
     graceful_shutdown_timeout: Duration,
 }
 
@@ -175,25 +187,38 @@ impl Manager {
     pub fn builder(name: impl Into<String>) -> ManagerBuilder {
         ManagerBuilder {
             name: name.into(),
-            options: ManagerOptions::default(),
+            // Without `.options(..)` (tests, embedding): no listeners, no leader election. The command line's
+            // defaults (health probes on :8081, ...) apply through `.options(ManagerOptions::parse())`.
+            options: ManagerOptions {
+                metrics_bind_address: "0".into(),
+                health_probe_bind_address: "0".into(),
+                ..ManagerOptions::default()
+            },
             client: None,
             identity: None,
+            watch_namespace: None,
             graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
         }
     }
 
     /// Adds a controller: a function that receives the [`Context`] and runs until the context's shutdown signal,
     /// e.g. one that ends in [`crate::Controller::run`]. It starts when the manager runs.
-    pub fn add<F, Fut, E>(&mut self, controller: F) -> &mut Self
+    pub fn add<F, Fut, E>(&self, controller: F) -> &Self
     where
         F: FnOnce(Context) -> Fut,
         Fut: Future<Output = Result<(), E>> + Send + 'static,
         E: std::fmt::Display,
     {
         let ctx = Context::for_controller(self.shared.clone());
-        let fut = controller(ctx);
+        let fut = controller(ctx.clone());
+        let fut = async move {
+            let result = fut.await.map_err(|e| e.to_string());
+            (ctx.controller_name(), result)
+        };
         self.controllers
-            .push(async move { fut.await.map_err(|e| e.to_string()) }.boxed());
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(fut.boxed());
         self
     }
 
@@ -311,7 +336,12 @@ impl Manager {
         });
 
         let mut controllers = JoinSet::new();
-        for fut in std::mem::take(&mut self.controllers) {
+        let added = std::mem::take(
+            self.controllers
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        for fut in added {
             controllers.spawn(fut);
         }
 
@@ -328,14 +358,14 @@ impl Manager {
             tokio::select! {
                 _ = &mut stop => break,
                 Some(joined) = controllers.join_next() => match joined {
-                    Ok(Ok(())) => {
+                    Ok((_, Ok(()))) => {
                         if controllers.is_empty() {
                             tracing::info!("all controllers finished");
                             break;
                         }
                     }
-                    Ok(Err(message)) => {
-                        failure = Some(Error::Controller { name: "controller".into(), message });
+                    Ok((name, Err(message))) => {
+                        failure = Some(Error::Controller { name, message });
                         break;
                     }
                     Err(e) => {
@@ -364,8 +394,8 @@ impl Manager {
         let _ = self.shutdown_tx.send(true);
         let drained = tokio::time::timeout(self.graceful_shutdown_timeout, async {
             while let Some(joined) = controllers.join_next().await {
-                if let Ok(Err(message)) = joined {
-                    tracing::error!(%message, "controller failed during shutdown");
+                if let Ok((name, Err(message))) = joined {
+                    tracing::error!(controller = %name, %message, "controller failed during shutdown");
                 }
             }
         })
@@ -416,4 +446,72 @@ async fn lead(
 
 async fn until_true(mut rx: watch::Receiver<bool>) {
     let _ = rx.wait_for(|v| *v).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client for an address nothing listens on: enough for a manager whose controllers never call the API.
+    fn offline_client() -> Client {
+        let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+        Client::try_from(config).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_builder_without_options_binds_nothing_and_elects_no_leader() {
+        let mgr = Manager::builder("t")
+            .client(offline_client())
+            .build()
+            .await
+            .unwrap();
+        assert_eq!(
+            (mgr.metrics_addr(), mgr.health_addr(), mgr.identity()),
+            (None, None, None)
+        );
+        assert!(mgr.context().is_leader());
+    }
+
+    #[tokio::test]
+    async fn a_failing_controller_stops_the_manager_and_names_itself() {
+        let mgr = Manager::builder("t")
+            .client(offline_client())
+            .build()
+            .await
+            .unwrap();
+        mgr.add(|ctx: Context| async move {
+            ctx.mark_ready("broken");
+            Err::<(), _>("cannot start")
+        });
+        let stopped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = stopped.clone();
+        mgr.add(|ctx: Context| async move {
+            ctx.shutdown_signal().await;
+            seen.store(true, std::sync::atomic::Ordering::SeqCst);
+            Ok::<(), Error>(())
+        });
+        let err = mgr.run_until(futures::future::pending()).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::Controller { name, message } if name == "broken" && message == "cannot start"),
+            "{err}"
+        );
+        // The other controller was asked to stop and finished before run_until returned.
+        assert!(stopped.load(std::sync::atomic::Ordering::SeqCst));
+    }
+
+    #[tokio::test]
+    async fn a_bad_bind_address_fails_the_build() {
+        let options = ManagerOptions {
+            health_probe_bind_address: "nope".into(),
+            ..ManagerOptions::default()
+        };
+        let err = Manager::builder("t")
+            .client(offline_client())
+            .options(options)
+            .build()
+            .await
+            .err()
+            .unwrap();
+        assert!(matches!(err, Error::BindAddress { .. }), "{err}");
+    }
 }

@@ -143,7 +143,7 @@ async fn a_crd_controller_uses_finalizers_apply_conditions_and_events() {
         .expect("install CRD");
     let client = env.client();
 
-    let mut mgr = Manager::builder(MANAGER)
+    let mgr = Manager::builder(MANAGER)
         .client(client.clone())
         .options(quiet_options())
         .build()

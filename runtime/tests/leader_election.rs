@@ -34,7 +34,7 @@ async fn start(
     label: &str,
     seen: mpsc::UnboundedSender<Seen>,
 ) -> Running {
-    let mut mgr = Manager::builder("rkb-test")
+    let mgr = Manager::builder("rkb-test")
         .client(client.clone())
         .identity(identity)
         .options(options)

@@ -36,7 +36,7 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
         health_probe_bind_address: "127.0.0.1:0".into(),
         ..quiet_options()
     };
-    let mut mgr = Manager::builder("rkb-metrics-test")
+    let mgr = Manager::builder("rkb-metrics-test")
         .client(client.clone())
         .options(options)
         .build()

@@ -20,7 +20,7 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
 
     // Fails while data.k is "fail"; every attempt's time is recorded.
     let attempts: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
-    let mut mgr = Manager::builder("rkb-backoff-test")
+    let mgr = Manager::builder("rkb-backoff-test")
         .client(client.clone())
         .options(quiet_options())
         .build()
@@ -153,7 +153,7 @@ async fn a_stop_lets_the_in_flight_reconcile_finish() {
     let (started_tx, started_rx) = oneshot::channel::<()>();
     let started_tx = Arc::new(Mutex::new(Some(started_tx)));
     let finished: Arc<Mutex<Option<Instant>>> = Arc::default();
-    let mut mgr = Manager::builder("rkb-graceful-test")
+    let mgr = Manager::builder("rkb-graceful-test")
         .client(client.clone())
         .options(quiet_options())
         .build()
