@@ -36,7 +36,7 @@ struct Args {
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     rkb_runtime::logging::init(args.manager.log_format);
-    let mut mgr = rkb_runtime::Manager::builder("microservice-deploy.ops")
+    let mgr = rkb_runtime::Manager::builder("microservice-deploy.ops")
         .options(args.manager)
         .build()
         .await?;

@@ -15,9 +15,9 @@
 //! The MicroServiceDeploy kind: one instance (one version) of a microservice, as the seed's operations platform
 //! deploys it. Field names and meanings are the seed's (section 3.1).
 
+use rkb_runtime::TypeMeta;
 use rkb_runtime::k8s_openapi::api::core::v1::ResourceRequirements;
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
-use rkb_runtime::TypeMeta;
 use serde::{Deserialize, Serialize};
 
 /// MicroServiceDeploySpec defines the desired state of MicroServiceDeploy.

@@ -1,0 +1,461 @@
+// Copyright 2026 The microservice-deploy Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! Benchmark: N MicroServiceDeploys to steady state through the operator, against a raw client creating the same
+//! child objects, side by side on one envtest control plane, plus the operator's peak RSS.
+//!
+//! ```sh
+//! cargo run --release -p microservice-deploy --example steady_state -- [--count 1000] [--rounds 3] [--concurrency 16]
+//! ```
+//!
+//! Each round runs the raw client in a fresh namespace, then the operator in another: the operator is this binary
+//! re-executed as a separate process (`steady_state operator ...`, the same code as the manager binary) watching
+//! only its namespace, so /proc/<pid>/status VmHWM is its peak RSS alone. "Steady state" is the same test for both:
+//! watches on the five child kinds see every child of every instance with the expected content (the child builders'
+//! output, compared with tests/common/subset.rs). envtest has no kubelet, so no pod ever runs.
+
+#[path = "../tests/common/subset.rs"]
+mod subset;
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use clap::Parser;
+use futures::{StreamExt, TryStreamExt};
+use microservice_deploy::api::v1::{MicroServiceDeploy, MicroServiceDeploySpec};
+use microservice_deploy::controller::children;
+use microservice_deploy::controller::microservicedeploy_controller::{Settings, controller_with};
+use microservice_deploy::controller::namespace_defaults::NamespaceDefaults;
+use rkb_runtime::envtest::Environment;
+use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
+use rkb_runtime::k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler;
+use rkb_runtime::k8s_openapi::api::core::v1::{
+    ConfigMap, Namespace, ResourceRequirements, Service, ServiceAccount,
+};
+use rkb_runtime::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use rkb_runtime::kube::api::PostParams;
+use rkb_runtime::kube::runtime::watcher;
+use rkb_runtime::{Api, Client, ManagerOptions, ObjectMeta, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+#[derive(Parser)]
+struct Args {
+    #[command(subcommand)]
+    operator: Option<Operator>,
+    /// MicroServiceDeploys per round.
+    #[arg(long, default_value_t = 1000)]
+    count: usize,
+    /// Rounds (each: raw client, then operator); medians are reported.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Requests in flight: objects created at once by both clients, and the operator's concurrent reconciles.
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+}
+
+#[derive(clap::Subcommand)]
+enum Operator {
+    /// Runs the operator (internal: the benchmark starts it as a separate process).
+    Operator {
+        #[command(flatten)]
+        manager: ManagerOptions,
+        #[arg(long)]
+        max_concurrent_reconciles: u16,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let runtime = tokio::runtime::Runtime::new()?;
+    match args.operator {
+        Some(Operator::Operator {
+            manager,
+            max_concurrent_reconciles,
+        }) => runtime.block_on(operator(manager, max_concurrent_reconciles)),
+        None => runtime.block_on(bench(args.count, args.rounds, args.concurrency)),
+    }
+}
+
+/// What `manager` (src/main.rs) does, with the benchmark's flags.
+async fn operator(options: ManagerOptions, concurrency: u16) -> anyhow::Result<()> {
+    rkb_runtime::logging::init(options.log_format);
+    let mgr = rkb_runtime::Manager::builder("microservice-deploy.ops")
+        .options(options)
+        .build()
+        .await?;
+    let settings = Settings {
+        namespace_defaults: NamespaceDefaults::default(),
+        concurrency,
+    };
+    mgr.add(move |ctx| controller_with(ctx, settings));
+    mgr.run().await?;
+    Ok(())
+}
+
+/// The spec of instance `i`: the seed's sample with its own names (autoscaling on, so it has all five children).
+fn spec(i: usize) -> MicroServiceDeploySpec {
+    let quantities = |cpu: &str, memory: &str| {
+        [("cpu", cpu), ("memory", memory)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), Quantity(v.to_string())))
+            .collect()
+    };
+    MicroServiceDeploySpec {
+        ms_name: format!("ms-{i}"),
+        full_name: format!("ms-{i}-v1s0"),
+        version: "1.0".into(),
+        path: "v1".into(),
+        image: "stefanprodan/podinfo:6.0.0".into(),
+        replicas: 3,
+        autoscaling: true,
+        need_auth: true,
+        config: format!("name=ms-{i}"),
+        creation_timestamp: "1535546718115".into(),
+        resource_requirements: Some(ResourceRequirements {
+            limits: Some(quantities("100m", "400Mi")),
+            requests: Some(quantities("100m", "400Mi")),
+            ..ResourceRequirements::default()
+        }),
+        idle: false,
+    }
+}
+
+fn instance(i: usize, namespace: &str) -> MicroServiceDeploy {
+    let mut msd = MicroServiceDeploy::new(&format!("ms-{i}-v1s0"), spec(i));
+    msd.metadata.namespace = Some(namespace.to_string());
+    msd
+}
+
+/// The children of instance `i` as the raw client creates them: the builders' output without owner references.
+struct Children {
+    service: Service,
+    account: ServiceAccount,
+    config: ConfigMap,
+    deployment: Deployment,
+    hpa: HorizontalPodAutoscaler,
+}
+
+fn children_of(i: usize, namespace: &str) -> Children {
+    let msd = instance(i, namespace);
+    let owner = OwnerReference::default();
+    fn orphan<K: Resource>(mut obj: K) -> K {
+        obj.meta_mut().owner_references = None;
+        obj
+    }
+    Children {
+        service: orphan(children::service(&msd, &owner)),
+        account: orphan(children::service_account(&msd, &owner)),
+        config: orphan(children::config_map(&msd, &owner)),
+        deployment: orphan(children::deployment(&msd, &owner)),
+        hpa: orphan(children::hpa(&msd, &owner)),
+    }
+}
+
+/// Expected content per child kind, by name.
+fn expectations(count: usize, namespace: &str) -> [(&'static str, HashMap<String, Value>); 5] {
+    let mut out: [(&'static str, HashMap<String, Value>); 5] = [
+        ("Service", HashMap::new()),
+        ("ServiceAccount", HashMap::new()),
+        ("ConfigMap", HashMap::new()),
+        ("Deployment", HashMap::new()),
+        ("HorizontalPodAutoscaler", HashMap::new()),
+    ];
+    for i in 0..count {
+        let c = children_of(i, namespace);
+        let values = [
+            json(&c.service),
+            json(&c.account),
+            json(&c.config),
+            json(&c.deployment),
+            json(&c.hpa),
+        ];
+        for ((_, map), value) in out.iter_mut().zip(values) {
+            map.insert(
+                value["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                value,
+            );
+        }
+    }
+    out
+}
+
+fn json<K: Serialize>(obj: &K) -> Value {
+    serde_json::to_value(obj).expect("k8s objects serialize")
+}
+
+/// Resolves once every expected object of kind K in `namespace` is present with the expected content.
+async fn all_present<K>(
+    client: Client,
+    namespace: &str,
+    mut expected: HashMap<String, Value>,
+) -> anyhow::Result<()>
+where
+    K: Resource<DynamicType = (), Scope = rkb_runtime::kube::core::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Serialize
+        + Debug
+        + Send
+        + 'static,
+{
+    let api: Api<K> = Api::namespaced(client, namespace);
+    let mut events = std::pin::pin!(watcher(api, watcher::Config::default()));
+    while !expected.is_empty() {
+        let Some(event) = events.try_next().await? else {
+            anyhow::bail!("watch ended");
+        };
+        let mut check = |obj: K| {
+            let name = obj.meta().name.clone().unwrap_or_default();
+            if let Some(want) = expected.get(&name)
+                && subset::contains(&json(&obj), want).is_ok()
+            {
+                expected.remove(&name);
+            }
+        };
+        match event {
+            watcher::Event::Apply(obj) | watcher::Event::InitApply(obj) => check(obj),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+async fn steady_state(client: &Client, count: usize, namespace: &str) -> anyhow::Result<()> {
+    let [svc, sa, cm, dep, hpa] = expectations(count, namespace);
+    tokio::try_join!(
+        all_present::<Service>(client.clone(), namespace, svc.1),
+        all_present::<ServiceAccount>(client.clone(), namespace, sa.1),
+        all_present::<ConfigMap>(client.clone(), namespace, cm.1),
+        all_present::<Deployment>(client.clone(), namespace, dep.1),
+        all_present::<HorizontalPodAutoscaler>(client.clone(), namespace, hpa.1),
+    )?;
+    Ok(())
+}
+
+async fn create_namespace(client: &Client, name: &str) -> anyhow::Result<()> {
+    let ns = Namespace {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..ObjectMeta::default()
+        },
+        ..Namespace::default()
+    };
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await?;
+    Ok(())
+}
+
+async fn create<K>(client: &Client, namespace: &str, obj: &K) -> anyhow::Result<()>
+where
+    K: Resource<DynamicType = (), Scope = rkb_runtime::kube::core::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Serialize
+        + Debug,
+{
+    Api::<K>::namespaced(client.clone(), namespace)
+        .create(&PostParams::default(), obj)
+        .await?;
+    Ok(())
+}
+
+/// Runs `work(i)` for every instance with at most `concurrency` requests in flight.
+async fn for_each_instance<F, Fut>(count: usize, concurrency: usize, work: F) -> anyhow::Result<()>
+where
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    futures::stream::iter(0..count)
+        .map(work)
+        .buffer_unordered(concurrency)
+        .try_collect::<()>()
+        .await
+}
+
+/// The raw client: creates every child of every instance itself; returns the time to steady state.
+async fn raw_round(
+    client: &Client,
+    count: usize,
+    concurrency: usize,
+    namespace: &str,
+) -> anyhow::Result<Duration> {
+    create_namespace(client, namespace).await?;
+    let started = Instant::now();
+    let watch = steady_state(client, count, namespace);
+    // `concurrency` instances at once, each creating its five objects together: what the operator does with
+    // `concurrency` reconciles applying five children each.
+    let creates = for_each_instance(count, concurrency, |i| async move {
+        let c = children_of(i, namespace);
+        tokio::try_join!(
+            create(client, namespace, &c.service),
+            create(client, namespace, &c.account),
+            create(client, namespace, &c.config),
+            create(client, namespace, &c.deployment),
+            create(client, namespace, &c.hpa),
+        )?;
+        Ok(())
+    });
+    tokio::try_join!(watch, creates)?;
+    Ok(started.elapsed())
+}
+
+/// The operator: creates the MicroServiceDeploys and waits for the operator's children; returns the time to steady
+/// state and the operator's peak RSS in bytes.
+async fn operator_round(
+    env: &Environment,
+    count: usize,
+    concurrency: usize,
+    namespace: &str,
+) -> anyhow::Result<(Duration, u64)> {
+    let client = env.client();
+    create_namespace(&client, namespace).await?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let mut child = tokio::process::Command::new(std::env::current_exe()?)
+        .args(["operator", "--namespaced", "--metrics-bind-address=0"])
+        .arg(format!("--health-probe-bind-address=127.0.0.1:{port}"))
+        .arg(format!("--max-concurrent-reconciles={concurrency}"))
+        .env("KUBECONFIG", env.kubeconfig_path())
+        .env("WATCH_NAMESPACE", namespace)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .context("starting the operator")?;
+    let pid = child.id().context("operator pid")?;
+    let ready_by = Instant::now() + Duration::from_secs(60);
+    while !ready(port).await {
+        anyhow::ensure!(
+            Instant::now() < ready_by,
+            "the operator did not become ready"
+        );
+        if let Some(status) = child.try_wait()? {
+            anyhow::bail!("the operator exited: {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let started = Instant::now();
+    let watch = steady_state(&client, count, namespace);
+    let creates = for_each_instance(count, concurrency, |i| {
+        let client = client.clone();
+        async move { create(&client, namespace, &instance(i, namespace)).await }
+    });
+    tokio::try_join!(watch, creates)?;
+    let elapsed = started.elapsed();
+    let peak = peak_rss(pid)?;
+    // SIGTERM for a graceful stop; kill_on_drop covers a hang.
+    std::process::Command::new("kill")
+        .arg(pid.to_string())
+        .status()?;
+    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    Ok((elapsed, peak))
+}
+
+/// GET /readyz on the operator's health port.
+async fn ready(port: u16) -> bool {
+    let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else {
+        return false;
+    };
+    if stream
+        .write_all(b"GET /readyz HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        .await
+        .is_err()
+    {
+        return false;
+    }
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response).await;
+    response.starts_with(b"HTTP/1.0 200") || response.starts_with(b"HTTP/1.1 200")
+}
+
+/// VmHWM (peak resident set) of a process, in bytes.
+fn peak_rss(pid: u32) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .context("no VmHWM")?;
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .context("VmHWM value")?
+        .parse()?;
+    Ok(kib * 1024)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+async fn bench(count: usize, rounds: usize, concurrency: usize) -> anyhow::Result<()> {
+    let env = Environment::builder()
+        .crd_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases"))
+        .start()
+        .await?;
+    let client = env.client();
+    println!(
+        "{count} MicroServiceDeploys (5 children each), concurrency {concurrency}, {rounds} rounds"
+    );
+    println!("round  raw client  operator  ratio  operator peak RSS");
+    let (mut raw, mut op, mut rss) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let r = raw_round(&client, count, concurrency, &format!("raw-{round}")).await?;
+        let (o, peak) =
+            operator_round(&env, count, concurrency, &format!("operator-{round}")).await?;
+        let (r, o, mib) = (
+            r.as_secs_f64(),
+            o.as_secs_f64(),
+            peak as f64 / (1024.0 * 1024.0),
+        );
+        println!(
+            "{round:>5}  {r:>9.2}s  {o:>7.2}s  {:>5.2}  {mib:>8.1} MiB",
+            o / r
+        );
+        raw.push(r);
+        op.push(o);
+        rss.push(mib);
+    }
+    let ratios: Vec<f64> = raw.iter().zip(&op).map(|(r, o)| o / r).collect();
+    let (r, o, ratio, mib) = (median(raw), median(op), median(ratios), median(rss));
+    println!("median  {r:>8.2}s  {o:>7.2}s  {ratio:>5.2}  {mib:>8.1} MiB");
+    println!(
+        "targets: ratio <= 1.30 {}, peak RSS <= 40 MB {}",
+        verdict(ratio <= 1.3),
+        verdict(mib * 1.048_576 <= 40.0)
+    );
+    Ok(())
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "(met)" } else { "(NOT met)" }
+}
