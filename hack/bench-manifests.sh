@@ -6,7 +6,8 @@
 # the markdown tables).
 #
 #   hack/bench-manifests.sh            # needs Go, hyperfine (apt-get install -y hyperfine)
-#   RKB_BENCH_RUNS=20 hack/bench-manifests.sh
+#   RKB_BENCH_RUNS=20 hack/bench-manifests.sh     # more runs (default 10)
+#   RKB_BENCH_WORK=/tmp/bench hack/bench-manifests.sh   # keep the corpus copy and the synthetic project
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,8 +21,11 @@ log "building rkb (release)"
 (cd "$ROOT" && cargo build --release -q -p rkb)
 RKB="$ROOT/target/release/rkb"
 
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+if [ -n "${RKB_BENCH_WORK:-}" ]; then # keep the generated projects, e.g. to profile them
+  WORK="$RKB_BENCH_WORK"; rm -rf "$WORK"; mkdir -p "$WORK"
+else
+  WORK="$(mktemp -d)"; trap 'rm -rf "$WORK"' EXIT
+fi
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local
 
 # --- 1. the corpus: a copy, since both tools write into it.
@@ -245,17 +249,23 @@ for c in $CASES; do "$RKB" manifests --dir "$WORK/corpus/$c" >/dev/null || log "
 log "synthetic project: $(ls "$SYN/config/crd/bases" | wc -l) CRDs from controller-gen"
 
 cd "$WORK"
-hyperfine --warmup 2 --runs "$RUNS" -N --ignore-failure --export-markdown "$WORK/corpus.md" \
+hyperfine --warmup 2 --runs "$RUNS" -N --ignore-failure --export-json "$WORK/corpus.json" \
   -n "controller-gen (corpus, 1 run over the module)" \
   "bash -c 'cd corpus && $CONTROLLER_GEN crd:allowDangerousTypes=true rbac:roleName=manager-role paths=./... output:crd:dir=$WORK/out-cg output:rbac:dir=$WORK/out-cg'" \
   -n "rkb manifests (corpus, 1 run per case)" \
   "bash -c 'for c in $CASES; do $RKB manifests --dir corpus/\$c >/dev/null; done'"
-hyperfine --warmup 2 --runs "$RUNS" -N --export-markdown "$WORK/synthetic.md" \
+hyperfine --warmup 2 --runs "$RUNS" -N --export-json "$WORK/synthetic.json" \
   -n "controller-gen ($KINDS kinds)" \
   "bash -c 'cd synthetic && $CONTROLLER_GEN crd rbac:roleName=manager-role paths=./... output:crd:dir=config/crd/bases output:rbac:dir=config/rbac'" \
   -n "rkb manifests ($KINDS kinds)" \
   "$RKB manifests --dir synthetic"
-echo
-cat "$WORK/corpus.md"
-echo
-cat "$WORK/synthetic.md"
+# Medians (hyperfine's markdown export has means only).
+python3 - "$WORK/corpus.json" "$WORK/synthetic.json" <<'PY'
+import json, statistics, sys
+print("| command | median | min | max | runs |")
+print("|---|---|---|---|---|")
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["results"]:
+        t = r["times"]
+        print(f"| {r['command']} | **{statistics.median(t)*1000:.0f} ms** | {min(t)*1000:.0f} ms | {max(t)*1000:.0f} ms | {len(t)} |")
+PY
