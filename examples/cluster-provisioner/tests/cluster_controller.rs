@@ -186,7 +186,8 @@ fn is_true(c: &Option<Condition>) -> bool {
 }
 
 #[tokio::test]
-async fn provisions_reprovisions_on_spec_change_and_removes() -> anyhow::Result<()> {
+async fn provisions_reprovisions_on_spec_change_and_removes_what_was_applied() -> anyhow::Result<()>
+{
     let h = Harness::start(Duration::from_millis(200)).await?;
     let v1 = h.config("prod.yml")?;
     let name = "prod";
@@ -244,19 +245,55 @@ async fn provisions_reprovisions_on_spec_change_and_removes() -> anyhow::Result<
         [format!("up {v1} ok"), format!("up {v2} ok")]
     );
 
-    // Delete: `remove <configPath>`, finalizer released, object gone.
+    // A spec whose `up` fails: Provisioned and Ready turn False with the provisioner's error, and a Warning event.
+    let missing = h
+        .dir
+        .path()
+        .join("missing.yml")
+        .to_str()
+        .unwrap()
+        .to_string();
+    h.clusters
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "spec": { "configPath": missing } })),
+        )
+        .await?;
+    eventually(30, "Provisioned is False with ProvisionFailed", || async {
+        let c = h.condition(name, CONDITION_PROVISIONED).await?;
+        Ok(c.is_some_and(|c| c.status == "False" && c.reason == "ProvisionFailed"))
+    })
+    .await?;
+    let ready = h.condition(name, CONDITION_READY).await?.expect("Ready");
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("False", "ProvisionFailed")
+    );
+    assert!(ready.message.contains("no such file"), "{}", ready.message);
+    let warning = h.events(name, "ProvisionFailed").await?;
+    assert_eq!(
+        warning.first().and_then(|e| e.type_.as_deref()),
+        Some("Warning")
+    );
+    assert_eq!(
+        h.clusters.get(name).await?.status.unwrap().applied_config,
+        v2
+    );
+
+    // Delete: `remove` of what was provisioned (appliedConfig, not the failing spec), finalizer released, gone.
     h.clusters.delete(name, &DeleteParams::default()).await?;
     eventually(30, "the Cluster is gone", || async {
         Ok(h.clusters.get_opt(name).await?.is_none())
     })
     .await?;
-    assert_eq!(
-        summary(&h.calls()?),
-        [
-            format!("up {v1} ok"),
-            format!("up {v2} ok"),
-            format!("remove {v2} ok")
-        ]
+    let calls = summary(&h.calls()?);
+    assert_eq!(calls[..2], [format!("up {v1} ok"), format!("up {v2} ok")]);
+    assert_eq!(calls.last(), Some(&format!("remove {v2} ok")));
+    let middle = &calls[2..calls.len() - 1];
+    assert!(
+        !middle.is_empty() && middle.iter().all(|c| *c == format!("up {missing} failed")),
+        "{calls:?}"
     );
     assert!(
         !h.events(name, "Removed").await?.is_empty(),

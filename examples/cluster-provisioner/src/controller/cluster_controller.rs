@@ -26,8 +26,11 @@
 //! - writes carry the resourceVersion they were based on (finalizers by JSON patch with a test, status by PUT of the
 //!   object read), and a conflict re-reads the object instead of resending a stale copy.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
+
+use futures::FutureExt;
 
 use rkb_runtime::client::PostParams;
 use rkb_runtime::conditions::{FALSE, TRUE, is_condition_true, new_condition, set_condition};
@@ -98,6 +101,17 @@ pub enum SyncError {
     /// A finalizer patch was refused.
     #[error(transparent)]
     Finalizer(#[from] rkb_runtime::Error),
+    /// The sync panicked.
+    #[error("sync panicked: {0}")]
+    Panic(String),
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".into())
 }
 
 /// Runs the Cluster controller until the manager stops (`mgr.add(move |ctx| run(ctx, options))`).
@@ -176,7 +190,12 @@ pub fn needs_sync(old: &Cluster, new: &Cluster) -> bool {
 /// Pops keys until the queue shuts down.
 async fn worker(reconciler: Arc<Reconciler>, queue: WorkQueue<String>) {
     while let Some(key) = queue.get().await {
-        match reconciler.sync(&key).await {
+        // A panicking sync must not take the worker (and the key it holds) with it: it counts as a failure.
+        let outcome = AssertUnwindSafe(reconciler.sync(&key))
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|panic| Err(SyncError::Panic(panic_message(panic.as_ref()))));
+        match outcome {
             Ok(()) => queue.forget(&key),
             Err(error) => {
                 let delay = queue.add_rate_limited(key.clone());
@@ -266,11 +285,19 @@ impl Reconciler {
     }
 
     /// `remove`, then release the finalizer. A failure keeps the finalizer and is retried with backoff.
+    ///
+    /// It removes what was provisioned (status.appliedConfig) rather than what the spec asks for now: after a failed
+    /// `up` of a new configPath the old one still describes the running cluster. With nothing applied yet it still
+    /// runs, with spec.configPath: a failed `up` may have left parts behind.
     async fn remove(&self, obj: &Cluster) -> Result<(), SyncError> {
         if !has_finalizer(obj, FINALIZER) {
             return Ok(());
         }
-        let path = &obj.spec.config_path;
+        let applied = obj.status.as_ref().map(|s| s.applied_config.as_str());
+        let path = match applied {
+            Some(p) if !p.is_empty() => p,
+            _ => obj.spec.config_path.as_str(),
+        };
         tracing::info!(cluster = %obj.name_any(), config = %path, "removing");
         match self.provisioner.remove(path).await {
             Ok(()) => {

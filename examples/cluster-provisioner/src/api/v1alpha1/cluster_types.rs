@@ -39,7 +39,8 @@ pub const CONDITION_READY: &str = "Ready";
 #[serde(rename_all = "camelCase")]
 pub struct ClusterSpec {
     /// configPath is the path, on the operator's host, of the provisioner's cluster configuration
-    /// (for rke, a cluster.yml). The provisioner runs `up <configPath>` and, on deletion, `remove <configPath>`.
+    /// (for rke, a cluster.yml). The provisioner runs `up <configPath>`; on deletion it runs `remove` with
+    /// status.appliedConfig (what was provisioned), or with configPath when nothing was.
     /// +kubebuilder:validation:MinLength=1
     /// +required
     pub config_path: String,
