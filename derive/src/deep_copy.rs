@@ -8,10 +8,10 @@ use syn::{Data, DeriveInput, Fields, Index};
 use crate::doc_markers::MarkerLine;
 
 pub fn expand(input: &DeriveInput, lines: &[MarkerLine]) -> syn::Result<TokenStream> {
-    if let Some(off) = lines.iter().find(|l| {
-        let t = l.text.replace(' ', "");
-        t == "+kubebuilder:object:generate=false" || t == "+k8s:deepcopy-gen=false"
-    }) {
+    if let Some(off) = lines
+        .iter()
+        .find(|l| crate::library::disables_deep_copy(&l.text))
+    {
         return Err(syn::Error::new(
             off.span,
             "this type derives DeepCopy but its marker turns deep copy generation off",

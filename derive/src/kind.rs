@@ -128,7 +128,7 @@ pub fn expand(
         }
     };
 
-    let deep_copy = if object_generate(lines) {
+    let deep_copy = if object_generate(lines) && !id.package_disables_deep_copy {
         quote!(impl #rt::DeepCopy for #ident {})
     } else {
         TokenStream::new()
@@ -169,12 +169,12 @@ fn is_type_meta(name: &Ident, ty: &Type) -> bool {
     name == "type_meta" || last.as_deref() == Some("TypeMeta")
 }
 
-/// Root kinds get deep copy unless the type opts out (`+kubebuilder:object:generate=false`).
+/// Root kinds get deep copy unless the type (or its package) opts out
+/// (`+kubebuilder:object:generate=false`, `+k8s:deepcopy-gen=false`).
 fn object_generate(lines: &[MarkerLine]) -> bool {
-    !lines.iter().any(|l| {
-        let t = l.text.replace(' ', "");
-        t == "+kubebuilder:object:generate=false" || t == "+k8s:deepcopy-gen=false"
-    })
+    !lines
+        .iter()
+        .any(|l| crate::library::disables_deep_copy(&l.text))
 }
 
 fn check_against_identity(g: &GenClient, id: &Identity) -> syn::Result<()> {

@@ -10,6 +10,8 @@ pub struct Identity {
     pub plural: String,
     pub namespaced: bool,
     pub has_status: bool,
+    /// The package (`mod.rs` with `+groupName`) turns deep copy off: `+kubebuilder:object:generate=false`.
+    pub package_disables_deep_copy: bool,
     /// Exactly what `rkb manifests` writes for the kind's CRD.
     pub crd_yaml: String,
     /// The same document as JSON, parsed at run time into k8s-openapi's type.
@@ -55,6 +57,13 @@ pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity
     let value: serde_json::Value = serde_yaml::from_str(&crd_yaml)
         .map_err(|e| format!("rkb-manifests wrote a CRD that is not YAML: {e}"))?;
     let crd_json = serde_json::to_string(&value).map_err(|e| e.to_string())?;
+    let package_disables_deep_copy = package_file(root, &found.rust_path)
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .is_some_and(|text| {
+            text.lines()
+                .filter_map(|l| l.trim_start().strip_prefix("//!"))
+                .any(|l| disables_deep_copy(l.trim()))
+        });
     let mut source_files = found.source_files.clone();
     source_files.sort();
     source_files.dedup();
@@ -64,6 +73,7 @@ pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity
         plural: found.plural,
         namespaced: found.namespaced,
         has_status: found.has_status,
+        package_disables_deep_copy,
         crd_yaml,
         crd_json,
         source_files,
@@ -90,4 +100,24 @@ fn module_of(root: &Path, file: &Path) -> Option<String> {
         parts.pop();
     }
     Some(parts.join("::"))
+}
+
+/// Whether a marker line turns deep copy generation off (controller-gen's and deepcopy-gen's forms).
+pub fn disables_deep_copy(marker: &str) -> bool {
+    let m: String = marker.chars().filter(|c| !c.is_whitespace()).collect();
+    m == "+kubebuilder:object:generate=false" || m == "+k8s:deepcopy-gen=false"
+}
+
+/// `api::testing::v1::Widget` -> `src/api/testing/v1/mod.rs` (or `src/api/testing/v1.rs`).
+fn package_file(root: &Path, rust_path: &str) -> Option<PathBuf> {
+    let module = rust_path.rsplit_once("::")?.0;
+    let dir = module
+        .split("::")
+        .fold(root.join("src"), |p, part| p.join(part));
+    let mod_rs = dir.join("mod.rs");
+    if mod_rs.is_file() {
+        return Some(mod_rs);
+    }
+    let flat = dir.with_extension("rs");
+    flat.is_file().then_some(flat)
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use rkb_fixture_operator::api::clusterprovisioner::v1alpha1::{Cluster, ClusterSpec};
+use rkb_fixture_operator::api::plain::v1::Plain;
 use rkb_fixture_operator::api::testing::v1::{Gadget, Sensor, Widget, WidgetSpec};
 use rkb_runtime::DeepCopy;
 use rkb_runtime::client::is_namespaced;
@@ -54,6 +55,11 @@ fn crd_is_what_rkb_manifests_writes() {
         Sensor::crd(),
         Sensor::crd_yaml(),
         "testing.rkb.example_sensors.yaml",
+    );
+    check_crd::<Plain>(
+        Plain::crd(),
+        Plain::crd_yaml(),
+        "plain.rkb.example_plains.yaml",
     );
     check_crd::<Cluster>(
         Cluster::crd(),

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use k8s_openapi::api::core::v1::Namespace;
 use rkb_envtest::Environment;
 use rkb_fixture_operator::api::clusterprovisioner::v1alpha1::{
     Cluster, ClusterClient, ClusterInformer, ClusterLister, ClusterSpec,
@@ -12,7 +13,6 @@ use rkb_fixture_operator::api::clusterprovisioner::v1alpha1::{
 use rkb_fixture_operator::api::testing::v1::{
     Widget, WidgetClient, WidgetInformer, WidgetLister, WidgetSpec,
 };
-use k8s_openapi::api::core::v1::Namespace;
 use rkb_runtime::client::{DeleteParams, PostParams, ResourceClient};
 use rkb_runtime::informer::{HandlerFuncs, SharedInformerFactory};
 use rkb_runtime::lister::parse_selector;
@@ -60,7 +60,10 @@ async fn generated_informers_and_listers_follow_the_server() {
     let spec = |p: &str| ClusterSpec {
         config_path: p.into(),
     };
-    let c = clusters.create(&Cluster::new("edge", spec("/a")), &pp).await.unwrap();
+    let c = clusters
+        .create(&Cluster::new("edge", spec("/a")), &pp)
+        .await
+        .unwrap();
     assert_eq!(next(&mut rx).await, "add /a");
     let lister: ClusterLister = clusters_informer.lister();
     assert_eq!(lister.get("edge").unwrap().spec.config_path, "/a");
@@ -69,7 +72,10 @@ async fn generated_informers_and_listers_follow_the_server() {
     clusters.update(&c2, &pp).await.unwrap();
     assert_eq!(next(&mut rx).await, "update /b");
     assert_eq!(lister.get("edge").unwrap().spec.config_path, "/b");
-    clusters.delete("edge", &DeleteParams::default()).await.unwrap();
+    clusters
+        .delete("edge", &DeleteParams::default())
+        .await
+        .unwrap();
     assert_eq!(next(&mut rx).await, "delete /b");
     assert!(lister.get("edge").is_none());
 
@@ -99,7 +105,10 @@ async fn generated_informers_and_listers_follow_the_server() {
     .await
     .expect("both widgets cached");
     let a = lister.namespace("team-a");
-    assert_eq!(a.get("w").unwrap().metadata.namespace.as_deref(), Some("team-a"));
+    assert_eq!(
+        a.get("w").unwrap().metadata.namespace.as_deref(),
+        Some("team-a")
+    );
     assert_eq!(a.list(&parse_selector("team=team-a").unwrap()).len(), 1);
     assert!(a.list(&parse_selector("team=team-b").unwrap()).is_empty());
     assert_eq!(lister.list(&parse_selector("team").unwrap()).len(), 2);

@@ -1,0 +1,3 @@
+//! The plain.rkb.example group: a package that turns deep copy generation off.
+
+pub mod v1;
