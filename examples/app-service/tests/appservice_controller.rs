@@ -12,62 +12,385 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The AppService controller against a real kube-apiserver and etcd (`make setup-envtest` builds them once;
-//! `make test` runs this with KUBEBUILDER_ASSETS set).
+//! The AppService controller against a real kube-apiserver, etcd and kube-controller-manager (`make setup-envtest`
+//! builds them once; `make test` runs this with KUBEBUILDER_ASSETS set).
+//!
+//! One control plane serves the whole story, in order: create (the exact Deployment and Service), status, update in
+//! place, drift repair, and deletion by the garbage collector. No deployment controller or kubelet runs, so the test
+//! plays the deployment controller by writing the Deployment's status itself.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
-use rkb_runtime::Manager;
 use rkb_runtime::envtest::Environment;
-use rkb_runtime::kube::Api;
-use rkb_runtime::kube::api::{DeleteParams, PostParams};
+use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
+use rkb_runtime::k8s_openapi::api::core::v1::{ContainerPort, Service, ServicePort};
+use rkb_runtime::k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleRef, Subject};
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use rkb_runtime::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use rkb_runtime::kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use rkb_runtime::kube::{Api, Client};
+use rkb_runtime::{Manager, ManagerOptions, ObjectMeta, ResourceExt};
+use serde_json::json;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
-use app_service::api::v1alpha1::AppService;
-use app_service::controller::appservice_controller::{FINALIZER, controller};
+use app_service::api::v1alpha1::{AppService, AppServiceSpec, AppServiceStatus};
+use app_service::controller::appservice_controller::controller;
 
-/// Polls `check` until it returns true, failing the test after 30 seconds.
-async fn eventually<F, Fut>(what: &str, mut check: F) -> anyhow::Result<()>
+const MANAGER: &str = "app-service-test";
+const NAMESPACE: &str = "default";
+const NAME: &str = "appservice-sample";
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Polls `check` until it returns Some, failing the test after 30 seconds with `what`.
+async fn eventually<T, F, Fut>(what: &str, mut check: F) -> anyhow::Result<T>
 where
     F: FnMut() -> Fut,
-    Fut: Future<Output = anyhow::Result<bool>>,
+    Fut: Future<Output = anyhow::Result<Option<T>>>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while !check().await? {
-        anyhow::ensure!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        if let Some(value) = check().await? {
+            return Ok(value);
+        }
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting until {what}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// A client that acts as the manager does in a cluster: as a user holding only the ClusterRole `rkb manifests`
+/// generated into config/rbac/role.yaml, so a missing `+kubebuilder:rbac` marker fails the test (the admin client
+/// would hide it).
+async fn manager_client(env: &Environment) -> anyhow::Result<Client> {
+    let admin = env.client();
+    let role: ClusterRole = serde_yaml::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/config/rbac/role.yaml"
+    )))?;
+    let role_name = role.name_any();
+    Api::<ClusterRole>::all(admin.clone())
+        .create(&PostParams::default(), &role)
+        .await?;
+    let binding = ClusterRoleBinding {
+        metadata: ObjectMeta {
+            name: Some("manager-rolebinding".into()),
+            ..ObjectMeta::default()
+        },
+        role_ref: RoleRef {
+            api_group: "rbac.authorization.k8s.io".into(),
+            kind: "ClusterRole".into(),
+            name: role_name,
+        },
+        subjects: Some(vec![Subject {
+            kind: "User".into(),
+            name: MANAGER.into(),
+            api_group: Some("rbac.authorization.k8s.io".into()),
+            namespace: None,
+        }]),
+    };
+    Api::<ClusterRoleBinding>::all(admin)
+        .create(&PostParams::default(), &binding)
+        .await?;
+    let mut config = env.config().clone();
+    config.auth_info.impersonate = Some(MANAGER.into());
+    Ok(Client::try_from(config)?)
+}
+
+/// A manager running the controller, on ports nobody else uses ("0": no metrics or health listeners).
+struct RunningManager {
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), rkb_runtime::Error>>,
+}
+
+async fn start_manager(client: &Client) -> anyhow::Result<RunningManager> {
+    let options = ManagerOptions {
+        metrics_bind_address: "0".into(),
+        health_probe_bind_address: "0".into(),
+        ..ManagerOptions::default()
+    };
+    let mgr = Manager::builder(MANAGER)
+        .client(client.clone())
+        .options(options)
+        .build()
+        .await?;
+    mgr.add(controller);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(mgr.run_until(async {
+        let _ = stopped.await;
+    }));
+    Ok(RunningManager { stop, task })
+}
+
+impl RunningManager {
+    async fn stop(self) -> anyhow::Result<()> {
+        let _ = self.stop.send(());
+        self.task.await??;
+        Ok(())
+    }
+}
+
+/// The Deployment once it asks for `replicas` pods of `image`.
+async fn deployment_with(
+    deployments: &Api<Deployment>,
+    replicas: i32,
+    image: &str,
+) -> anyhow::Result<Deployment> {
+    eventually(
+        &format!("the Deployment runs {replicas} x {image}"),
+        || async {
+            Ok(deployments.get_opt(NAME).await?.filter(|d| {
+                let spec = d.spec.as_ref();
+                let container = spec
+                    .and_then(|s| s.template.spec.as_ref())
+                    .and_then(|p| p.containers.first());
+                spec.and_then(|s| s.replicas) == Some(replicas)
+                    && container.and_then(|c| c.image.as_deref()) == Some(image)
+            }))
+        },
+    )
+    .await
+}
+
+/// The Service once it exposes `port`.
+async fn service_with_port(services: &Api<Service>, port: i32) -> anyhow::Result<Service> {
+    eventually(&format!("the Service exposes port {port}"), || async {
+        Ok(services.get_opt(NAME).await?.filter(|s| {
+            let ports = s.spec.as_ref().and_then(|s| s.ports.as_ref());
+            ports.is_some_and(|p| p.iter().map(|p| p.port).eq([port]))
+        }))
+    })
+    .await
+}
+
+/// Plays the deployment controller: `available` pods of the current generation are available.
+async fn report_available(deployments: &Api<Deployment>, available: i32) -> anyhow::Result<()> {
+    let current = deployments.get(NAME).await?;
+    let status = json!({ "status": {
+        "observedGeneration": current.metadata.generation,
+        "replicas": available, "updatedReplicas": available, "readyReplicas": available,
+        "availableReplicas": available,
+    }});
+    deployments
+        .patch_status(NAME, &PatchParams::default(), &Patch::Merge(&status))
+        .await?;
     Ok(())
 }
 
-#[tokio::test]
-async fn reconciles_a_appservice_from_creation_to_deletion() -> anyhow::Result<()> {
-    let env = Environment::builder().crd_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases")).start().await?;
-    let client = env.client();
-
-    let mgr = Manager::builder("app-service-test").client(client.clone()).build().await?;
-    mgr.add(controller);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(mgr.run_until(async {
-        let _ = stopped.await;
-    }));
-
-    let api: Api<AppService> = Api::namespaced(client.clone(), "default");
-    let name = "appservice-sample";
-    api.create(&PostParams::default(), &AppService::new(name, Default::default())).await?;
-
-    // The finalizer shows that reconcile ran for the new object.
-    eventually("the controller adds its finalizer", || async {
-        let obj = api.get(name).await?;
-        Ok(obj.metadata.finalizers.unwrap_or_default().iter().any(|f| f == FINALIZER))
+/// Waits for the AppService's status to be exactly `want`.
+async fn status_is(api: &Api<AppService>, want: AppServiceStatus) -> anyhow::Result<()> {
+    eventually(&format!("the AppService's status is {want:?}"), || async {
+        Ok((api.get(NAME).await?.status.as_ref() == Some(&want)).then_some(()))
     })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_appservice_runs_as_a_deployment_and_a_service_from_creation_to_deletion()
+-> anyhow::Result<()> {
+    let env = Environment::builder()
+        .crd_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases"))
+        .with_controller_manager()
+        .start()
+        .await?;
+    let client = env.client();
+    let api: Api<AppService> = Api::namespaced(client.clone(), NAMESPACE);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
+    let services: Api<Service> = Api::namespaced(client.clone(), NAMESPACE);
+    let manager_client = manager_client(&env).await?;
+    let manager = start_manager(&manager_client).await?;
+
+    // The CRD validates: replicas cannot be negative; port defaults to 80.
+    let negative = AppService::new(
+        "negative",
+        AppServiceSpec {
+            replicas: -1,
+            image: "nginx".into(),
+            port: None,
+        },
+    );
+    let refused = api.create(&PostParams::default(), &negative).await;
+    assert!(
+        matches!(&refused, Err(rkb_runtime::kube::Error::Api(s)) if s.code == 422),
+        "replicas -1 must be refused with 422, got {refused:?}"
+    );
+    let spec = AppServiceSpec {
+        replicas: 2,
+        image: "nginx:1.27".into(),
+        port: None,
+    };
+    let created = api
+        .create(&PostParams::default(), &AppService::new(NAME, spec))
+        .await?;
+    assert_eq!(created.spec.port, Some(80), "the CRD defaults spec.port");
+
+    // Create: a Deployment and a Service, both owned by the AppService.
+    let owner = OwnerReference {
+        api_version: "batch.example.com/v1alpha1".into(),
+        kind: "AppService".into(),
+        name: NAME.into(),
+        uid: created.uid().expect("the server sets a uid"),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    };
+    let labels = BTreeMap::from([("app".to_string(), NAME.to_string())]);
+    let deployment = deployment_with(&deployments, 2, "nginx:1.27").await?;
+    assert_eq!(
+        deployment.metadata.owner_references,
+        Some(vec![owner.clone()])
+    );
+    assert_eq!(deployment.metadata.labels.as_ref(), Some(&labels));
+    let spec = deployment.spec.clone().expect("a Deployment has a spec");
+    assert_eq!(spec.selector.match_labels.as_ref(), Some(&labels));
+    assert_eq!(spec.selector.match_expressions, None);
+    assert_eq!(
+        spec.template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.labels.as_ref()),
+        Some(&labels)
+    );
+    let pod = spec.template.spec.expect("a pod template has a spec");
+    assert_eq!(
+        pod.containers.len(),
+        1,
+        "one container: {:?}",
+        pod.containers
+    );
+    assert_eq!(pod.containers[0].name, NAME);
+    assert_eq!(
+        pod.containers[0].ports,
+        Some(vec![ContainerPort {
+            name: Some("http".into()),
+            container_port: 80,
+            protocol: Some("TCP".into()),
+            ..ContainerPort::default()
+        }])
+    );
+
+    let service = service_with_port(&services, 80).await?;
+    assert_eq!(service.metadata.owner_references, Some(vec![owner]));
+    assert_eq!(service.metadata.labels.as_ref(), Some(&labels));
+    let service_spec = service.spec.clone().expect("a Service has a spec");
+    assert_eq!(service_spec.type_.as_deref(), Some("ClusterIP"));
+    assert_eq!(service_spec.selector.as_ref(), Some(&labels));
+    assert_eq!(
+        service_spec.ports,
+        Some(vec![ServicePort {
+            name: Some("http".into()),
+            port: 80,
+            target_port: Some(IntOrString::String("http".into())),
+            protocol: Some("TCP".into()),
+            ..ServicePort::default()
+        }])
+    );
+    let cluster_ip = service_spec
+        .cluster_ip
+        .clone()
+        .expect("the API server allocates a cluster IP");
+
+    // Status mirrors the Deployment's available replicas, for the generation applied.
+    status_is(
+        &api,
+        AppServiceStatus {
+            available_replicas: 0,
+            observed_generation: Some(1),
+        },
+    )
+    .await?;
+    report_available(&deployments, 2).await?;
+    status_is(
+        &api,
+        AppServiceStatus {
+            available_replicas: 2,
+            observed_generation: Some(1),
+        },
+    )
     .await?;
 
-    // Deletion waits for cleanup, then the object is gone.
-    api.delete(name, &DeleteParams::default()).await?;
-    eventually("the AppService is deleted", || async { Ok(api.get_opt(name).await?.is_none()) }).await?;
+    // Update: replicas, image and port change the same Deployment and Service in place; the Service keeps its IP.
+    let change = json!({ "spec": { "replicas": 3, "image": "nginx:1.28", "port": 8080 } });
+    api.patch(NAME, &PatchParams::default(), &Patch::Merge(&change))
+        .await?;
+    let updated = deployment_with(&deployments, 3, "nginx:1.28").await?;
+    assert_eq!(
+        updated.uid(),
+        deployment.uid(),
+        "the Deployment is updated, not replaced"
+    );
+    let container = &updated
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .expect("pod spec")
+        .containers[0];
+    assert_eq!(
+        container
+            .ports
+            .as_ref()
+            .map(|p| p.iter().map(|p| p.container_port).collect()),
+        Some(vec![8080])
+    );
+    let updated_service = service_with_port(&services, 8080).await?;
+    assert_eq!(
+        updated_service.uid(),
+        service.uid(),
+        "the Service is updated, not replaced"
+    );
+    assert_eq!(
+        updated_service.spec.and_then(|s| s.cluster_ip),
+        Some(cluster_ip)
+    );
+    status_is(
+        &api,
+        AppServiceStatus {
+            available_replicas: 2,
+            observed_generation: Some(2),
+        },
+    )
+    .await?;
+    report_available(&deployments, 3).await?;
+    status_is(
+        &api,
+        AppServiceStatus {
+            available_replicas: 3,
+            observed_generation: Some(2),
+        },
+    )
+    .await?;
+    // Nothing but the spec and status changed on the AppService: no annotation holds an old spec.
+    assert_eq!(api.get(NAME).await?.metadata.annotations, None);
 
-    let _ = stop.send(());
-    running.await??;
+    // Drift: scaling the Deployment by hand is undone (the controller watches what it owns).
+    let scale = json!({ "spec": { "replicas": 7 } });
+    let scaled = deployments
+        .patch(NAME, &PatchParams::default(), &Patch::Merge(&scale))
+        .await?;
+    assert_eq!(scaled.spec.and_then(|s| s.replicas), Some(7));
+    let repaired = deployment_with(&deployments, 3, "nginx:1.28").await?;
+    assert_eq!(repaired.uid(), deployment.uid());
+
+    // Delete: the AppService goes at once (no finalizer), the garbage collector removes its children.
+    api.delete(NAME, &DeleteParams::default()).await?;
+    eventually("the AppService is gone", || async {
+        Ok(api.get_opt(NAME).await?.is_none().then_some(()))
+    })
+    .await?;
+    eventually(
+        "the Deployment and Service are garbage collected",
+        || async {
+            let gone = deployments.get_opt(NAME).await?.is_none()
+                && services.get_opt(NAME).await?.is_none();
+            Ok(gone.then_some(()))
+        },
+    )
+    .await?;
+
+    manager.stop().await?;
+    env.stop().await?;
     Ok(())
 }

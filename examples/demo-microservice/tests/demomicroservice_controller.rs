@@ -12,62 +12,422 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The DemoMicroService controller against a real kube-apiserver and etcd (`make setup-envtest` builds them once;
-//! `make test` runs this with KUBEBUILDER_ASSETS set).
+//! The DemoMicroService controller against a real kube-apiserver, etcd and kube-controller-manager (`make
+//! setup-envtest` builds them once; `make test` runs this with KUBEBUILDER_ASSETS set).
+//!
+//! One control plane serves the whole story, in order: create (the exact Deployment), status, update in place,
+//! drift repair, and deletion through the finalizer. No deployment controller or kubelet runs, so the test plays
+//! the deployment controller by writing the Deployment's status itself.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
-use rkb_runtime::Manager;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use rkb_runtime::conditions::{FALSE, TRUE, find_condition};
 use rkb_runtime::envtest::Environment;
-use rkb_runtime::kube::Api;
-use rkb_runtime::kube::api::{DeleteParams, PostParams};
+use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
+use rkb_runtime::k8s_openapi::api::core::v1::ContainerPort;
+use rkb_runtime::k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleRef, Subject};
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use rkb_runtime::kube::api::{
+    DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
+};
+use rkb_runtime::kube::{Api, Client, Resource};
+use rkb_runtime::{Manager, ManagerOptions, ObjectMeta, ResourceExt};
+use serde_json::json;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
-use demo_microservice::api::v1::DemoMicroService;
-use demo_microservice::controller::demomicroservice_controller::{FINALIZER, controller};
+use demo_microservice::api::v1::{DemoMicroService, DemoMicroServiceSpec};
+use demo_microservice::controller::demomicroservice_controller::{
+    AVAILABLE, FINALIZER, PROGRESSING, controller,
+};
 
-/// Polls `check` until it returns true, failing the test after 30 seconds.
-async fn eventually<F, Fut>(what: &str, mut check: F) -> anyhow::Result<()>
+const MANAGER: &str = "demo-microservice-test";
+const NAMESPACE: &str = "default";
+const NAME: &str = "demomicroservice-sample";
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Polls `check` until it returns Some, failing the test after 30 seconds with `what` and the last value seen.
+async fn eventually<T, F, Fut>(what: &str, mut check: F) -> anyhow::Result<T>
 where
     F: FnMut() -> Fut,
-    Fut: Future<Output = anyhow::Result<bool>>,
+    Fut: Future<Output = anyhow::Result<Option<T>>>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while !check().await? {
-        anyhow::ensure!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        if let Some(value) = check().await? {
+            return Ok(value);
+        }
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting until {what}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// A client that acts as the manager does in a cluster: as a user holding only the ClusterRole `rkb manifests`
+/// generated into config/rbac/role.yaml, so a missing `+kubebuilder:rbac` marker fails the test (the admin client
+/// would hide it).
+async fn manager_client(env: &Environment) -> anyhow::Result<Client> {
+    let admin = env.client();
+    let role: ClusterRole = serde_yaml::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/config/rbac/role.yaml"
+    )))?;
+    let role_name = role.name_any();
+    Api::<ClusterRole>::all(admin.clone())
+        .create(&PostParams::default(), &role)
+        .await?;
+    let binding = ClusterRoleBinding {
+        metadata: ObjectMeta {
+            name: Some("manager-rolebinding".into()),
+            ..ObjectMeta::default()
+        },
+        role_ref: RoleRef {
+            api_group: "rbac.authorization.k8s.io".into(),
+            kind: "ClusterRole".into(),
+            name: role_name,
+        },
+        subjects: Some(vec![Subject {
+            kind: "User".into(),
+            name: MANAGER.into(),
+            api_group: Some("rbac.authorization.k8s.io".into()),
+            namespace: None,
+        }]),
+    };
+    Api::<ClusterRoleBinding>::all(admin)
+        .create(&PostParams::default(), &binding)
+        .await?;
+    let mut config = env.config().clone();
+    config.auth_info.impersonate = Some(MANAGER.into());
+    Ok(Client::try_from(config)?)
+}
+
+/// A manager running the controller, on ports nobody else uses ("0": no metrics or health listeners).
+struct RunningManager {
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), rkb_runtime::Error>>,
+}
+
+async fn start_manager(client: &Client) -> anyhow::Result<RunningManager> {
+    let options = ManagerOptions {
+        metrics_bind_address: "0".into(),
+        health_probe_bind_address: "0".into(),
+        ..ManagerOptions::default()
+    };
+    let mgr = Manager::builder(MANAGER)
+        .client(client.clone())
+        .options(options)
+        .build()
+        .await?;
+    mgr.add(controller);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(mgr.run_until(async {
+        let _ = stopped.await;
+    }));
+    Ok(RunningManager { stop, task })
+}
+
+impl RunningManager {
+    async fn stop(self) -> anyhow::Result<()> {
+        let _ = self.stop.send(());
+        self.task.await??;
+        Ok(())
+    }
+}
+
+fn container_image(deployment: &Deployment) -> Option<String> {
+    deployment
+        .spec
+        .as_ref()?
+        .template
+        .spec
+        .as_ref()?
+        .containers
+        .first()?
+        .image
+        .clone()
+}
+
+/// Waits for the Deployment to exist with `image`.
+async fn deployment_with_image(
+    deployments: &Api<Deployment>,
+    image: &str,
+) -> anyhow::Result<Deployment> {
+    eventually(&format!("the Deployment runs {image}"), || async {
+        Ok(deployments
+            .get_opt(NAME)
+            .await?
+            .filter(|d| container_image(d).as_deref() == Some(image)))
+    })
+    .await
+}
+
+/// Plays the deployment controller: all `replicas` pods of the current generation are up and available.
+async fn report_rollout_done(deployments: &Api<Deployment>) -> anyhow::Result<()> {
+    let current = deployments.get(NAME).await?;
+    let status = json!({ "status": {
+        "observedGeneration": current.metadata.generation,
+        "replicas": 1, "updatedReplicas": 1, "readyReplicas": 1, "availableReplicas": 1,
+    }});
+    deployments
+        .patch_status(NAME, &PatchParams::default(), &Patch::Merge(&status))
+        .await?;
     Ok(())
 }
 
-#[tokio::test]
-async fn reconciles_a_demomicroservice_from_creation_to_deletion() -> anyhow::Result<()> {
-    let env = Environment::builder().crd_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases")).start().await?;
-    let client = env.client();
+/// Waits for the DemoMicroService's status to show `available` / `progressing` for `generation`.
+async fn status_is(
+    api: &Api<DemoMicroService>,
+    generation: i64,
+    available: &str,
+    progressing: &str,
+) -> anyhow::Result<DemoMicroService> {
+    eventually(
+        &format!(
+            "status says Available={available} Progressing={progressing} at generation {generation}"
+        ),
+        || async {
+            let obj = api.get(NAME).await?;
+            let status = obj.status.clone().unwrap_or_default();
+            let is = |type_: &str, want: &str| {
+                find_condition(&status.conditions, type_)
+                    .is_some_and(|c| c.status == want && c.observed_generation == Some(generation))
+            };
+            let done = status.observed_generation == Some(generation)
+                && is(AVAILABLE, available)
+                && is(PROGRESSING, progressing);
+            Ok(done.then_some(obj))
+        },
+    )
+    .await
+}
 
-    let mgr = Manager::builder("demo-microservice-test").client(client.clone()).build().await?;
-    mgr.add(controller);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(mgr.run_until(async {
-        let _ = stopped.await;
-    }));
+/// A raw watch: every event of one object, each with the etcd revision it happened at.
+type Events<K> = BoxStream<'static, Result<WatchEvent<K>, rkb_runtime::kube::Error>>;
 
-    let api: Api<DemoMicroService> = Api::namespaced(client.clone(), "default");
-    let name = "demomicroservice-sample";
-    api.create(&PostParams::default(), &DemoMicroService::new(name, Default::default())).await?;
+/// Opens a watch on the object called NAME of kind K from now on.
+async fn watch_named<K>(api: &Api<K>) -> anyhow::Result<Events<K>>
+where
+    K: Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    let selector = format!("metadata.name={NAME}");
+    let list = api
+        .list_metadata(&ListParams::default().fields(&selector))
+        .await?;
+    let version = list.metadata.resource_version.unwrap_or_default();
+    Ok(api
+        .watch(
+            &WatchParams::default().fields(&selector).timeout(60),
+            &version,
+        )
+        .await?
+        .boxed())
+}
 
-    // The finalizer shows that reconcile ran for the new object.
-    eventually("the controller adds its finalizer", || async {
-        let obj = api.get(name).await?;
-        Ok(obj.metadata.finalizers.unwrap_or_default().iter().any(|f| f == FINALIZER))
+/// The etcd revision at which the watched object was deleted.
+async fn deleted_at<K: Resource>(mut events: Events<K>) -> anyhow::Result<u64> {
+    let deleted = tokio::time::timeout(TIMEOUT, async {
+        while let Some(event) = events.try_next().await? {
+            if let WatchEvent::Deleted(obj) = event {
+                return Ok(obj.meta().resource_version.clone().unwrap_or_default());
+            }
+        }
+        anyhow::bail!("the watch ended before the object was deleted")
     })
-    .await?;
+    .await
+    .map_err(|_| anyhow::anyhow!("timed out waiting for the deletion"))??;
+    Ok(deleted.parse()?)
+}
 
-    // Deletion waits for cleanup, then the object is gone.
-    api.delete(name, &DeleteParams::default()).await?;
-    eventually("the DemoMicroService is deleted", || async { Ok(api.get_opt(name).await?.is_none()) }).await?;
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> anyhow::Result<()> {
+    let env = Environment::builder()
+        .crd_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases"))
+        .with_controller_manager()
+        .start()
+        .await?;
+    let client = env.client();
+    let api: Api<DemoMicroService> = Api::namespaced(client.clone(), NAMESPACE);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
+    let manager_client = manager_client(&env).await?;
+    let manager = start_manager(&manager_client).await?;
 
-    let _ = stop.send(());
-    running.await??;
+    // The CRD validates: an image is required and not empty.
+    let empty = DemoMicroService::new(
+        "no-image",
+        DemoMicroServiceSpec {
+            image: String::new(),
+        },
+    );
+    let refused = api.create(&PostParams::default(), &empty).await;
+    assert!(
+        matches!(&refused, Err(rkb_runtime::kube::Error::Api(s)) if s.code == 422),
+        "an empty spec.image must be refused with 422, got {refused:?}"
+    );
+
+    // Create: the Deployment the seed describes, owned by the DemoMicroService.
+    let spec = DemoMicroServiceSpec {
+        image: "stefanprodan/podinfo:0.0.1".into(),
+    };
+    let created = api
+        .create(&PostParams::default(), &DemoMicroService::new(NAME, spec))
+        .await?;
+    let deployment = deployment_with_image(&deployments, "stefanprodan/podinfo:0.0.1").await?;
+    let labels = BTreeMap::from([("app".to_string(), NAME.to_string())]);
+    assert_eq!(deployment.metadata.namespace.as_deref(), Some(NAMESPACE));
+    assert_eq!(
+        deployment.metadata.owner_references,
+        Some(vec![OwnerReference {
+            api_version: "devops.my.domain/v1".into(),
+            kind: "DemoMicroService".into(),
+            name: NAME.into(),
+            uid: created.uid().expect("the server sets a uid"),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+        }])
+    );
+    let spec = deployment.spec.clone().expect("a Deployment has a spec");
+    assert_eq!(
+        spec.replicas,
+        Some(1),
+        "replicas is left to the API server's default"
+    );
+    assert_eq!(spec.selector.match_labels.as_ref(), Some(&labels));
+    assert_eq!(spec.selector.match_expressions, None);
+    assert_eq!(
+        spec.template
+            .metadata
+            .as_ref()
+            .and_then(|m| m.labels.as_ref()),
+        Some(&labels)
+    );
+    let pod = spec.template.spec.expect("a pod template has a spec");
+    assert_eq!(
+        pod.containers.len(),
+        1,
+        "one container: {:?}",
+        pod.containers
+    );
+    let container = &pod.containers[0];
+    assert_eq!(container.name, NAME);
+    assert_eq!(container.image_pull_policy.as_deref(), Some("Always"));
+    assert_eq!(
+        container.ports,
+        Some(vec![ContainerPort {
+            container_port: 9898,
+            protocol: Some("TCP".into()),
+            ..ContainerPort::default()
+        }])
+    );
+    let applied_by: Vec<_> = deployment
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .map(|m| {
+            (
+                m.manager.as_deref().unwrap_or_default(),
+                m.operation.as_deref().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        applied_by,
+        [(MANAGER, "Apply")],
+        "written by server-side apply only"
+    );
+    assert!(
+        api.get(NAME)
+            .await?
+            .finalizers()
+            .iter()
+            .any(|f| f == FINALIZER),
+        "the finalizer is set"
+    );
+
+    // Status follows the Deployment: nothing available yet, then the rollout completes.
+    status_is(&api, 1, FALSE, TRUE).await?;
+    report_rollout_done(&deployments).await?;
+    let ready = status_is(&api, 1, TRUE, FALSE).await?;
+    let available_since = find_condition(&ready.status.unwrap_or_default().conditions, AVAILABLE)
+        .map(|c| c.last_transition_time.clone())
+        .expect("Available is set");
+
+    // Update: a new image changes the same Deployment in place (the seed's create failed with "already exists").
+    let new_image = json!({ "spec": { "image": "stefanprodan/podinfo:0.0.2" } });
+    api.patch(NAME, &PatchParams::default(), &Patch::Merge(&new_image))
+        .await?;
+    let updated = deployment_with_image(&deployments, "stefanprodan/podinfo:0.0.2").await?;
+    assert_eq!(
+        updated.uid(),
+        deployment.uid(),
+        "the Deployment is updated, not replaced"
+    );
+    assert_eq!(updated.metadata.generation, Some(2));
+    // The Deployment's new generation is not rolled out yet; Available keeps its transition time.
+    let rolling = status_is(&api, 2, TRUE, TRUE).await?;
+    let available = find_condition(
+        &rolling.status.clone().unwrap_or_default().conditions,
+        AVAILABLE,
+    )
+    .cloned();
+    assert_eq!(
+        available.map(|c| c.last_transition_time),
+        Some(available_since)
+    );
+    report_rollout_done(&deployments).await?;
+    status_is(&api, 2, TRUE, FALSE).await?;
+
+    // Drift: a hand edit of the Deployment is put back (the controller watches the Deployments it owns).
+    let hand_edit = json!({ "spec": { "template": { "spec": { "containers": [
+        { "name": NAME, "image": "example.invalid/hand-edited:1" }
+    ]}}}});
+    let edited = deployments
+        .patch(NAME, &PatchParams::default(), &Patch::Strategic(&hand_edit))
+        .await?;
+    assert_eq!(
+        container_image(&edited).as_deref(),
+        Some("example.invalid/hand-edited:1")
+    );
+    let repaired = deployment_with_image(&deployments, "stefanprodan/podinfo:0.0.2").await?;
+    assert_eq!(repaired.uid(), deployment.uid());
+
+    // Delete with the controller stopped: the finalizer holds the DemoMicroService, and its Deployment stays.
+    manager.stop().await?;
+    api.delete(NAME, &DeleteParams::default()).await?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let held = api
+        .get_opt(NAME)
+        .await?
+        .expect("the finalizer keeps the DemoMicroService");
+    assert!(held.metadata.deletion_timestamp.is_some());
+    assert_eq!(held.finalizers(), [FINALIZER]);
+    assert_eq!(
+        deployments.get(NAME).await?.uid(),
+        deployment.uid(),
+        "the Deployment outlives nothing yet"
+    );
+
+    // With the controller back, the Deployment goes first, then the DemoMicroService (etcd revisions order them).
+    let deployment_events = watch_named(&deployments).await?;
+    let dms_events = watch_named(&api).await?;
+    let manager = start_manager(&manager_client).await?;
+    let deployment_gone = deleted_at(deployment_events).await?;
+    let dms_gone = deleted_at(dms_events).await?;
+    assert!(
+        deployment_gone < dms_gone,
+        "the Deployment (deleted at revision {deployment_gone}) must go before the DemoMicroService \
+         (revision {dms_gone})"
+    );
+    assert!(deployments.get_opt(NAME).await?.is_none());
+    assert!(api.get_opt(NAME).await?.is_none());
+
+    manager.stop().await?;
+    env.stop().await?;
     Ok(())
 }

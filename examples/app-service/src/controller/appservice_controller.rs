@@ -12,52 +12,179 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! Reconciles AppService objects.
+//! Reconciles AppService objects (seed 003): each one runs as a Deployment and a Service of the same name.
+//!
+//! Both are written with server-side apply on every reconcile, so they follow the spec (and drift back when edited
+//! by hand) without the seed's annotation holding the previous spec: the API server compares the applied fields with
+//! what this manager owns, and changes only what differs (a Service keeps its clusterIP because we never set it).
+//! Both carry a controller reference to the AppService, so the garbage collector deletes them with it; no finalizer
+//! is needed.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rkb_runtime::finalizer::{Event, finalizer};
-use rkb_runtime::{Action, BoxError, Context, Controller, Error};
-use rkb_runtime::ResourceExt;
+use rkb_runtime::apply::{apply, apply_status, set_controller_reference};
+use rkb_runtime::k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use rkb_runtime::k8s_openapi::api::core::v1::{
+    Container, ContainerPort, PodSpec, PodTemplateSpec, Service, ServicePort, ServiceSpec,
+};
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use rkb_runtime::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use rkb_runtime::{
+    Action, BoxError, Context, Controller, Error, ObjectMeta, Resource, ResourceExt,
+};
 
-use crate::api::v1alpha1::AppService;
-
-/// Keeps a AppService from disappearing until `cleanup` has run for it.
-pub const FINALIZER: &str = "appservice.finalizers.batch.example.com";
+use crate::api::v1alpha1::{AppService, AppServiceStatus};
 
 /// Runs the AppService controller until the manager stops.
 ///
 /// +kubebuilder:rbac:groups=batch.example.com,resources=appservices,verbs=get;list;watch;create;update;patch;delete
 /// +kubebuilder:rbac:groups=batch.example.com,resources=appservices/status,verbs=get;update;patch
 /// +kubebuilder:rbac:groups=batch.example.com,resources=appservices/finalizers,verbs=update
+/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+/// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
 pub async fn controller(ctx: Context) -> Result<(), Error> {
-    // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their
-    // changes reconcile the AppService that owns them.
-    Controller::for_kind::<AppService>(&ctx).run(reconcile).await
+    // Changes to an owned Deployment (its status moves, someone scales it) or Service reconcile their AppService.
+    Controller::for_kind::<AppService>(&ctx)
+        .owns::<Deployment>()
+        .owns::<Service>()
+        .run(reconcile)
+        .await
 }
 
-/// Moves the cluster towards the state a AppService asks for. It runs for every change of the object and
-/// must be idempotent; an error retries it with per-object exponential backoff.
+/// Moves the cluster towards the state an AppService asks for. It runs for every change of the object and of its
+/// children, and is idempotent; an error retries it with per-object exponential backoff.
 pub async fn reconcile(obj: Arc<AppService>, ctx: Context) -> Result<Action, BoxError> {
-    let api = ctx.api_in::<AppService>(&obj.namespace().unwrap_or_default());
-    let action = finalizer(&api, FINALIZER, obj, |event| async {
-        match event {
-            Event::Apply(obj) => apply(&obj, &ctx).await,
-            Event::Cleanup(obj) => cleanup(&obj, &ctx).await,
-        }
-    })
+    if obj.metadata.deletion_timestamp.is_some() {
+        // The garbage collector removes the children once the AppService is gone.
+        return Ok(Action::await_change());
+    }
+    let namespace = obj.namespace().unwrap_or_default();
+    let deployment = apply(
+        &ctx.api_in::<Deployment>(&namespace),
+        &desired_deployment(&obj)?,
+        ctx.field_manager(),
+    )
     .await?;
-    Ok(action)
-}
+    apply(
+        &ctx.api_in::<Service>(&namespace),
+        &desired_service(&obj)?,
+        ctx.field_manager(),
+    )
+    .await?;
 
-/// Creates or updates what `obj.spec` asks for and records the outcome in `obj.status`.
-async fn apply(_obj: &AppService, _ctx: &Context) -> Result<Action, rkb_runtime::kube::Error> {
-    // TODO(user): your logic here. Owned objects (with an owner reference to the AppService) are deleted by the
-    // garbage collector; anything else must be removed in `cleanup`.
+    let status = observed_status(&obj, &deployment);
+    if obj.status.as_ref() != Some(&status) {
+        // apply_status sends only the status (with name and namespace): the spec stays the user's.
+        let mut patch = (*obj).clone();
+        patch.status = Some(status);
+        apply_status(
+            &ctx.api_in::<AppService>(&namespace),
+            &patch,
+            ctx.field_manager(),
+        )
+        .await?;
+    }
     Ok(Action::await_change())
 }
 
-/// Removes what `apply` created outside the reach of owner references, before the AppService disappears.
-async fn cleanup(_obj: &AppService, _ctx: &Context) -> Result<Action, rkb_runtime::kube::Error> {
-    Ok(Action::await_change())
+/// The pod labels (and selector) of an AppService's pods.
+pub fn pod_labels(obj: &AppService) -> BTreeMap<String, String> {
+    BTreeMap::from([("app".to_string(), obj.name_any())])
+}
+
+/// The Deployment that runs `obj`: `spec.replicas` pods labelled `app: <name>`, one container with `spec.image`
+/// listening on `spec.port`, controlled by `obj`.
+pub fn desired_deployment(obj: &AppService) -> Result<Deployment, Error> {
+    let name = obj.name_any();
+    let mut deployment = Deployment {
+        metadata: ObjectMeta {
+            name: Some(name.clone()),
+            namespace: obj.namespace(),
+            labels: Some(pod_labels(obj)),
+            ..ObjectMeta::default()
+        },
+        spec: Some(DeploymentSpec {
+            replicas: Some(obj.spec.replicas),
+            selector: LabelSelector {
+                match_labels: Some(pod_labels(obj)),
+                ..LabelSelector::default()
+            },
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(pod_labels(obj)),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(PodSpec {
+                    containers: vec![Container {
+                        name,
+                        image: Some(obj.spec.image.clone()),
+                        ports: Some(vec![ContainerPort {
+                            name: Some("http".into()),
+                            container_port: obj.spec.port(),
+                            ..ContainerPort::default()
+                        }]),
+                        ..Container::default()
+                    }],
+                    ..PodSpec::default()
+                }),
+            },
+            ..DeploymentSpec::default()
+        }),
+        ..Deployment::default()
+    };
+    set_controller_reference(obj, &mut deployment)?;
+    block_owner_deletion(&mut deployment);
+    Ok(deployment)
+}
+
+/// The Service in front of `obj`'s pods: port `spec.port` to the pods' `http` port, controlled by `obj`. The
+/// cluster IP is left to the API server.
+pub fn desired_service(obj: &AppService) -> Result<Service, Error> {
+    let mut service = Service {
+        metadata: ObjectMeta {
+            name: Some(obj.name_any()),
+            namespace: obj.namespace(),
+            labels: Some(pod_labels(obj)),
+            ..ObjectMeta::default()
+        },
+        spec: Some(ServiceSpec {
+            selector: Some(pod_labels(obj)),
+            ports: Some(vec![ServicePort {
+                name: Some("http".into()),
+                port: obj.spec.port(),
+                target_port: Some(IntOrString::String("http".into())),
+                protocol: Some("TCP".into()),
+                ..ServicePort::default()
+            }]),
+            ..ServiceSpec::default()
+        }),
+        ..Service::default()
+    };
+    set_controller_reference(obj, &mut service)?;
+    block_owner_deletion(&mut service);
+    Ok(service)
+}
+
+/// The status `obj` should show: the Deployment's available replicas, for the generation just applied.
+pub fn observed_status(obj: &AppService, deployment: &Deployment) -> AppServiceStatus {
+    AppServiceStatus {
+        available_replicas: deployment
+            .status
+            .as_ref()
+            .and_then(|s| s.available_replicas)
+            .unwrap_or(0),
+        observed_generation: obj.metadata.generation,
+    }
+}
+
+/// WORKAROUND until rkb-runtime's `set_controller_reference` sets it (requested in .coord/runtime-requests.md):
+/// controller-runtime marks the controller reference blockOwnerDeletion=true, so a foreground deletion of the owner
+/// waits for its children.
+fn block_owner_deletion<K: Resource>(obj: &mut K) {
+    for reference in obj.meta_mut().owner_references.iter_mut().flatten() {
+        if reference.controller == Some(true) {
+            reference.block_owner_deletion = Some(true);
+        }
+    }
 }

@@ -12,37 +12,74 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! Reconciles DemoMicroService objects.
+//! Reconciles DemoMicroService objects: each one runs as a Deployment of the same name (seed 000, section 2).
+//!
+//! The Deployment is written with server-side apply, so a changed `spec.image` updates it in place (the seed's
+//! create-only code failed with "already exists" there). The finalizer removes the Deployment before the
+//! DemoMicroService disappears, so a DemoMicroService never leaves a running Deployment behind.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use rkb_runtime::apply::{apply, apply_status, set_controller_reference};
+use rkb_runtime::conditions::{FALSE, TRUE, new_condition, set_condition};
 use rkb_runtime::finalizer::{Event, finalizer};
-use rkb_runtime::{Action, BoxError, Context, Controller, Error};
-use rkb_runtime::ResourceExt;
+use rkb_runtime::k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use rkb_runtime::k8s_openapi::api::core::v1::{Container, ContainerPort, PodSpec, PodTemplateSpec};
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use rkb_runtime::kube::api::{DeleteParams, Preconditions};
+use rkb_runtime::{
+    Action, BoxError, Context, Controller, Error, ObjectMeta, Resource, ResourceExt,
+};
 
-use crate::api::v1::DemoMicroService;
+use crate::api::v1::{DemoMicroService, DemoMicroServiceStatus};
 
-/// Keeps a DemoMicroService from disappearing until `cleanup` has run for it.
+/// Keeps a DemoMicroService from disappearing until `cleanup` has removed its Deployment.
 pub const FINALIZER: &str = "demomicroservice.finalizers.devops.my.domain";
+
+/// The port the microservice's container listens on (podinfo's default).
+pub const CONTAINER_PORT: i32 = 9898;
+
+/// Condition type: the Deployment has as many available pods as it wants.
+pub const AVAILABLE: &str = "Available";
+/// Condition type: the Deployment is rolling out the current spec.
+pub const PROGRESSING: &str = "Progressing";
+
+/// What can go wrong in a reconcile.
+#[derive(Debug, thiserror::Error)]
+pub enum ReconcileError {
+    /// Applying or reading an object failed.
+    #[error(transparent)]
+    Runtime(#[from] Error),
+    /// A Kubernetes API call failed.
+    #[error(transparent)]
+    Kube(#[from] rkb_runtime::kube::Error),
+    /// The Deployment was asked to go but still exists (it has finalizers of its own); retried with backoff.
+    #[error("Deployment {0} is still being deleted")]
+    DeploymentTerminating(String),
+}
 
 /// Runs the DemoMicroService controller until the manager stops.
 ///
 /// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=get;list;watch;create;update;patch;delete
 /// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices/status,verbs=get;update;patch
 /// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices/finalizers,verbs=update
+/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 pub async fn controller(ctx: Context) -> Result<(), Error> {
-    // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their
-    // changes reconcile the DemoMicroService that owns them.
-    Controller::for_kind::<DemoMicroService>(&ctx).run(reconcile).await
+    // A change to an owned Deployment (someone edits it, its status moves) reconciles its DemoMicroService.
+    Controller::for_kind::<DemoMicroService>(&ctx)
+        .owns::<Deployment>()
+        .run(reconcile)
+        .await
 }
 
-/// Moves the cluster towards the state a DemoMicroService asks for. It runs for every change of the object and
-/// must be idempotent; an error retries it with per-object exponential backoff.
+/// Moves the cluster towards the state a DemoMicroService asks for. It runs for every change of the object (and of
+/// its Deployment) and is idempotent; an error retries it with per-object exponential backoff.
 pub async fn reconcile(obj: Arc<DemoMicroService>, ctx: Context) -> Result<Action, BoxError> {
     let api = ctx.api_in::<DemoMicroService>(&obj.namespace().unwrap_or_default());
     let action = finalizer(&api, FINALIZER, obj, |event| async {
         match event {
-            Event::Apply(obj) => apply(&obj, &ctx).await,
+            Event::Apply(obj) => apply_deployment(&obj, &ctx).await,
             Event::Cleanup(obj) => cleanup(&obj, &ctx).await,
         }
     })
@@ -50,14 +87,174 @@ pub async fn reconcile(obj: Arc<DemoMicroService>, ctx: Context) -> Result<Actio
     Ok(action)
 }
 
-/// Creates or updates what `obj.spec` asks for and records the outcome in `obj.status`.
-async fn apply(_obj: &DemoMicroService, _ctx: &Context) -> Result<Action, rkb_runtime::kube::Error> {
-    // TODO(user): your logic here. Owned objects (with an owner reference to the DemoMicroService) are deleted by the
-    // garbage collector; anything else must be removed in `cleanup`.
+/// Server-side applies the Deployment `obj.spec` asks for (creating or updating it in place) and records its
+/// rollout in `obj.status`.
+async fn apply_deployment(obj: &DemoMicroService, ctx: &Context) -> Result<Action, ReconcileError> {
+    let namespace = obj.namespace().unwrap_or_default();
+    let deployments = ctx.api_in::<Deployment>(&namespace);
+    let deployment = apply(&deployments, &desired_deployment(obj)?, ctx.field_manager()).await?;
+
+    let status = observed_status(obj, &deployment);
+    if obj.status.as_ref() != Some(&status) {
+        // apply_status sends only the status (with name and namespace): the spec stays the user's.
+        let mut patch = obj.clone();
+        patch.status = Some(status);
+        apply_status(
+            &ctx.api_in::<DemoMicroService>(&namespace),
+            &patch,
+            ctx.field_manager(),
+        )
+        .await?;
+    }
     Ok(Action::await_change())
 }
 
-/// Removes what `apply` created outside the reach of owner references, before the DemoMicroService disappears.
-async fn cleanup(_obj: &DemoMicroService, _ctx: &Context) -> Result<Action, rkb_runtime::kube::Error> {
-    Ok(Action::await_change())
+/// Deletes the DemoMicroService's Deployment; the finalizer is removed only once it is gone.
+async fn cleanup(obj: &DemoMicroService, ctx: &Context) -> Result<Action, ReconcileError> {
+    let name = obj.name_any();
+    let deployments = ctx.api_in::<Deployment>(&obj.namespace().unwrap_or_default());
+    let Some(deployment) = deployments.get_opt(&name).await? else {
+        return Ok(Action::await_change());
+    };
+    // A Deployment of the same name that this object does not control is someone else's: leave it alone.
+    let owned = deployment
+        .owner_references()
+        .iter()
+        .any(|r| r.controller == Some(true) && Some(&r.uid) == obj.metadata.uid.as_ref());
+    if !owned {
+        return Ok(Action::await_change());
+    }
+    // The uid precondition makes sure we delete the Deployment we looked at, not a newer one of the same name.
+    let params = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: deployment.metadata.uid.clone(),
+            resource_version: None,
+        }),
+        ..DeleteParams::default()
+    };
+    match deployments.delete(&name, &params).await {
+        Ok(either) if either.is_left() => Err(ReconcileError::DeploymentTerminating(name)),
+        Ok(_) => Ok(Action::await_change()),
+        Err(rkb_runtime::kube::Error::Api(status)) if status.is_not_found() => {
+            Ok(Action::await_change())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The Deployment that runs `obj`: one container with its image on port 9898, pods labelled `app: <name>`, owned
+/// (controller reference) by `obj`. Fields left out (replicas, strategy...) keep their defaults and are not ours,
+/// so `kubectl scale` works.
+pub fn desired_deployment(obj: &DemoMicroService) -> Result<Deployment, Error> {
+    let name = obj.name_any();
+    let labels = BTreeMap::from([("app".to_string(), name.clone())]);
+    let mut deployment = Deployment {
+        metadata: ObjectMeta {
+            name: Some(name.clone()),
+            namespace: obj.namespace(),
+            ..ObjectMeta::default()
+        },
+        spec: Some(DeploymentSpec {
+            selector: LabelSelector {
+                match_labels: Some(labels.clone()),
+                ..LabelSelector::default()
+            },
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(PodSpec {
+                    containers: vec![Container {
+                        name,
+                        image: Some(obj.spec.image.clone()),
+                        image_pull_policy: Some("Always".into()),
+                        ports: Some(vec![ContainerPort {
+                            container_port: CONTAINER_PORT,
+                            ..ContainerPort::default()
+                        }]),
+                        ..Container::default()
+                    }],
+                    ..PodSpec::default()
+                }),
+            },
+            ..DeploymentSpec::default()
+        }),
+        ..Deployment::default()
+    };
+    set_controller_reference(obj, &mut deployment)?;
+    block_owner_deletion(&mut deployment);
+    Ok(deployment)
+}
+
+/// The status `obj` should show given its Deployment as stored: Available once every wanted pod is available,
+/// Progressing while the Deployment controller has not rolled the current spec out. Conditions keep their
+/// lastTransitionTime while their status stays the same.
+pub fn observed_status(obj: &DemoMicroService, deployment: &Deployment) -> DemoMicroServiceStatus {
+    let generation = obj.metadata.generation;
+    let wanted = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.replicas)
+        .unwrap_or(1);
+    let status = deployment.status.clone().unwrap_or_default();
+    let available = status.available_replicas.unwrap_or(0);
+    let updated = status.updated_replicas.unwrap_or(0);
+    let seen = status.observed_generation >= deployment.metadata.generation;
+
+    let mut conditions = obj
+        .status
+        .as_ref()
+        .map(|s| s.conditions.clone())
+        .unwrap_or_default();
+    let message = format!("{available} of {wanted} pods available");
+    set_condition(
+        &mut conditions,
+        if available >= wanted {
+            new_condition(AVAILABLE, TRUE, "DeploymentAvailable", message, generation)
+        } else {
+            new_condition(
+                AVAILABLE,
+                FALSE,
+                "DeploymentUnavailable",
+                message,
+                generation,
+            )
+        },
+    );
+    set_condition(
+        &mut conditions,
+        if seen && updated >= wanted && available >= wanted {
+            new_condition(
+                PROGRESSING,
+                FALSE,
+                "RolloutComplete",
+                format!("{updated} of {wanted} pods updated"),
+                generation,
+            )
+        } else {
+            new_condition(
+                PROGRESSING,
+                TRUE,
+                "RollingOut",
+                format!("{updated} of {wanted} pods updated"),
+                generation,
+            )
+        },
+    );
+    DemoMicroServiceStatus {
+        conditions,
+        observed_generation: generation,
+    }
+}
+
+/// WORKAROUND until rkb-runtime's `set_controller_reference` sets it (requested in .coord/runtime-requests.md):
+/// controller-runtime marks the controller reference blockOwnerDeletion=true, so a foreground deletion of the owner
+/// waits for its children.
+fn block_owner_deletion<K: Resource>(obj: &mut K) {
+    for reference in obj.meta_mut().owner_references.iter_mut().flatten() {
+        if reference.controller == Some(true) {
+            reference.block_owner_deletion = Some(true);
+        }
+    }
 }

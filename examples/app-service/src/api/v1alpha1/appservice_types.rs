@@ -14,48 +14,66 @@
 
 //! The AppService kind: its spec (desired state) and status (observed state).
 
-use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use rkb_runtime::{Kind, TypeMeta};
 use serde::{Deserialize, Serialize};
 
-// EDIT THIS FILE! THIS IS SCAFFOLDING FOR YOU TO OWN!
-// After editing, run `make manifests` to regenerate the CRD.
+/// The container port used when spec.port is not set (the API server fills it in from the CRD's default).
+pub const DEFAULT_PORT: i32 = 80;
 
-/// AppServiceSpec defines the desired state of AppService.
+/// AppServiceSpec defines the desired state of AppService: an application run as a Deployment of `replicas` pods
+/// and exposed inside the cluster by a Service.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppServiceSpec {
-    // Add the fields of the desired state here. Doc comments become the descriptions in the CRD,
-    // and validation markers in them become its validation rules.
-    /// foo is an example field of AppService. Edit appservice_types.rs to remove or update it.
+    /// replicas is the number of pods the application runs.
+    /// +kubebuilder:validation:Minimum=0
+    /// +required
+    pub replicas: i32,
+
+    /// image is the container image of the application, e.g. nginx:1.27.
+    /// +kubebuilder:validation:MinLength=1
+    /// +required
+    pub image: String,
+
+    /// port is the port the container listens on; the Service exposes it under the same number.
+    /// +kubebuilder:validation:Minimum=1
+    /// +kubebuilder:validation:Maximum=65535
+    /// +kubebuilder:default=80
     /// +optional
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub foo: Option<String>,
+    pub port: Option<i32>,
+}
+
+impl AppServiceSpec {
+    /// The container and Service port.
+    pub fn port(&self) -> i32 {
+        self.port.unwrap_or(DEFAULT_PORT)
+    }
 }
 
 /// AppServiceStatus defines the observed state of AppService.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppServiceStatus {
-    /// conditions represent the current state of the AppService resource.
-    /// Each condition has a unique type and reflects the status of a specific aspect of the resource.
-    ///
-    /// Standard condition types include:
-    /// - "Available": the resource is fully functional
-    /// - "Progressing": the resource is being created or updated
-    /// - "Degraded": the resource failed to reach or maintain its desired state
-    ///
-    /// The status of each condition is one of True, False, or Unknown.
-    /// +listType=map
-    /// +listMapKey=type
+    /// availableReplicas is the number of the Deployment's pods that are available (its status.availableReplicas).
     /// +optional
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub conditions: Vec<Condition>,
+    #[serde(default)]
+    pub available_replicas: i32,
+
+    /// observedGeneration is the metadata.generation the Deployment and Service were last applied for.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
 }
 
 /// AppService is the Schema for the appservices API.
 /// +kubebuilder:object:root=true
 /// +kubebuilder:subresource:status
+/// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+/// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.availableReplicas`
+/// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
+/// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Kind)]
 pub struct AppService {
     #[serde(flatten)]

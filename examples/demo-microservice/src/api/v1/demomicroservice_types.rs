@@ -18,19 +18,15 @@ use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Obj
 use rkb_runtime::{Kind, TypeMeta};
 use serde::{Deserialize, Serialize};
 
-// EDIT THIS FILE! THIS IS SCAFFOLDING FOR YOU TO OWN!
-// After editing, run `make manifests` to regenerate the CRD.
-
-/// DemoMicroServiceSpec defines the desired state of DemoMicroService.
+/// DemoMicroServiceSpec defines the desired state of DemoMicroService: the microservice is its container image, the
+/// rest of the Deployment is left at sensible defaults.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DemoMicroServiceSpec {
-    // Add the fields of the desired state here. Doc comments become the descriptions in the CRD,
-    // and validation markers in them become its validation rules.
-    /// foo is an example field of DemoMicroService. Edit demomicroservice_types.rs to remove or update it.
-    /// +optional
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub foo: Option<String>,
+    /// image is the container image the microservice runs, e.g. stefanprodan/podinfo:0.0.1.
+    /// +kubebuilder:validation:MinLength=1
+    /// +required
+    pub image: String,
 }
 
 /// DemoMicroServiceStatus defines the observed state of DemoMicroService.
@@ -38,12 +34,9 @@ pub struct DemoMicroServiceSpec {
 #[serde(rename_all = "camelCase")]
 pub struct DemoMicroServiceStatus {
     /// conditions represent the current state of the DemoMicroService resource.
-    /// Each condition has a unique type and reflects the status of a specific aspect of the resource.
     ///
-    /// Standard condition types include:
-    /// - "Available": the resource is fully functional
-    /// - "Progressing": the resource is being created or updated
-    /// - "Degraded": the resource failed to reach or maintain its desired state
+    /// - "Available": the Deployment has the minimum number of ready pods
+    /// - "Progressing": the Deployment is rolling out the current spec
     ///
     /// The status of each condition is one of True, False, or Unknown.
     /// +listType=map
@@ -51,11 +44,20 @@ pub struct DemoMicroServiceStatus {
     /// +optional
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+
+    /// observedGeneration is the metadata.generation this status was computed from.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
 }
 
 /// DemoMicroService is the Schema for the demomicroservices API.
 /// +kubebuilder:object:root=true
 /// +kubebuilder:subresource:status
+/// +kubebuilder:resource:shortName=dms
+/// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
+/// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+/// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Kind)]
 pub struct DemoMicroService {
     #[serde(flatten)]
