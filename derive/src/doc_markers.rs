@@ -62,8 +62,10 @@ pub fn value_of(text: &str) -> Option<&str> {
 /// `Ok(None)` for lines the vocabulary does not know and only warns about (other tools' markers).
 pub fn parse_with_library(line: &MarkerLine) -> Result<Option<rkb_markers::Marker>, syn::Error> {
     let start = line.span.start();
-    let file = proc_macro::Span::call_site()
-        .local_file()
+    // Outside a macro expansion (unit tests) the compiler's span API is unavailable.
+    let file = proc_macro::is_available()
+        .then(|| proc_macro::Span::call_site().local_file())
+        .flatten()
         .unwrap_or_else(|| std::path::PathBuf::from("<derive input>"));
     let loc = rkb_markers::Location {
         file: &file,

@@ -384,3 +384,104 @@ pub fn snake_case(s: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(lines: &[&str]) -> Result<GenClient, syn::Error> {
+        let lines: Vec<MarkerLine> = lines
+            .iter()
+            .map(|t| MarkerLine {
+                text: t.to_string(),
+                span: Span::call_site(),
+            })
+            .collect();
+        parse(&lines)
+    }
+
+    fn verbs(lines: &[&str]) -> Vec<&'static str> {
+        let mut v: Vec<_> = tags(lines).unwrap().verbs.into_iter().collect();
+        v.sort_by_key(|x| SUPPORTED_VERBS.iter().position(|s| s == x));
+        v
+    }
+
+    #[test]
+    fn verb_sets_follow_client_gen() {
+        assert_eq!(verbs(&["+genclient"]), SUPPORTED_VERBS);
+        assert!(verbs(&[]).is_empty(), "no +genclient, no client");
+        assert!(verbs(&["+genclient", "+genclient:noVerbs"]).is_empty());
+        assert_eq!(
+            verbs(&["+genclient", "+genclient:readonly"]),
+            ["get", "list", "watch"]
+        );
+        assert_eq!(
+            verbs(&[
+                "+genclient",
+                "+genclient:readonly",
+                "+genclient:onlyVerbs=create"
+            ]),
+            ["create", "get", "list", "watch"]
+        );
+        assert_eq!(
+            verbs(&["+genclient", "+genclient:onlyVerbs=get,update,updateStatus"]),
+            ["update", "updateStatus", "get"]
+        );
+        assert_eq!(
+            verbs(&[
+                "+genclient",
+                "+genclient:noStatus",
+                "+genclient:skipVerbs=watch,apply"
+            ]),
+            [
+                "create",
+                "update",
+                "delete",
+                "deleteCollection",
+                "get",
+                "list",
+                "patch"
+            ]
+        );
+    }
+
+    #[test]
+    fn status_source_names_the_line_that_brings_status_verbs() {
+        assert!(tags(&["+genclient"]).unwrap().status_source.is_some());
+        assert!(
+            tags(&["+genclient", "+genclient:noStatus"])
+                .unwrap()
+                .status_source
+                .is_none()
+        );
+        assert!(
+            tags(&["+genclient", "+genclient:readonly"])
+                .unwrap()
+                .status_source
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn methods_parse_and_conflicts_fail() {
+        let g = tags(&[
+            "+genclient",
+            "+genclient:method=GetScale,verb=get,subresource=scale,result=k8s_openapi::api::autoscaling::v1::Scale",
+        ])
+        .unwrap();
+        assert_eq!(g.methods[0].name, "GetScale");
+        assert_eq!(g.methods[0].subresource.as_deref(), Some("scale"));
+        assert!(tags(&["+genclient", "+genclient:method=Evict,verb=delete"]).is_err());
+        assert!(tags(&["+genclient", "+genclient:method=lower,verb=get"]).is_err());
+        assert!(
+            tags(&[
+                "+genclient",
+                "+genclient:noVerbs",
+                "+genclient:skipVerbs=get"
+            ])
+            .is_err()
+        );
+        assert_eq!(snake_case("deleteCollection"), "delete_collection");
+        assert_eq!(snake_case("GetScale"), "get_scale");
+    }
+}

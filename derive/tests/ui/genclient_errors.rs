@@ -1,6 +1,6 @@
 // Invalid +genclient combinations: each is a compile error pointing at its marker line.
 use rkb_runtime::Kind;
-use rkb_runtime::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// +genclient
 /// +genclient:noVerbs
