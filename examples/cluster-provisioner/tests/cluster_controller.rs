@@ -60,6 +60,7 @@ struct Harness {
     client: Client,
     clusters: ClusterClient,
     dir: tempfile::TempDir,
+    retry_base_delay: Duration,
     stop: Option<oneshot::Sender<()>>,
     running: Option<JoinHandle<Result<(), rkb_runtime::Error>>>,
 }
@@ -71,6 +72,21 @@ impl Harness {
             .start()
             .await?;
         let client = env.client();
+        let mut h = Self {
+            clusters: ClusterClient::new(client.clone()),
+            _env: env,
+            client,
+            dir: tempfile::tempdir()?,
+            retry_base_delay,
+            stop: None,
+            running: None,
+        };
+        h.start_manager().await?;
+        Ok(h)
+    }
+
+    /// Starts a manager running the Cluster controller.
+    async fn start_manager(&mut self) -> anyhow::Result<()> {
         // Tests run side by side: no fixed ports.
         let manager_options = ManagerOptions {
             health_probe_bind_address: "0".into(),
@@ -79,26 +95,31 @@ impl Harness {
         };
         let mgr = Manager::builder("cluster-provisioner-test")
             .options(manager_options)
-            .client(client.clone())
+            .client(self.client.clone())
             .build()
             .await?;
         let fake_rke = concat!(env!("CARGO_MANIFEST_DIR"), "/hack/fake-rke.sh");
         let mut options = Options::new(Provisioner::new(fake_rke, Duration::from_secs(30)));
-        options.retry_base_delay = retry_base_delay;
+        options.retry_base_delay = self.retry_base_delay;
         options.retry_max_delay = Duration::from_secs(30);
         mgr.add(move |ctx| run(ctx, options));
         let (stop, stopped) = oneshot::channel::<()>();
-        let running = tokio::spawn(mgr.run_until(async {
+        self.running = Some(tokio::spawn(mgr.run_until(async {
             let _ = stopped.await;
-        }));
-        Ok(Self {
-            clusters: ClusterClient::new(client.clone()),
-            _env: env,
-            client,
-            dir: tempfile::tempdir()?,
-            stop: Some(stop),
-            running: Some(running),
-        })
+        })));
+        self.stop = Some(stop);
+        Ok(())
+    }
+
+    /// Stops the manager gracefully and waits for it.
+    async fn stop_manager(&mut self) -> anyhow::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(running) = self.running.take() {
+            running.await??;
+        }
+        Ok(())
     }
 
     /// Writes a (dummy) provisioner config and returns its path.
@@ -136,13 +157,7 @@ impl Harness {
     }
 
     async fn stop(mut self) -> anyhow::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(running) = self.running.take() {
-            running.await??;
-        }
-        Ok(())
+        self.stop_manager().await
     }
 }
 
@@ -452,4 +467,39 @@ async fn status_is_written_through_the_main_resource_with_its_resource_version()
     let err = clusters.update(&with_status, &pp).await.unwrap_err();
     assert!(err.is_conflict(), "{err}");
     Ok(())
+}
+
+#[tokio::test]
+async fn a_restarted_operator_does_not_provision_again() -> anyhow::Result<()> {
+    let mut h = Harness::start(Duration::from_millis(200)).await?;
+    let config = h.config("dev.yml")?;
+    let pp = PostParams::default();
+    let spec = |path: &str| ClusterSpec {
+        config_path: path.to_string(),
+    };
+    h.clusters
+        .create(&Cluster::new("dev", spec(&config)), &pp)
+        .await?;
+    eventually(30, "dev is provisioned", || async {
+        Ok(is_true(&h.condition("dev", CONDITION_PROVISIONED).await?))
+    })
+    .await?;
+
+    // A new manager lists dev in its informer's initial list and finds it up to date.
+    h.stop_manager().await?;
+    h.start_manager().await?;
+    // A Cluster created after the restart shows the new manager is running (its cache synced before it acted).
+    let probe = h.config("probe.yml")?;
+    h.clusters
+        .create(&Cluster::new("probe", spec(&probe)), &pp)
+        .await?;
+    eventually(30, "probe is provisioned", || async {
+        Ok(is_true(&h.condition("probe", CONDITION_PROVISIONED).await?))
+    })
+    .await?;
+    assert_eq!(
+        summary(&h.calls()?),
+        [format!("up {config} ok"), format!("up {probe} ok")]
+    );
+    h.stop().await
 }
