@@ -73,6 +73,13 @@ pub async fn reconcile(obj: Arc<AppService>, ctx: Context) -> Result<Action, Box
     )
     .await?;
 
+    tracing::info!(
+        replicas = obj.spec.replicas,
+        image = %obj.spec.image,
+        port = obj.spec.port(),
+        "applied Deployment and Service"
+    );
+
     let status = observed_status(&obj, &deployment);
     if obj.status.as_ref() != Some(&status) {
         // apply_status sends only the status (with name and namespace): the spec stays the user's.

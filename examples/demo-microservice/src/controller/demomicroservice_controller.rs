@@ -93,6 +93,7 @@ async fn apply_deployment(obj: &DemoMicroService, ctx: &Context) -> Result<Actio
     let namespace = obj.namespace().unwrap_or_default();
     let deployments = ctx.api_in::<Deployment>(&namespace);
     let deployment = apply(&deployments, &desired_deployment(obj)?, ctx.field_manager()).await?;
+    tracing::info!(image = %obj.spec.image, generation = ?deployment.metadata.generation, "applied Deployment");
 
     let status = observed_status(obj, &deployment);
     if obj.status.as_ref() != Some(&status) {
@@ -134,7 +135,10 @@ async fn cleanup(obj: &DemoMicroService, ctx: &Context) -> Result<Action, Reconc
     };
     match deployments.delete(&name, &params).await {
         Ok(either) if either.is_left() => Err(ReconcileError::DeploymentTerminating(name)),
-        Ok(_) => Ok(Action::await_change()),
+        Ok(_) => {
+            tracing::info!("deleted Deployment; removing the finalizer");
+            Ok(Action::await_change())
+        }
         Err(rkb_runtime::kube::Error::Api(status)) if status.is_not_found() => {
             Ok(Action::await_change())
         }
