@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks `rkb manifests` against controller-gen v0.21.0, side by side in one hyperfine run, on
-#   1. the differential corpus (manifests/tests/corpus: 31 cases, 33 CRDs, 3 RBAC roles), and
+#   1. the differential corpus (manifests/tests/corpus), and
 #   2. a synthetic project with 100 kinds (generated here in Go and in Rust, same types).
 # Results go to docs/benchmarks.md, section "## rkb manifests vs controller-gen" (by hand; this prints
 # the markdown tables).
