@@ -6,9 +6,14 @@
 //! case that has RBAC markers; rkb-manifests runs on each case's project root. The parsed YAML documents
 //! must be equal, descriptions included; every difference is printed with its JSON path.
 //!
+//! A case may hold a `KNOWN_FAILURE` file naming a generator bug not fixed yet (listed in the findings):
+//! its differences are printed but do not fail the test, and the test fails once the case passes, until
+//! the file is deleted.
+//!
 //! Needs Go and controller-gen: `hack/install-controller-gen.sh` installs it (CI runs it first). The test
 //! fails, never skips, when controller-gen is missing. Environment:
-//!   RKB_CONTROLLER_GEN   controller-gen binary to use (default: the install script's cache, then PATH)
+//!   RKB_CONTROLLER_GEN   controller-gen binary to use (else CONTROLLER_GEN, else the install script's
+//!                        cache, else PATH)
 //!   RKB_DIFF_CASES       comma-separated case names to run (default: all)
 //!   RKB_DIFF_KEEP        keep controller-gen's output directory and print its path
 
@@ -41,6 +46,8 @@ fn corpus_matches_controller_gen() {
     let expected = run_controller_gen(&bin, &corpus, &cases, &out.0);
 
     let mut failed = Vec::new();
+    let mut known = Vec::new();
+    let mut fixed = Vec::new();
     let mut report = String::new();
     for case in &cases {
         let want = &expected[&case.name];
@@ -50,36 +57,64 @@ fn corpus_matches_controller_gen() {
             "corpus case {}: controller-gen wrote no CRD and no role for it",
             case.name
         );
-        match rkb_side(&case.dir) {
-            Err(e) => {
-                let _ = writeln!(report, "FAIL {}: rkb-manifests error:\n{e}\n", case.name);
-                failed.push(case.name.clone());
-            }
-            Ok(got) => {
-                let diffs = compare_case(want, &got);
-                if diffs.is_empty() {
-                    let rbac = if want.rbac.is_some() {
-                        " + role.yaml"
-                    } else {
-                        ""
-                    };
-                    let _ = writeln!(report, "ok   {} ({} CRD{rbac})", case.name, want.crds.len());
+        let problems = match rkb_side(&case.dir) {
+            Err(e) => vec![format!("rkb-manifests error:\n{e}")],
+            Ok(got) => compare_case(want, &got),
+        };
+        match (&case.known_failure, problems.is_empty()) {
+            (None, true) => {
+                let rbac = if want.rbac.is_some() {
+                    " + role.yaml"
                 } else {
-                    let _ = writeln!(report, "FAIL {}: {} difference(s)", case.name, diffs.len());
-                    for d in diffs.iter().take(MAX_DIFFS_SHOWN) {
-                        let _ = writeln!(report, "    {d}");
-                    }
-                    if diffs.len() > MAX_DIFFS_SHOWN {
-                        let _ = writeln!(report, "    ... {} more", diffs.len() - MAX_DIFFS_SHOWN);
-                    }
-                    failed.push(case.name.clone());
+                    ""
+                };
+                let _ = writeln!(report, "ok   {} ({} CRD{rbac})", case.name, want.crds.len());
+            }
+            (Some(_), true) => {
+                let _ = writeln!(
+                    report,
+                    "FIXED {}: passes now; delete its KNOWN_FAILURE file",
+                    case.name
+                );
+                fixed.push(case.name.clone());
+            }
+            (reason, false) => {
+                let tag = if reason.is_some() { "KNOWN" } else { "FAIL" };
+                let _ = writeln!(
+                    report,
+                    "{tag} {}: {} difference(s)",
+                    case.name,
+                    problems.len()
+                );
+                if let Some(reason) = reason {
+                    let _ = writeln!(report, "    (KNOWN_FAILURE: {reason})");
+                }
+                for d in problems.iter().take(MAX_DIFFS_SHOWN) {
+                    let _ = writeln!(report, "    {d}");
+                }
+                if problems.len() > MAX_DIFFS_SHOWN {
+                    let _ = writeln!(report, "    ... {} more", problems.len() - MAX_DIFFS_SHOWN);
+                }
+                if reason.is_some() {
+                    known.push(case.name.clone())
+                } else {
+                    failed.push(case.name.clone())
                 }
             }
         }
     }
-    let passed = cases.len() - failed.len();
+    let passed = cases.len() - failed.len() - known.len() - fixed.len();
     println!("{report}");
-    println!("differential: {passed} passed, {} failed", failed.len());
+    println!(
+        "differential: {passed} passed, {} failed",
+        failed.len() + fixed.len()
+    );
+    if !known.is_empty() {
+        println!(
+            "known failures (KNOWN_FAILURE files, tracked in the findings): {}",
+            known.join(", ")
+        );
+    }
     if std::env::var_os("RKB_DIFF_KEEP").is_some() {
         println!("controller-gen output kept in {}", out.keep().display());
     }
@@ -87,6 +122,12 @@ fn corpus_matches_controller_gen() {
         failed.is_empty(),
         "cases differing from controller-gen: {}",
         failed.join(", ")
+    );
+    // A known failure that passes must lose its KNOWN_FAILURE file, so the list never hides a regression.
+    assert!(
+        fixed.is_empty(),
+        "cases marked KNOWN_FAILURE now match controller-gen; delete their KNOWN_FAILURE files: {}",
+        fixed.join(", ")
     );
 }
 
@@ -100,6 +141,8 @@ struct Case {
     groups: BTreeSet<String>,
     /// Whether the Go side has RBAC markers (controller-gen runs `rbac` for the case).
     has_rbac: bool,
+    /// Contents of `<case>/KNOWN_FAILURE`: a mismatch the generator still has, reported but not failing.
+    known_failure: Option<String>,
 }
 
 fn select_cases(corpus: &Path) -> Vec<Case> {
@@ -140,11 +183,15 @@ fn select_cases(corpus: &Path) -> Vec<Case> {
             }
         }
         if only.as_ref().is_none_or(|o| o.contains(&name)) {
+            let known_failure = fs::read_to_string(dir.join("KNOWN_FAILURE"))
+                .ok()
+                .map(|r| r.trim().to_owned());
             cases.push(Case {
                 name,
                 dir,
                 groups,
                 has_rbac,
+                known_failure,
             });
         }
     }
@@ -183,7 +230,10 @@ fn controller_gen() -> PathBuf {
     let hint = "install it with `hack/install-controller-gen.sh` (CI runs it before the tests), \
                 or point RKB_CONTROLLER_GEN at a controller-gen binary";
     let mut candidates = Vec::new();
-    if let Some(p) = std::env::var_os("RKB_CONTROLLER_GEN") {
+    // RKB_CONTROLLER_GEN, or CONTROLLER_GEN as kubebuilder Makefiles (and hack/test.sh) name it.
+    if let Some(p) =
+        std::env::var_os("RKB_CONTROLLER_GEN").or_else(|| std::env::var_os("CONTROLLER_GEN"))
+    {
         candidates.push(PathBuf::from(p));
     } else {
         // The install script's default location, then PATH.
