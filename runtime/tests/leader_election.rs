@@ -159,6 +159,7 @@ async fn one_leader_reconciles_and_a_killed_leader_is_replaced_within_the_lease_
         (follower.identity.as_str(), "kill-a")
     );
     let took = at - killed;
+    eprintln!("takeover after kill: {took:?} (lease duration {lease_duration:?}, retry 300ms)");
     // Within the lease duration of the last renewal the follower saw, plus one poll (retry period + jitter).
     assert!(
         took <= lease_duration + Duration::from_millis(1500),
@@ -228,6 +229,7 @@ async fn a_graceful_stop_releases_the_lease_and_hands_over_at_once() {
         (follower.identity.as_str(), "stop-a")
     );
     let took = at - stopped;
+    eprintln!("handover after graceful stop: {took:?} (lease duration 20s, retry 300ms)");
     assert!(
         took < Duration::from_secs(3),
         "handover after a graceful stop took {took:?}"
