@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=mixed.corpus.rkb.io
+package v1alpha1
