@@ -50,6 +50,9 @@ pub fn run(args: &InitArgs) -> Result<()> {
         false,
     )?;
     plan.create(project_config::FILE_NAME, config.render()?, false)?;
+    if !plan.format_rust()? {
+        eprintln!("note: rustfmt is not installed; the scaffolded Rust files are left unformatted");
+    }
     plan.commit()?;
 
     println!(

@@ -2,6 +2,7 @@
 //!
 //! Nothing touches the disk before the whole plan is known, so a command that fails leaves the project as it was.
 
+mod format;
 mod insert;
 mod plan;
 mod render;

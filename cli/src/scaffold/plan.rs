@@ -67,6 +67,26 @@ impl Plan {
         self.files.contains_key(rel)
     }
 
+    /// Formats every planned `.rs` file with rustfmt; returns false when rustfmt is not installed.
+    pub fn format_rust(&mut self) -> Result<bool> {
+        let rust: Vec<(&Path, &str)> = self
+            .files
+            .iter()
+            .filter(|(rel, _)| rel.extension().is_some_and(|e| e == "rs"))
+            .map(|(rel, (contents, _))| (rel.as_path(), contents.as_str()))
+            .collect();
+        let Some(formatted) = super::format::rustfmt(&self.root, &rust)? else {
+            return Ok(false);
+        };
+        let rels: Vec<PathBuf> = rust.iter().map(|(rel, _)| rel.to_path_buf()).collect();
+        for (rel, text) in rels.into_iter().zip(formatted) {
+            if let Some((contents, _)) = self.files.get_mut(&rel) {
+                *contents = text;
+            }
+        }
+        Ok(true)
+    }
+
     /// Writes every file: first all to temporary siblings, then renames. On any failure the temporaries and
     /// any directories this commit created are removed.
     pub fn commit(self) -> Result<Vec<(PathBuf, bool)>> {

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
+use rkb_runtime::ResourceExt;
 use rkb_runtime::finalizer::{Event, finalizer};
 use rkb_runtime::{Action, BoxError, Context, Controller, Error};
-use rkb_runtime::ResourceExt;
 
 use crate::api::v1alpha1::AppService;
 
@@ -19,7 +19,9 @@ pub const FINALIZER: &str = "appservice.finalizers.batch.example.com";
 pub async fn controller(ctx: Context) -> Result<(), Error> {
     // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their
     // changes reconcile the AppService that owns them.
-    Controller::for_kind::<AppService>(&ctx).run(reconcile).await
+    Controller::for_kind::<AppService>(&ctx)
+        .run(reconcile)
+        .await
 }
 
 /// Moves the cluster towards the state a AppService asks for. It runs for every change of the object and

@@ -16,9 +16,9 @@
 
 use std::sync::Arc;
 
+use rkb_runtime::ResourceExt;
 use rkb_runtime::finalizer::{Event, finalizer};
 use rkb_runtime::{Action, BoxError, Context, Controller, Error};
-use rkb_runtime::ResourceExt;
 
 use crate::api::v1::DemoMicroService;
 
@@ -33,7 +33,9 @@ pub const FINALIZER: &str = "demomicroservice.finalizers.devops.my.domain";
 pub async fn controller(ctx: Context) -> Result<(), Error> {
     // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their
     // changes reconcile the DemoMicroService that owns them.
-    Controller::for_kind::<DemoMicroService>(&ctx).run(reconcile).await
+    Controller::for_kind::<DemoMicroService>(&ctx)
+        .run(reconcile)
+        .await
 }
 
 /// Moves the cluster towards the state a DemoMicroService asks for. It runs for every change of the object and
@@ -51,13 +53,19 @@ pub async fn reconcile(obj: Arc<DemoMicroService>, ctx: Context) -> Result<Actio
 }
 
 /// Creates or updates what `obj.spec` asks for and records the outcome in `obj.status`.
-async fn apply(_obj: &DemoMicroService, _ctx: &Context) -> Result<Action, rkb_runtime::kube::Error> {
+async fn apply(
+    _obj: &DemoMicroService,
+    _ctx: &Context,
+) -> Result<Action, rkb_runtime::kube::Error> {
     // TODO(user): your logic here. Owned objects (with an owner reference to the DemoMicroService) are deleted by the
     // garbage collector; anything else must be removed in `cleanup`.
     Ok(Action::await_change())
 }
 
 /// Removes what `apply` created outside the reach of owner references, before the DemoMicroService disappears.
-async fn cleanup(_obj: &DemoMicroService, _ctx: &Context) -> Result<Action, rkb_runtime::kube::Error> {
+async fn cleanup(
+    _obj: &DemoMicroService,
+    _ctx: &Context,
+) -> Result<Action, rkb_runtime::kube::Error> {
     Ok(Action::await_change())
 }

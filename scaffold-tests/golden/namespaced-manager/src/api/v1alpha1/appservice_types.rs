@@ -1,14 +1,14 @@
 //! The AppService kind: its spec (desired state) and status (observed state).
 
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
-use rkb_runtime::{Kind, TypeMeta};
+use rkb_runtime::{DeepCopy, Kind, TypeMeta};
 use serde::{Deserialize, Serialize};
 
 // EDIT THIS FILE! THIS IS SCAFFOLDING FOR YOU TO OWN!
 // After editing, run `make manifests` to regenerate the CRD.
 
 /// AppServiceSpec defines the desired state of AppService.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
 #[serde(rename_all = "camelCase")]
 pub struct AppServiceSpec {
     // Add the fields of the desired state here. Doc comments become the descriptions in the CRD,
@@ -20,7 +20,7 @@ pub struct AppServiceSpec {
 }
 
 /// AppServiceStatus defines the observed state of AppService.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
 #[serde(rename_all = "camelCase")]
 pub struct AppServiceStatus {
     /// conditions represent the current state of the AppService resource.

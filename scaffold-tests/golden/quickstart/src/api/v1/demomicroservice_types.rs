@@ -15,14 +15,14 @@
 //! The DemoMicroService kind: its spec (desired state) and status (observed state).
 
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
-use rkb_runtime::{Kind, TypeMeta};
+use rkb_runtime::{DeepCopy, Kind, TypeMeta};
 use serde::{Deserialize, Serialize};
 
 // EDIT THIS FILE! THIS IS SCAFFOLDING FOR YOU TO OWN!
 // After editing, run `make manifests` to regenerate the CRD.
 
 /// DemoMicroServiceSpec defines the desired state of DemoMicroService.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
 #[serde(rename_all = "camelCase")]
 pub struct DemoMicroServiceSpec {
     // Add the fields of the desired state here. Doc comments become the descriptions in the CRD,
@@ -34,7 +34,7 @@ pub struct DemoMicroServiceSpec {
 }
 
 /// DemoMicroServiceStatus defines the observed state of DemoMicroService.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
 #[serde(rename_all = "camelCase")]
 pub struct DemoMicroServiceStatus {
     /// conditions represent the current state of the DemoMicroService resource.
