@@ -1,4 +1,4 @@
-//! rkb-runtime: what generated operators link (see docs/architecture.md and .coord/runtime-api.md).
+//! rkb-runtime: what generated operators link (see docs/architecture.md).
 //!
 //! The manager runs controllers with leader election, metrics and health probes:
 //! ```no_run

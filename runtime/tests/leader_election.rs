@@ -242,3 +242,45 @@ async fn a_graceful_stop_releases_the_lease_and_hands_over_at_once() {
     .await;
     follower.task.abort();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leader_whose_lease_is_taken_stops_at_once_with_an_error() {
+    let env = Environment::start().await.expect("envtest");
+    let client = env.client();
+    let lease = "lost-test";
+    let (tx, mut seen) = mpsc::unbounded_channel();
+    create_config_map(&client, &config_map("lost-a", &[("test", "lost")])).await;
+    let a = start(
+        &client,
+        "mgr-a",
+        leader_options(lease, 10, 8, 300),
+        "lost",
+        tx,
+    )
+    .await;
+    first_reconciler(&mut seen).await;
+
+    // Someone else writes the lease (as a partitioned leader's successor would): the next renewal sees it.
+    let leases: Api<Lease> = Api::namespaced(client.clone(), "default");
+    let mut taken = leases.get(lease).await.unwrap();
+    let spec = taken.spec.as_mut().unwrap();
+    spec.holder_identity = Some("intruder".into());
+    spec.renew_time = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime(
+        k8s_openapi::jiff::Timestamp::now(),
+    ));
+    leases
+        .replace(lease, &kube::api::PostParams::default(), &taken)
+        .await
+        .unwrap();
+
+    let ended = tokio::time::timeout(Duration::from_secs(5), a.task)
+        .await
+        .expect("the manager kept running without the lease")
+        .expect("manager task");
+    assert!(
+        matches!(ended, Err(rkb_runtime::Error::LeadershipLost(ref m)) if m.contains("intruder")),
+        "{ended:?}"
+    );
+    assert_eq!(leader_status(&a.metrics, lease), Some(0.0));
+    assert_eq!(holder(&client, lease).await.as_deref(), Some("intruder"));
+}
