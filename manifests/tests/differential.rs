@@ -4,7 +4,8 @@
 //! `internal/controller/`), Rust under `src/` as an rkb project. controller-gen runs once over the whole
 //! Go module for CRDs (each case owns distinct API groups, so CRD file names never collide) and once per
 //! case that has RBAC markers; rkb-manifests runs on each case's project root. The parsed YAML documents
-//! must be equal, descriptions included; every difference is printed with its JSON path.
+//! must be equal, descriptions included; every difference is printed with its JSON path. When they are,
+//! the files must also be byte-identical (the first differing line is printed).
 //!
 //! A case may hold a `KNOWN_FAILURE` file naming a generator bug not fixed yet (listed in the findings):
 //! its differences are printed but do not fail the test, and the test fails once the case passes, until
@@ -277,6 +278,8 @@ struct Expected {
     crds: BTreeMap<String, Value>,
     /// Parsed documents of role.yaml; None when controller-gen wrote none.
     rbac: Option<Vec<Value>>,
+    /// File name (`role.yaml` for RBAC) -> text as written.
+    texts: BTreeMap<String, String>,
 }
 
 fn run_controller_gen(
@@ -296,26 +299,27 @@ fn run_controller_gen(
             format!("output:crd:dir={}", crd_dir.display()),
         ],
     );
-    let mut crd_files: BTreeMap<String, Value> = BTreeMap::new();
+    let mut crd_files: BTreeMap<String, (Value, String)> = BTreeMap::new();
     for e in fs::read_dir(&crd_dir).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        let docs = parse_yaml(&fs::read_to_string(&p).unwrap())
-            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let text = fs::read_to_string(&p).unwrap();
+        let docs = parse_yaml(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert_eq!(docs.len(), 1, "{name}: expected one document");
-        crd_files.insert(name, docs.into_iter().next().unwrap());
+        crd_files.insert(name, (docs.into_iter().next().unwrap(), text));
     }
 
     let mut expected = BTreeMap::new();
     for case in cases {
         let mut exp = Expected::default();
-        for (name, doc) in &crd_files {
+        for (name, (doc, text)) in &crd_files {
             if doc
                 .pointer("/spec/group")
                 .and_then(Value::as_str)
                 .is_some_and(|g| case.groups.contains(g))
             {
                 exp.crds.insert(name.clone(), doc.clone());
+                exp.texts.insert(name.clone(), text.clone());
             }
         }
         if case.has_rbac {
@@ -331,7 +335,9 @@ fn run_controller_gen(
             );
             let role = dir.join("role.yaml");
             if role.exists() {
-                exp.rbac = Some(parse_yaml(&fs::read_to_string(&role).unwrap()).unwrap());
+                let text = fs::read_to_string(&role).unwrap();
+                exp.rbac = Some(parse_yaml(&text).unwrap());
+                exp.texts.insert("role.yaml".into(), text);
             }
         }
         expected.insert(case.name.clone(), exp);
@@ -363,6 +369,7 @@ fn cg(bin: &Path, corpus: &Path, args: &[String]) {
 struct Actual {
     crds: BTreeMap<String, Value>,
     rbac: Option<Vec<Value>>,
+    texts: BTreeMap<String, String>,
 }
 
 fn rkb_side(project_root: &Path) -> Result<Actual, String> {
@@ -372,6 +379,7 @@ fn rkb_side(project_root: &Path) -> Result<Actual, String> {
     };
     let out = rkb_manifests::generate(project_root, &opts).map_err(|e| e.to_string())?;
     let mut crds = BTreeMap::new();
+    let mut texts = BTreeMap::new();
     for f in out.crds {
         let docs = parse_yaml(&f.yaml)
             .map_err(|e| format!("{}: rkb wrote YAML that does not parse: {e}", f.file_name))?;
@@ -388,15 +396,18 @@ fn rkb_side(project_root: &Path) -> Result<Actual, String> {
         {
             return Err(format!("rkb wrote {} twice", f.file_name));
         }
+        texts.insert(f.file_name, f.yaml);
     }
     let rbac = match out.rbac {
-        Some(text) => Some(
-            parse_yaml(&text)
-                .map_err(|e| format!("role.yaml: rkb wrote YAML that does not parse: {e}"))?,
-        ),
+        Some(text) => {
+            let docs = parse_yaml(&text)
+                .map_err(|e| format!("role.yaml: rkb wrote YAML that does not parse: {e}"))?;
+            texts.insert("role.yaml".into(), text);
+            Some(docs)
+        }
         None => None,
     };
-    Ok(Actual { crds, rbac })
+    Ok(Actual { crds, rbac, texts })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,7 +454,37 @@ fn compare_case(want: &Expected, got: &Actual) -> Vec<String> {
         }
         (None, None) => {}
     }
+    if diffs.is_empty() {
+        // Same documents: the files must also be the same bytes (key order, quoting, line folding), so
+        // switching a project from controller-gen to rkb leaves `git diff` empty.
+        for (name, want_text) in &want.texts {
+            if let Some(got_text) = got.texts.get(name) {
+                text_diff(name, want_text, got_text, &mut diffs);
+            }
+        }
+    }
     diffs
+}
+
+/// Reports the first line where two texts part.
+fn text_diff(name: &str, want: &str, got: &str, out: &mut Vec<String>) {
+    if want == got {
+        return;
+    }
+    let (mut w, mut g) = (want.split_inclusive('\n'), got.split_inclusive('\n'));
+    for line in 1.. {
+        match (w.next(), g.next()) {
+            (Some(a), Some(b)) if a == b => continue,
+            (a, b) => {
+                out.push(format!(
+                    "{name}: same documents, different text from line {line}: expected {:?}, got {:?}",
+                    a.unwrap_or("<end of file>"),
+                    b.unwrap_or("<end of file>")
+                ));
+                return;
+            }
+        }
+    }
 }
 
 /// Appends one line per difference: `<path>: expected <v>, got <v>`. Paths are JSON-path-like,
@@ -555,6 +596,22 @@ fn differences_are_reported_with_json_paths() {
             format!(r#"{base}.description: expected "a\nb", got "a b""#),
             format!(r#"{base}.required[1]: missing, expected "y""#),
             format!(r#"{base}.x-kubernetes-map-type: unexpected "atomic""#),
+        ]
+    );
+}
+
+#[test]
+fn text_differences_name_the_first_line() {
+    let mut out = Vec::new();
+    text_diff("f.yaml", "a: 1\nb: 2\n", "a: 1\nb: 2\n", &mut out);
+    assert!(out.is_empty());
+    text_diff("f.yaml", "a: 1\nb: '2'\n", "a: 1\nb: \"2\"\n", &mut out);
+    text_diff("g.yaml", "a: 1\n", "a: 1\nb: 2\n", &mut out);
+    assert_eq!(
+        out,
+        [
+            r#"f.yaml: same documents, different text from line 2: expected "b: '2'\n", got "b: \"2\"\n""#,
+            r#"g.yaml: same documents, different text from line 2: expected "<end of file>", got "b: 2\n""#,
         ]
     );
 }
