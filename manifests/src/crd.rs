@@ -358,7 +358,7 @@ fn set_kv(v: &mut Vec<(String, String)>, k: &str, val: &str) {
 
 /// The full `openAPIV3Schema` of a root type.
 pub fn root_schema(sg: &mut SchemaGen<'_>, ty: usize, max_desc_len: Option<usize>) -> Schema {
-    let mut s = sg.flattened(&format!("local:{ty}"));
+    let mut s = sg.take_flattened(&format!("local:{ty}"));
     flatten_all_of(&mut s);
     let props = s.entry("properties").or_insert_with(|| json!({}));
     if let Value::Object(p) = props {
@@ -464,7 +464,9 @@ pub fn crd_document(sg: &mut SchemaGen<'_>, plan: &CrdPlan, max_desc_len: Option
         ver.insert("name".into(), json!(v.name));
         ver.insert(
             "schema".into(),
-            json!({"openAPIV3Schema": Value::Object(schema)}),
+            Value::Object(
+                std::iter::once(("openAPIV3Schema".to_string(), Value::Object(schema))).collect(),
+            ),
         );
         ver.insert("served".into(), json!(v.served));
         ver.insert("storage".into(), json!(v.storage));
@@ -531,17 +533,24 @@ pub fn crd_document(sg: &mut SchemaGen<'_>, plan: &CrdPlan, max_desc_len: Option
         "name".into(),
         json!(format!("{}.{}", plan.plural, plan.group)),
     );
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": Value::Object(metadata),
-        "spec": {
-            "group": plan.group,
-            "names": Value::Object(names),
-            "scope": plan.scope,
-            "versions": versions,
-        }
-    })
+    // Built by hand: `json!` would serialize (deep-copy) the schemas once more.
+    let mut spec = serde_json::Map::new();
+    spec.insert("group".into(), Value::String(plan.group.clone()));
+    spec.insert("names".into(), Value::Object(names));
+    spec.insert("scope".into(), Value::String(plan.scope.clone()));
+    spec.insert("versions".into(), Value::Array(versions));
+    let mut doc = serde_json::Map::new();
+    doc.insert(
+        "apiVersion".into(),
+        Value::String("apiextensions.k8s.io/v1".into()),
+    );
+    doc.insert(
+        "kind".into(),
+        Value::String("CustomResourceDefinition".into()),
+    );
+    doc.insert("metadata".into(), Value::Object(metadata));
+    doc.insert("spec".into(), Value::Object(spec));
+    Value::Object(doc)
 }
 
 #[cfg(test)]

@@ -87,26 +87,70 @@ fn check_conflicts(doc: &Doc, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
         if repeatable(b.name()) {
             continue;
         }
-        if let Some(a) = ms[..i].iter().find(|a| a.name() == b.name()) {
-            if a.value != b.value || a.args != b.args {
-                diags.push(conflict(file, a, b, format!("conflicting markers: `{}` and `{}`", a.text, b.text), "keep one of them"));
-            }
+        if let Some(a) = ms[..i].iter().find(|a| a.name() == b.name())
+            && (a.value != b.value || a.args != b.args)
+        {
+            diags.push(conflict(
+                file,
+                a,
+                b,
+                format!("conflicting markers: `{}` and `{}`", a.text, b.text),
+                "keep one of them",
+            ));
         }
     }
-    const OPT: [&str; 3] = ["optional", "k8s:optional", "kubebuilder:validation:Optional"];
-    const REQ: [&str; 3] = ["required", "k8s:required", "kubebuilder:validation:Required"];
-    if let (Some(a), Some(b)) = (ms.iter().find(|m| OPT.contains(&m.name())), ms.iter().find(|m| REQ.contains(&m.name()))) {
-        let (first, second) = if a.span.line <= b.span.line { (a, b) } else { (b, a) };
-        diags.push(conflict(file, first, second, format!("conflicting markers: `{}` and `{}`", first.text, second.text), "a field is either optional or required"));
+    const OPT: [&str; 3] = [
+        "optional",
+        "k8s:optional",
+        "kubebuilder:validation:Optional",
+    ];
+    const REQ: [&str; 3] = [
+        "required",
+        "k8s:required",
+        "kubebuilder:validation:Required",
+    ];
+    if let (Some(a), Some(b)) = (
+        ms.iter().find(|m| OPT.contains(&m.name())),
+        ms.iter().find(|m| REQ.contains(&m.name())),
+    ) {
+        let (first, second) = if a.span.line <= b.span.line {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        diags.push(conflict(
+            file,
+            first,
+            second,
+            format!(
+                "conflicting markers: `{}` and `{}`",
+                first.text, second.text
+            ),
+            "a field is either optional or required",
+        ));
     }
     for prefix in ["kubebuilder:validation:", "kubebuilder:validation:items:"] {
-        for (lo, hi) in [("Minimum", "Maximum"), ("MinLength", "MaxLength"), ("MinItems", "MaxItems"), ("MinProperties", "MaxProperties")] {
+        for (lo, hi) in [
+            ("Minimum", "Maximum"),
+            ("MinLength", "MaxLength"),
+            ("MinItems", "MaxItems"),
+            ("MinProperties", "MaxProperties"),
+        ] {
             let get = |n: &str| ms.iter().find(|m| m.name().strip_prefix(prefix) == Some(n));
             if let (Some(a), Some(b)) = (get(lo), get(hi))
-                && let (Some(x), Some(y)) = (a.value.as_ref().and_then(|v| v.as_f64()), b.value.as_ref().and_then(|v| v.as_f64()))
+                && let (Some(x), Some(y)) = (
+                    a.value.as_ref().and_then(|v| v.as_f64()),
+                    b.value.as_ref().and_then(|v| v.as_f64()),
+                )
                 && x > y
             {
-                diags.push(conflict(file, a, b, format!("conflicting markers: {lo}={x} is greater than {hi}={y}"), "no value can satisfy both"));
+                diags.push(conflict(
+                    file,
+                    a,
+                    b,
+                    format!("conflicting markers: {lo}={x} is greater than {hi}={y}"),
+                    "no value can satisfy both",
+                ));
             }
         }
     }

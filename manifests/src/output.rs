@@ -34,7 +34,10 @@ pub fn write_all(files: &[Planned]) -> Result<Vec<PathBuf>, Error> {
     }
     let mut written = Vec::new();
     for (tmp, f) in &staged {
-        std::fs::rename(tmp, &f.path).map_err(|source| Error::Io { path: f.path.clone(), source })?;
+        std::fs::rename(tmp, &f.path).map_err(|source| Error::Io {
+            path: f.path.clone(),
+            source,
+        })?;
         written.push(f.path.clone());
     }
     Ok(written)
@@ -46,10 +49,20 @@ fn stage<'a>(files: &'a [Planned], staged: &mut Vec<(PathBuf, &'a Planned)>) -> 
             continue;
         }
         let dir = f.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
-        let name = f.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let name = f
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let tmp = dir.join(format!(".{name}.rkb-tmp"));
-        std::fs::write(&tmp, &f.content).map_err(|source| Error::Io { path: tmp.clone(), source })?;
+        std::fs::write(&tmp, &f.content).map_err(|source| Error::Io {
+            path: tmp.clone(),
+            source,
+        })?;
         staged.push((tmp, f));
     }
     Ok(())

@@ -7,6 +7,7 @@ use crate::model::{Field, Model, Prim, Resolved, TypeKind};
 use rkb_markers::{Diagnostic, Marker, Value as MValue};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 pub type Schema = Map<String, Value>;
 
@@ -24,7 +25,10 @@ pub struct SchemaGen<'m> {
     pub diags: Vec<Diagnostic>,
     unflat: HashMap<usize, Schema>,
     in_progress: Vec<usize>,
-    flat: HashMap<String, Schema>,
+    /// Flattened schemas by `$ref` key, shared: each use copies what it needs.
+    flat: HashMap<String, Rc<Schema>>,
+    /// k8s-openapi schemas by Rust path (`None`: no schema), fetched once per run.
+    k8s: HashMap<String, Option<Rc<Schema>>>,
 }
 
 const TYPE_META_APIVERSION: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
@@ -52,6 +56,7 @@ impl<'m> SchemaGen<'m> {
             unflat: HashMap::new(),
             in_progress: Vec::new(),
             flat: HashMap::new(),
+            k8s: HashMap::new(),
         }
     }
 
@@ -358,7 +363,7 @@ impl<'m> SchemaGen<'m> {
             ),
             Resolved::TypeMeta => obj(json!({"$ref": "typemeta"})),
             Resolved::K8s(path) => {
-                if crate::k8s::schema_for(&path).is_none() {
+                if self.k8s_schema(&path).is_none() {
                     self.error(
                         at,
                         format!("`{path}` has no CRD schema"),
@@ -467,31 +472,48 @@ impl<'m> SchemaGen<'m> {
     }
 
     /// The flattened schema behind a `$ref` key (`local:N`, `k8s:path`, `typemeta`).
-    pub fn flattened(&mut self, key: &str) -> Schema {
+    pub fn flattened(&mut self, key: &str) -> Rc<Schema> {
         if let Some(s) = self.flat.get(key) {
-            return s.clone();
+            return Rc::clone(s);
+        }
+        if let Some(p) = key.strip_prefix("k8s:") {
+            // Already flattened by the k8s module.
+            let s = self.k8s_schema(p).unwrap_or_default();
+            self.flat.insert(key.to_string(), Rc::clone(&s));
+            return s;
         }
         // A type that refers to itself flattens its inner reference to an empty schema, as controller-gen does.
-        self.flat.insert(key.to_string(), Schema::new());
-        let mut s = if let Some(i) = key.strip_prefix("local:") {
-            self.type_schema(i.parse().unwrap_or(0))
-        } else if let Some(p) = key.strip_prefix("k8s:") {
-            crate::k8s::schema_for(p)
-                .and_then(|v| v.as_object().cloned())
-                .unwrap_or_default()
-        } else {
-            type_meta_schema()
+        self.flat.insert(key.to_string(), Rc::new(Schema::new()));
+        let mut s = match key.strip_prefix("local:") {
+            Some(i) => self.type_schema(i.parse().unwrap_or(0)),
+            None => type_meta_schema(),
         };
-        if key.starts_with("local:") {
-            self.flatten_refs(&mut s);
-        }
-        self.flat.insert(key.to_string(), s.clone());
+        self.flatten_refs(&mut s);
+        let s = Rc::new(s);
+        self.flat.insert(key.to_string(), Rc::clone(&s));
         s
+    }
+
+    /// Like [`Self::flattened`], but takes the schema out of the cache (no copy when nothing else holds it).
+    pub fn take_flattened(&mut self, key: &str) -> Schema {
+        let s = self.flattened(key);
+        self.flat.remove(key);
+        Rc::try_unwrap(s).unwrap_or_else(|rc| (*rc).clone())
+    }
+
+    fn k8s_schema(&mut self, path: &str) -> Option<Rc<Schema>> {
+        self.k8s
+            .entry(path.to_string())
+            .or_insert_with(|| match crate::k8s::schema_for(path) {
+                Some(Value::Object(m)) => Some(Rc::new(m)),
+                _ => None,
+            })
+            .clone()
     }
 
     pub fn flatten_refs(&mut self, node: &mut Schema) {
         if let Some(Value::String(r)) = node.get("$ref").cloned() {
-            let ty = self.flattened(&r);
+            let ty = (*self.flattened(&r)).clone();
             let field = std::mem::take(node);
             *node = preserve_fields(ty, field);
             return;

@@ -27,6 +27,66 @@ pub fn to_yaml(v: &Value) -> String {
 
 /// go-yaml v2's key order (`keyList.Less`): letters sort after non-letters, digit runs compare as numbers.
 pub fn go_key_cmp(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        return go_key_cmp_ascii(a.as_bytes(), b.as_bytes());
+    }
+    go_key_cmp_chars(a, b)
+}
+
+/// The same order on ASCII keys (all CRD keys in practice), without allocating.
+fn go_key_cmp_ascii(ar: &[u8], br: &[u8]) -> Ordering {
+    let mut i = 0;
+    while i < ar.len() && i < br.len() {
+        if ar[i] == br[i] {
+            i += 1;
+            continue;
+        }
+        let al = ar[i].is_ascii_alphabetic();
+        let bl = br[i].is_ascii_alphabetic();
+        if al && bl {
+            return ar[i].cmp(&br[i]);
+        }
+        if al || bl {
+            return if bl {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+        }
+        let (mut an, mut bn) = (0i64, 0i64);
+        if ar[i] == b'0' || br[i] == b'0' {
+            let mut j = i;
+            while j > 0 && ar[j - 1].is_ascii_digit() {
+                j -= 1;
+                if ar[j] != b'0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && ar[ai].is_ascii_digit() {
+            an = an.wrapping_mul(10).wrapping_add(i64::from(ar[ai] - b'0'));
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && br[bi].is_ascii_digit() {
+            bn = bn.wrapping_mul(10).wrapping_add(i64::from(br[bi] - b'0'));
+            bi += 1;
+        }
+        if an != bn {
+            return an.cmp(&bn);
+        }
+        if ai != bi {
+            return ai.cmp(&bi);
+        }
+        return ar[i].cmp(&br[i]);
+    }
+    ar.len().cmp(&br.len())
+}
+
+fn go_key_cmp_chars(a: &str, b: &str) -> Ordering {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
     let mut i = 0;
@@ -221,6 +281,16 @@ impl Emitter {
     }
 
     fn write_string(&mut self, s: &str, style: Style, indent: usize, allow_breaks: bool) {
+        if style == Style::Plain && !s.contains(' ') {
+            // No blank: nothing to fold, and plain text needs no escaping.
+            self.out.push_str(s);
+            self.col += if s.is_ascii() {
+                s.len()
+            } else {
+                s.chars().count()
+            };
+            return;
+        }
         match style {
             Style::Plain => self.write_plain(s, indent, allow_breaks),
             Style::Single => self.write_single(s, indent, allow_breaks),
@@ -230,11 +300,11 @@ impl Emitter {
     }
 
     fn write_plain(&mut self, s: &str, indent: usize, allow_breaks: bool) {
-        let chars: Vec<char> = s.chars().collect();
+        let chars = Chars::new(s);
         let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
+        for (i, c) in chars.iter().enumerate() {
             if c == ' ' {
-                let next_space = chars.get(i + 1) == Some(&' ');
+                let next_space = chars.get(i + 1) == Some(' ');
                 if allow_breaks && !spaces && self.col > BEST_WIDTH && !next_space {
                     self.indent_to(indent);
                 } else {
@@ -249,12 +319,12 @@ impl Emitter {
     }
 
     fn write_single(&mut self, s: &str, indent: usize, allow_breaks: bool) {
-        let chars: Vec<char> = s.chars().collect();
+        let chars = Chars::new(s);
         self.push_char('\'');
         let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
+        for (i, c) in chars.iter().enumerate() {
             if c == ' ' {
-                let next_space = chars.get(i + 1) == Some(&' ');
+                let next_space = chars.get(i + 1) == Some(' ');
                 if allow_breaks
                     && !spaces
                     && self.col > BEST_WIDTH
@@ -279,10 +349,10 @@ impl Emitter {
     }
 
     fn write_double(&mut self, s: &str, indent: usize, allow_breaks: bool) {
-        let chars: Vec<char> = s.chars().collect();
+        let chars = Chars::new(s);
         self.push_char('"');
         let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
+        for (i, c) in chars.iter().enumerate() {
             if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
                 let esc = match c {
                     '\0' => "\\0".to_string(),
@@ -314,7 +384,7 @@ impl Emitter {
                     && i != chars.len() - 1
                 {
                     self.indent_to(indent);
-                    if chars.get(i + 1) == Some(&' ') {
+                    if chars.get(i + 1) == Some(' ') {
                         self.push_char('\\');
                     }
                 } else {
@@ -335,11 +405,11 @@ impl Emitter {
         if first.is_some_and(|c| c == ' ' || is_break(c)) {
             self.push(&BEST_INDENT.to_string());
         }
-        let chars: Vec<char> = s.chars().collect();
+        let chars = Chars::new(s);
         let n = chars.len();
-        let chomp = if n == 0 || !is_break(chars[n - 1]) {
+        let chomp = if n == 0 || !is_break(chars.at(n - 1)) {
             "-"
-        } else if n == 1 || is_break(chars[n - 2]) {
+        } else if n == 1 || is_break(chars.at(n - 2)) {
             "+"
         } else {
             ""
@@ -347,7 +417,7 @@ impl Emitter {
         self.push(chomp);
         self.newline();
         let mut breaks = true;
-        for &c in &chars {
+        for c in chars.iter() {
             if is_break(c) {
                 self.newline();
                 breaks = true;
@@ -361,6 +431,44 @@ impl Emitter {
                 self.push_char(c);
             }
         }
+    }
+}
+
+/// A string's characters, indexable without allocating when it is ASCII (nearly always).
+enum Chars<'a> {
+    Ascii(&'a [u8]),
+    Wide(Vec<char>),
+}
+
+impl<'a> Chars<'a> {
+    fn new(s: &'a str) -> Self {
+        if s.is_ascii() {
+            Chars::Ascii(s.as_bytes())
+        } else {
+            Chars::Wide(s.chars().collect())
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Chars::Ascii(b) => b.len(),
+            Chars::Wide(c) => c.len(),
+        }
+    }
+
+    fn at(&self, i: usize) -> char {
+        match self {
+            Chars::Ascii(b) => b[i] as char,
+            Chars::Wide(c) => c[i],
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<char> {
+        (i < self.len()).then(|| self.at(i))
+    }
+
+    fn iter(&self) -> impl Iterator<Item = char> + '_ {
+        (0..self.len()).map(|i| self.at(i))
     }
 }
 
@@ -387,6 +495,9 @@ fn is_blankz(c: Option<char>) -> bool {
 /// go-yaml v2's encoder picks literal for multi-line strings, double quotes for strings that would read
 /// back as another type, plain otherwise; libyaml then downgrades styles the text cannot use.
 fn choose_style(s: &str, simple_key: bool) -> Style {
+    if is_simple_plain(s) {
+        return Style::Plain;
+    }
     let requested = if s.contains('\n') {
         Style::Literal
     } else if resolves_to_non_string(s) {
@@ -408,6 +519,16 @@ fn choose_style(s: &str, simple_key: bool) -> Style {
     style
 }
 
+/// Identifiers, paths and words (`type`, `x-kubernetes-list-type`, `.spec.image`, `int32`): plain for sure.
+fn is_simple_plain(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphabetic()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'/'))
+        && !resolves_to_non_string(s)
+}
+
 struct Analysis {
     block_plain_allowed: bool,
     single_quoted_allowed: bool,
@@ -422,7 +543,7 @@ fn analyze(s: &str) -> Analysis {
             block_allowed: false,
         };
     }
-    let chars: Vec<char> = s.chars().collect();
+    let chars = Chars::new(s);
     let mut block_indicators = s.starts_with("---") || s.starts_with("...");
     let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
         (false, false, false, false);
@@ -432,8 +553,8 @@ fn analyze(s: &str) -> Analysis {
     let mut preceded_by_ws = true;
     let n = chars.len();
     for i in 0..n {
-        let c = chars[i];
-        let followed_by_ws = is_blankz(chars.get(i + 1).copied());
+        let c = chars.at(i);
+        let followed_by_ws = is_blankz(chars.get(i + 1));
         if i == 0 {
             if "#,[]{}&*!|>'\"%@`".contains(c) {
                 block_indicators = true;

@@ -6,7 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn run_errors() -> String {
@@ -30,34 +32,74 @@ fn unknown_marker_has_did_you_mean_and_caret() {
         ),
         "{r}"
     );
-    assert!(r.contains(" --> src/api/v1/mod.rs:2:6\n"), "package marker typo: {r}");
+    assert!(
+        r.contains(" --> src/api/v1/mod.rs:2:6\n"),
+        "package marker typo: {r}"
+    );
 }
 
 #[test]
 fn every_kind_of_error_is_reported_in_one_run() {
     let r = run_errors();
     for (what, needle) in [
-        ("wrong value type", "error: expected an integer, found `ten` in marker `kubebuilder:validation:MaxLength`\n  --> src/api/v1/widget_types.rs:12:43"),
-        ("marker on a string", "error: Minimum applies to numbers, found type string\n  --> src/api/v1/widget_types.rs:10:9"),
-        ("wrong target", "error: marker `kubebuilder:subresource:status` cannot be used on a field\n  --> src/api/v1/widget_types.rs:14:9"),
-        ("conflicting markers", "error: conflicting markers: `+optional` and `+required`\n  --> src/api/v1/widget_types.rs:17:9"),
-        ("unresolvable type", "error: cannot resolve type `Gadget`\n  --> src/api/v1/widget_types.rs:19:9"),
-        ("unknown argument", "error: unknown argument `typ` for marker `kubebuilder:printcolumn`\n  --> src/api/v1/widget_types.rs:24:42"),
-        ("missing argument", "error: missing argument `verbs` in marker `kubebuilder:rbac`\n  --> src/api/v1/widget_types.rs:25:5"),
-        ("Rust that does not parse", "error: Rust syntax error: unbalanced delimiter or unterminated literal\n --> src/broken.rs:1:12"),
-        ("marker in a plain comment", "warning: marker in a plain `//` comment is not read\n --> src/lib.rs:4:1"),
+        (
+            "wrong value type",
+            "error: expected an integer, found `ten` in marker `kubebuilder:validation:MaxLength`\n  --> src/api/v1/widget_types.rs:12:43",
+        ),
+        (
+            "marker on a string",
+            "error: Minimum applies to numbers, found type string\n  --> src/api/v1/widget_types.rs:10:9",
+        ),
+        (
+            "wrong target",
+            "error: marker `kubebuilder:subresource:status` cannot be used on a field\n  --> src/api/v1/widget_types.rs:14:9",
+        ),
+        (
+            "conflicting markers",
+            "error: conflicting markers: `+optional` and `+required`\n  --> src/api/v1/widget_types.rs:17:9",
+        ),
+        (
+            "unresolvable type",
+            "error: cannot resolve type `Gadget`\n  --> src/api/v1/widget_types.rs:19:9",
+        ),
+        (
+            "unknown argument",
+            "error: unknown argument `typ` for marker `kubebuilder:printcolumn`\n  --> src/api/v1/widget_types.rs:24:42",
+        ),
+        (
+            "missing argument",
+            "error: missing argument `verbs` in marker `kubebuilder:rbac`\n  --> src/api/v1/widget_types.rs:25:5",
+        ),
+        (
+            "Rust that does not parse",
+            "error: Rust syntax error: unbalanced delimiter or unterminated literal\n --> src/broken.rs:1:12",
+        ),
+        (
+            "marker in a plain comment",
+            "warning: marker in a plain `//` comment is not read\n --> src/lib.rs:4:1",
+        ),
     ] {
         assert!(r.contains(needle), "{what}: missing `{needle}` in\n{r}");
     }
     assert!(r.contains("= help: did you mean `type`?"), "{r}");
-    assert!(r.ends_with("error: aborting due to 10 previous errors; no file written\n"), "{r}");
+    assert!(
+        r.ends_with("error: aborting due to 10 previous errors; no file written\n"),
+        "{r}"
+    );
 }
 
 #[test]
 fn a_failing_run_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let src = fixture("errors");
-    for rel in ["Cargo.toml", "src/lib.rs", "src/broken.rs", "src/api/mod.rs", "src/api/v1/mod.rs", "src/api/v1/widget_types.rs"] {
+    for rel in [
+        "Cargo.toml",
+        "src/lib.rs",
+        "src/broken.rs",
+        "src/api/mod.rs",
+        "src/api/v1/mod.rs",
+        "src/api/v1/widget_types.rs",
+    ] {
         let dst = dir.path().join(rel);
         fs::create_dir_all(dst.parent().unwrap()).unwrap();
         fs::copy(src.join(rel), &dst).unwrap();
@@ -65,7 +107,10 @@ fn a_failing_run_writes_nothing() {
     // The CLI calls generate, and only writes on Ok: an Err leaves the tree as it was.
     assert!(generate(dir.path(), &Options::default()).is_err());
     assert!(!dir.path().join("config").exists());
-    let entries: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let entries: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(entries.len(), 2, "{entries:?}");
 }
 
@@ -73,5 +118,8 @@ fn a_failing_run_writes_nothing() {
 fn missing_src_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let e = generate(dir.path(), &Options::default()).unwrap_err();
-    assert!(e.to_string().starts_with("error: no src/ directory under"), "{e}");
+    assert!(
+        e.to_string().starts_with("error: no src/ directory under"),
+        "{e}"
+    );
 }

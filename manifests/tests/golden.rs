@@ -8,7 +8,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 /// Copies a fixture's Cargo.toml and src/ into a fresh temp dir.
@@ -45,7 +47,8 @@ fn demo_crd_and_role_match_controller_gen_byte_for_byte() {
     assert_eq!(out.crds.len(), 1);
     let crd = &out.crds[0];
     assert_eq!(crd.file_name, "devops.my.domain_demoes.yaml");
-    let expected = fs::read_to_string(fixture("demo/expected/devops.my.domain_demoes.yaml")).unwrap();
+    let expected =
+        fs::read_to_string(fixture("demo/expected/devops.my.domain_demoes.yaml")).unwrap();
     assert_eq!(crd.yaml, expected);
     let role = fs::read_to_string(fixture("demo/expected/role.yaml")).unwrap();
     assert_eq!(out.rbac.as_deref(), Some(role.as_str()));
@@ -57,10 +60,18 @@ fn write_then_check_is_clean_and_check_reports_stale_files() {
     let opts = Options::default();
     let out = generate(dir.path(), &opts).unwrap();
     // Before writing, --check reports both files as new.
-    let diff = check(dir.path(), &opts, &out).unwrap().expect("files are missing, so stale");
-    assert!(diff.contains("+++ b/config/crd/bases/devops.my.domain_demoes.yaml"), "{diff}");
+    let diff = check(dir.path(), &opts, &out)
+        .unwrap()
+        .expect("files are missing, so stale");
+    assert!(
+        diff.contains("+++ b/config/crd/bases/devops.my.domain_demoes.yaml"),
+        "{diff}"
+    );
     assert!(diff.contains("+++ b/config/rbac/role.yaml"), "{diff}");
-    assert!(!dir.path().join("config").exists(), "--check must not write");
+    assert!(
+        !dir.path().join("config").exists(),
+        "--check must not write"
+    );
 
     let written = write(dir.path(), &opts, &out).unwrap();
     assert_eq!(written.len(), 2);
@@ -68,12 +79,17 @@ fn write_then_check_is_clean_and_check_reports_stale_files() {
     // Unchanged files are not rewritten.
     assert!(write(dir.path(), &opts, &out).unwrap().is_empty());
     // No temp files left behind.
-    let leftovers: Vec<_> = walkdir(&dir.path().join("config")).into_iter().filter(|p| p.to_string_lossy().contains("rkb-tmp")).collect();
+    let leftovers: Vec<_> = walkdir(&dir.path().join("config"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("rkb-tmp"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 
     // Edit a type: the CRD is stale, and the diff shows the change.
     let types = dir.path().join("src/api/v1/demo_types.rs");
-    let text = fs::read_to_string(&types).unwrap().replace("/// Labels for the pods.", "/// Labels for every pod.");
+    let text = fs::read_to_string(&types)
+        .unwrap()
+        .replace("/// Labels for the pods.", "/// Labels for every pod.");
     fs::write(&types, text).unwrap();
     let out2 = generate(dir.path(), &opts).unwrap();
     let diff = check(dir.path(), &opts, &out2).unwrap().expect("stale");
@@ -83,14 +99,26 @@ fn write_then_check_is_clean_and_check_reports_stale_files() {
 #[test]
 fn options_move_outputs_and_truncate_descriptions() {
     let dir = scratch("demo");
-    let opts = Options { crd_dir: "out/crds".into(), rbac_dir: "out/rbac".into(), max_desc_len: Some(10), ..Options::default() };
+    let opts = Options {
+        crd_dir: "out/crds".into(),
+        rbac_dir: "out/rbac".into(),
+        max_desc_len: Some(10),
+        ..Options::default()
+    };
     let out = generate(dir.path(), &opts).unwrap();
     write(dir.path(), &opts, &out).unwrap();
     let crd = fs::read_to_string(dir.path().join("out/crds/devops.my.domain_demoes.yaml")).unwrap();
     assert!(dir.path().join("out/rbac/role.yaml").exists());
     // "Demo is the Schema for the demos API." cut at 10 bytes, at the last blank: "Demo is..."
     assert!(crd.contains("        description: Demo is...\n"), "{crd}");
-    let out0 = generate(dir.path(), &Options { max_desc_len: Some(0), ..Options::default() }).unwrap();
+    let out0 = generate(
+        dir.path(),
+        &Options {
+            max_desc_len: Some(0),
+            ..Options::default()
+        },
+    )
+    .unwrap();
     assert!(!out0.crds[0].yaml.contains("description:"));
 }
 
@@ -100,16 +128,32 @@ fn kind_identities_and_crd_yaml_agree_with_generate() {
     let ids = rkb_manifests::kind_identities(&root).unwrap();
     assert_eq!(ids.len(), 1);
     let id = &ids[0];
-    assert_eq!((id.group.as_str(), id.version.as_str(), id.kind.as_str()), ("devops.my.domain", "v1", "Demo"));
-    assert_eq!((id.plural.as_str(), id.singular.as_str()), ("demoes", "demo"));
+    assert_eq!(
+        (id.group.as_str(), id.version.as_str(), id.kind.as_str()),
+        ("devops.my.domain", "v1", "Demo")
+    );
+    assert_eq!(
+        (id.plural.as_str(), id.singular.as_str()),
+        ("demoes", "demo")
+    );
     assert_eq!(id.short_names, vec!["dm", "dmo"]);
     assert!(id.namespaced && id.has_status && !id.has_scale);
     assert_eq!(id.rust_path, "api::v1::Demo");
-    assert!(id.source_files.iter().any(|p| p.ends_with("src/api/v1/demo_types.rs")));
+    assert!(
+        id.source_files
+            .iter()
+            .any(|p| p.ends_with("src/api/v1/demo_types.rs"))
+    );
     let yaml = rkb_manifests::crd_yaml(&root, "devops.my.domain", "Demo").unwrap();
-    assert_eq!(yaml, fs::read_to_string(fixture("demo/expected/devops.my.domain_demoes.yaml")).unwrap());
+    assert_eq!(
+        yaml,
+        fs::read_to_string(fixture("demo/expected/devops.my.domain_demoes.yaml")).unwrap()
+    );
     let err = rkb_manifests::crd_yaml(&root, "devops.my.domain", "Nope").unwrap_err();
-    assert_eq!(err.to_string(), "no CRD for kind `Nope` in group `devops.my.domain` (known: devops.my.domain/Demo)");
+    assert_eq!(
+        err.to_string(),
+        "no CRD for kind `Nope` in group `devops.my.domain` (known: devops.my.domain/Demo)"
+    );
 }
 
 #[test]
@@ -124,6 +168,10 @@ fn write_is_all_or_nothing() {
     assert!(err.to_string().contains("config/rbac"), "{err}");
     // The CRD, staged before the failure, was not put in place, and its temp file is gone.
     let crd_dir = dir.path().join("config/crd/bases");
-    let left: Vec<_> = if crd_dir.exists() { walkdir(&crd_dir) } else { Vec::new() };
+    let left: Vec<_> = if crd_dir.exists() {
+        walkdir(&crd_dir)
+    } else {
+        Vec::new()
+    };
     assert!(left.is_empty(), "{left:?}");
 }

@@ -177,6 +177,12 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
             }
         }
         Args::Anonymous { ty, optional } => {
+            // `name:ignored=value` (see Registry::lookup): the value starts after the first `=`.
+            let name_end = if text[name_end..].starts_with(':') {
+                text.find('=').unwrap_or(name_end)
+            } else {
+                name_end
+            };
             if name_end >= text.len() {
                 if ty == ArgType::Bool {
                     marker.value = Some(Value::Bool(true));
@@ -189,7 +195,11 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
                         name_end,
                         loc,
                     )
-                    .with_hint(format!("write `+{}={}` ({ty})", def.name, ty.example())));
+                    .with_hint(format!(
+                        "write `+{}={}` ({ty})",
+                        def.name,
+                        ty.example()
+                    )));
                 }
             } else {
                 let base = name_end + 1; // skip '='
@@ -534,6 +544,13 @@ mod tests {
             e.hint.as_deref(),
             Some("`+kubebuilder:subresource:status` applies to a type")
         );
+    }
+
+    #[test]
+    fn anonymous_marker_with_trailing_colon() {
+        let m = parse("/// +kubebuilder:default:=Allow", Target::Field).unwrap();
+        assert_eq!(m.name(), "kubebuilder:default");
+        assert_eq!(m.value, Some(Value::String("Allow".into())));
     }
 
     #[test]

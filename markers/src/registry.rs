@@ -726,10 +726,12 @@ impl Registry {
         if let Some(def) = self.by_name(head) {
             return Some((def, head.len()));
         }
+        // controller-gen falls back for every marker; for unnamed-value markers the dropped segment is
+        // ignored (`+kubebuilder:default:=Allow` is `+kubebuilder:default=Allow`).
         if text.contains('=')
             && let Some(i) = head.rfind(':')
             && let Some(def) = self.by_name(&head[..i])
-            && matches!(def.args, Args::Named(_))
+            && matches!(def.args, Args::Named(_) | Args::Anonymous { .. })
         {
             return Some((def, i));
         }
