@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::http::{HeaderMap, StatusCode};
 use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec};
@@ -17,8 +17,11 @@ use k8s_openapi::api::authorization::v1::{
 use kube::Client;
 use kube::api::{Api, PostParams};
 use rustls::ServerConfig;
+use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -34,29 +37,22 @@ const MAX_CACHED: usize = 1024;
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Builds the TLS configuration: `cert_dir/cert_name` + `cert_dir/key_name` (PEM) when a directory is given,
-/// a fresh self-signed certificate for localhost otherwise.
+/// reloaded when the files change (as controller-runtime's certwatcher does, for cert-manager rotations); a fresh
+/// self-signed certificate for localhost otherwise.
 pub(crate) fn tls_config(
     cert_dir: Option<&Path>,
     cert_name: &str,
     key_name: &str,
 ) -> Result<ServerConfig, Error> {
-    let (chain, key) = match cert_dir {
-        Some(dir) => {
-            let cert_path = dir.join(cert_name);
-            let key_path = dir.join(key_name);
-            let chain = CertificateDer::pem_file_iter(&cert_path)
-                .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-                .map_err(|e| Error::Tls(format!("{}: {e}", cert_path.display())))?;
-            if chain.is_empty() {
-                return Err(Error::Tls(format!(
-                    "{}: no certificate",
-                    cert_path.display()
-                )));
-            }
-            let key = PrivateKeyDer::from_pem_file(&key_path)
-                .map_err(|e| Error::Tls(format!("{}: {e}", key_path.display())))?;
-            (chain, key)
-        }
+    // An explicit provider: other crates in the process may compile in a second one, which would make the
+    // process-wide default ambiguous.
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let resolver: Arc<dyn ResolvesServerCert> = match cert_dir {
+        Some(dir) => Arc::new(ReloadingCert::load(
+            dir.join(cert_name),
+            dir.join(key_name),
+            provider.clone(),
+        )?),
         None => {
             let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
             let generated =
@@ -64,20 +60,113 @@ pub(crate) fn tls_config(
             let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
                 generated.signing_key.serialize_der(),
             ));
-            (vec![generated.cert.der().clone()], key)
+            let certified =
+                CertifiedKey::from_der(vec![generated.cert.der().clone()], key, &provider)
+                    .map_err(|e| Error::Tls(e.to_string()))?;
+            Arc::new(FixedCert(Arc::new(certified)))
         }
     };
-    // An explicit provider: other crates in the process may compile in a second one, which would make the
-    // process-wide default ambiguous.
-    let mut config =
-        ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| Error::Tls(e.to_string()))?
-            .with_no_client_auth()
-            .with_single_cert(chain, key)
-            .map_err(|e| Error::Tls(e.to_string()))?;
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::Tls(e.to_string()))?
+        .with_no_client_auth()
+        .with_cert_resolver(resolver);
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
+}
+
+#[derive(Debug)]
+struct FixedCert(Arc<CertifiedKey>);
+
+impl ResolvesServerCert for FixedCert {
+    fn resolve(&self, _: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.clone())
+    }
+}
+
+/// A certificate read from PEM files and read again whenever their modification times change. A failed reload
+/// keeps serving the previous certificate (a rotation may write the two files one after the other).
+#[derive(Debug)]
+struct ReloadingCert {
+    cert_path: PathBuf,
+    key_path: PathBuf,
+    provider: Arc<CryptoProvider>,
+    current: RwLock<(FileStamps, Arc<CertifiedKey>)>,
+}
+
+type FileStamps = (Option<SystemTime>, Option<SystemTime>);
+
+impl ReloadingCert {
+    fn load(
+        cert_path: PathBuf,
+        key_path: PathBuf,
+        provider: Arc<CryptoProvider>,
+    ) -> Result<Self, Error> {
+        let stamps = stamps(&cert_path, &key_path);
+        let key = read_pair(&cert_path, &key_path, &provider)?;
+        Ok(Self {
+            cert_path,
+            key_path,
+            provider,
+            current: RwLock::new((stamps, Arc::new(key))),
+        })
+    }
+}
+
+fn stamps(cert: &Path, key: &Path) -> FileStamps {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    (modified(cert), modified(key))
+}
+
+fn read_pair(
+    cert_path: &Path,
+    key_path: &Path,
+    provider: &CryptoProvider,
+) -> Result<CertifiedKey, Error> {
+    let chain = CertificateDer::pem_file_iter(cert_path)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| Error::Tls(format!("{}: {e}", cert_path.display())))?;
+    if chain.is_empty() {
+        return Err(Error::Tls(format!(
+            "{}: no certificate",
+            cert_path.display()
+        )));
+    }
+    let key = PrivateKeyDer::from_pem_file(key_path)
+        .map_err(|e| Error::Tls(format!("{}: {e}", key_path.display())))?;
+    CertifiedKey::from_der(chain, key, provider).map_err(|e| {
+        Error::Tls(format!(
+            "{} and {}: {e}",
+            cert_path.display(),
+            key_path.display()
+        ))
+    })
+}
+
+impl ResolvesServerCert for ReloadingCert {
+    fn resolve(&self, _: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        // Two stat calls per handshake are cheap next to the handshake itself.
+        let now = stamps(&self.cert_path, &self.key_path);
+        {
+            let current = self.current.read().unwrap_or_else(|e| e.into_inner());
+            if current.0 == now {
+                return Some(current.1.clone());
+            }
+        }
+        let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
+        match read_pair(&self.cert_path, &self.key_path, &self.provider) {
+            Ok(key) => {
+                tracing::info!(cert = %self.cert_path.display(), "reloaded metrics certificate");
+                *current = (now, Arc::new(key));
+            }
+            // Remember the stamps anyway so a broken pair is not re-read on every handshake.
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot reload metrics certificate, keeping the previous one");
+                current.0 = now;
+            }
+        }
+        Some(current.1.clone())
+    }
 }
 
 /// A TLS listener for axum: handshakes run on their own tasks, so a slow client cannot hold up the others.

@@ -195,3 +195,62 @@ async fn a_stop_lets_the_in_flight_reconcile_finish() {
         .expect("the in-flight reconcile was cut short");
     assert!(finished <= returned);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_reconcile_is_retried_and_counted_as_an_error() {
+    let env = Environment::start().await.expect("envtest");
+    let client = env.client();
+    create_config_map(&client, &config_map("panicky", &[("test", "panic")])).await;
+
+    let attempts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mgr = Manager::builder("rkb-panic-test")
+        .client(client.clone())
+        .options(quiet_options())
+        .build()
+        .await
+        .expect("build manager");
+    let metrics = mgr.metrics().clone();
+    let counter = attempts.clone();
+    mgr.add(move |ctx: Context| async move {
+        Controller::for_kind_with::<ConfigMap>(
+            &ctx,
+            watcher::Config::default().labels("test=panic"),
+        )
+        .run(move |_cm: Arc<ConfigMap>, _ctx| {
+            let counter = counter.clone();
+            async move {
+                let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                assert!(n >= 2, "deliberate panic #{n}");
+                Ok::<_, BoxError>(Action::await_change())
+            }
+        })
+        .await
+    });
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(mgr.run_until(async move {
+        let _ = stop_rx.await;
+    }));
+
+    eventually(
+        Duration::from_secs(20),
+        "a success after two panics",
+        || {
+            let text = metrics.encode();
+            async move {
+                let count = |result: &str| {
+                    rkb_runtime::metrics::sample(
+                        &text,
+                        "controller_runtime_reconcile_total",
+                        &[("controller", "configmap"), ("result", result)],
+                    )
+                };
+                (count("error") == Some(2.0) && count("success") == Some(1.0)).then_some(())
+            }
+        },
+    )
+    .await;
+    assert_eq!(attempts.load(std::sync::atomic::Ordering::SeqCst), 3);
+
+    let _ = stop_tx.send(());
+    task.await.expect("manager task").expect("clean stop");
+}

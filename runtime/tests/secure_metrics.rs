@@ -19,14 +19,19 @@ use rkb_runtime::{Manager, ManagerOptions};
 use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::sync::oneshot;
 
-/// Writes a self-signed certificate for 127.0.0.1 as tls.crt/tls.key into a fresh directory.
-fn cert_dir() -> (PathBuf, CertificateDer<'static>) {
-    let dir = std::env::temp_dir().join(format!("rkb-secure-metrics-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// Writes a self-signed certificate for 127.0.0.1 as tls.crt/tls.key into `dir`; returns it to trust.
+fn write_cert(dir: &std::path::Path) -> CertificateDer<'static> {
     let generated = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
     std::fs::write(dir.join("tls.crt"), generated.cert.pem()).unwrap();
     std::fs::write(dir.join("tls.key"), generated.signing_key.serialize_pem()).unwrap();
-    (dir, generated.cert.der().clone())
+    generated.cert.der().clone()
+}
+
+fn cert_dir() -> (PathBuf, CertificateDer<'static>) {
+    let dir = std::env::temp_dir().join(format!("rkb-secure-metrics-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca = write_cert(&dir);
+    (dir, ca)
 }
 
 /// GET over TLS trusting only `ca`: (status, body).
