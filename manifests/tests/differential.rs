@@ -11,6 +11,9 @@
 //! its differences are printed but do not fail the test, and the test fails once the case passes, until
 //! the file is deleted.
 //!
+//! A second test repeats a few cases with descriptions truncated (`crd:maxDescLen=0` and `=60` against
+//! `Options::max_desc_len`).
+//!
 //! Needs Go and controller-gen: `hack/install-controller-gen.sh` installs it (CI runs it first). The test
 //! fails, never skips, when controller-gen is missing. Environment:
 //!   RKB_CONTROLLER_GEN   controller-gen binary to use (else CONTROLLER_GEN, else the install script's
@@ -32,10 +35,35 @@ const ROLE_NAME: &str = "manager-role";
 /// Differences printed per case; the rest are counted.
 const MAX_DIFFS_SHOWN: usize = 40;
 
+/// Cases checked again with descriptions truncated (`crd:maxDescLen`): long and multi-paragraph docs,
+/// k8s types with long upstream docs.
+const MAX_DESC_LEN_CASES: &[&str] = &[
+    "descriptions",
+    "k8s-core",
+    "k8s-workloads",
+    "microservice-deploy",
+];
+
 #[test]
 fn corpus_matches_controller_gen() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let cases = select_cases(&corpus);
+    differential(&select_cases(None), None);
+}
+
+#[test]
+fn corpus_matches_controller_gen_with_max_desc_len() {
+    for len in [0, 60] {
+        differential(&select_cases(Some(MAX_DESC_LEN_CASES)), Some(len));
+    }
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+/// Runs both tools over `cases` (descriptions truncated to `max_desc_len` when set) and fails on any
+/// difference outside the known failures.
+fn differential(cases: &[Case], max_desc_len: Option<usize>) {
+    let corpus = corpus_dir();
     assert!(
         !cases.is_empty(),
         "no corpus cases selected in {}",
@@ -44,13 +72,13 @@ fn corpus_matches_controller_gen() {
 
     let bin = controller_gen();
     let out = OutDir::new();
-    let expected = run_controller_gen(&bin, &corpus, &cases, &out.0);
+    let expected = run_controller_gen(&bin, &corpus, cases, max_desc_len, &out.0);
 
     let mut failed = Vec::new();
     let mut known = Vec::new();
     let mut fixed = Vec::new();
     let mut report = String::new();
-    for case in &cases {
+    for case in cases {
         let want = &expected[&case.name];
         // A case controller-gen writes nothing for would pass against an rkb that writes nothing.
         assert!(
@@ -58,7 +86,7 @@ fn corpus_matches_controller_gen() {
             "corpus case {}: controller-gen wrote no CRD and no role for it",
             case.name
         );
-        let problems = match rkb_side(&case.dir) {
+        let problems = match rkb_side(&case.dir, max_desc_len) {
             Err(e) => vec![format!("rkb-manifests error:\n{e}")],
             Ok(got) => compare_case(want, &got),
         };
@@ -105,9 +133,10 @@ fn corpus_matches_controller_gen() {
         }
     }
     let passed = cases.len() - failed.len() - known.len() - fixed.len();
+    let mode = max_desc_len.map_or(String::new(), |n| format!(" (maxDescLen={n})"));
     println!("{report}");
     println!(
-        "differential: {passed} passed, {} failed",
+        "differential{mode}: {passed} passed, {} failed",
         failed.len() + fixed.len()
     );
     if !known.is_empty() {
@@ -146,16 +175,21 @@ struct Case {
     known_failure: Option<String>,
 }
 
-fn select_cases(corpus: &Path) -> Vec<Case> {
-    let only: Option<BTreeSet<String>> = std::env::var("RKB_DIFF_CASES").ok().map(|v| {
-        v.split(',')
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty())
-            .collect()
-    });
+/// Every case, or the named ones; RKB_DIFF_CASES narrows the full run.
+fn select_cases(names: Option<&[&str]>) -> Vec<Case> {
+    let corpus = corpus_dir();
+    let only: Option<BTreeSet<String>> = match names {
+        Some(names) => Some(names.iter().map(|n| (*n).to_owned()).collect()),
+        None => std::env::var("RKB_DIFF_CASES").ok().map(|v| {
+            v.split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
+        }),
+    };
     let mut cases = Vec::new();
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
-    let mut entries: Vec<_> = fs::read_dir(corpus)
+    let mut entries: Vec<_> = fs::read_dir(&corpus)
         .unwrap_or_else(|e| panic!("{}: {e}", corpus.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("src").is_dir())
@@ -199,10 +233,7 @@ fn select_cases(corpus: &Path) -> Vec<Case> {
     if let Some(only) = &only {
         let known: BTreeSet<_> = cases.iter().map(|c| c.name.clone()).collect();
         let unknown: Vec<_> = only.difference(&known).collect();
-        assert!(
-            unknown.is_empty(),
-            "RKB_DIFF_CASES names unknown cases: {unknown:?}"
-        );
+        assert!(unknown.is_empty(), "unknown corpus cases: {unknown:?}");
     }
     cases
 }
@@ -286,18 +317,29 @@ fn run_controller_gen(
     bin: &Path,
     corpus: &Path,
     cases: &[Case],
+    max_desc_len: Option<usize>,
     out: &Path,
 ) -> BTreeMap<String, Expected> {
     let crd_dir = out.join("crd");
-    // One run over the whole module for CRDs. Floats are allowed so the corpus can map f64.
+    // One run over the whole module for CRDs (or over the selected cases when truncating descriptions).
+    // Floats are allowed so the corpus can map f64.
+    let (crd, paths) = match max_desc_len {
+        None => (
+            "crd:allowDangerousTypes=true".to_owned(),
+            "paths=./...".to_owned(),
+        ),
+        Some(n) => {
+            let dirs: Vec<String> = cases.iter().map(|c| format!("./{}/...", c.name)).collect();
+            (
+                format!("crd:allowDangerousTypes=true,maxDescLen={n}"),
+                format!("paths={{{}}}", dirs.join(",")),
+            )
+        }
+    };
     cg(
         bin,
         corpus,
-        &[
-            "crd:allowDangerousTypes=true".into(),
-            "paths=./...".into(),
-            format!("output:crd:dir={}", crd_dir.display()),
-        ],
+        &[crd, paths, format!("output:crd:dir={}", crd_dir.display())],
     );
     let mut crd_files: BTreeMap<String, (Value, String)> = BTreeMap::new();
     for e in fs::read_dir(&crd_dir).unwrap() {
@@ -372,9 +414,10 @@ struct Actual {
     texts: BTreeMap<String, String>,
 }
 
-fn rkb_side(project_root: &Path) -> Result<Actual, String> {
+fn rkb_side(project_root: &Path, max_desc_len: Option<usize>) -> Result<Actual, String> {
     let opts = rkb_manifests::Options {
         role_name: ROLE_NAME.into(),
+        max_desc_len,
         ..Default::default()
     };
     let out = rkb_manifests::generate(project_root, &opts).map_err(|e| e.to_string())?;
