@@ -26,6 +26,16 @@ pub fn rustfmt(project_dir: &Path, files: &[(&Path, &str)]) -> Result<Option<Vec
         std::fs::write(&path, contents)?;
         paths.push(path);
     }
+    // rustfmt follows `mod name;` into child files; children that are not being formatted get empty stand-ins.
+    for path in paths.clone() {
+        for child in child_module_files(&path, &std::fs::read_to_string(&path)?) {
+            let dir_form = child.with_extension("").join("mod.rs");
+            if !child.exists() && !dir_form.exists() {
+                std::fs::create_dir_all(child.parent().expect("a file has a parent"))?;
+                std::fs::write(&child, "")?;
+            }
+        }
+    }
     let out = Command::new(std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into()))
         .args(["--edition", "2024", "--quiet"])
         .args(&paths)
@@ -47,4 +57,50 @@ pub fn rustfmt(project_dir: &Path, files: &[(&Path, &str)]) -> Result<Option<Vec
         .map(|p| std::fs::read_to_string(p).context("cannot read rustfmt's output"))
         .collect::<Result<_>>()
         .map(Some)
+}
+
+/// The files rustfmt looks for for each `mod name;` line of `file` (Rust's module path rules, `name.rs` form).
+fn child_module_files(file: &Path, source: &str) -> Vec<PathBuf> {
+    let dir = file.parent().expect("a file has a parent");
+    let stem = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    let base = if matches!(stem, "mod" | "lib" | "main") {
+        dir.to_path_buf()
+    } else {
+        dir.join(stem)
+    };
+    source
+        .lines()
+        .filter_map(|line| {
+            let decl = line.trim().strip_prefix("pub ").unwrap_or(line.trim());
+            let name = decl.strip_prefix("mod ")?.strip_suffix(';')?.trim();
+            name.chars()
+                .all(|c| c.is_alphanumeric() || c == '_')
+                .then(|| base.join(format!("{name}.rs")))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn child_modules_follow_rust_path_rules() {
+        let children = child_module_files(
+            Path::new("/p/src/api/mod.rs"),
+            "pub mod v1;\nmod inner;\n// mod not;\n",
+        );
+        assert_eq!(
+            children,
+            [
+                PathBuf::from("/p/src/api/v1.rs"),
+                PathBuf::from("/p/src/api/inner.rs")
+            ]
+        );
+        let nested = child_module_files(Path::new("/p/src/controller.rs"), "pub mod x;");
+        assert_eq!(nested, [PathBuf::from("/p/src/controller/x.rs")]);
+    }
 }
