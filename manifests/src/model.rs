@@ -475,6 +475,10 @@ impl Walk<'_> {
         let doc = self.doc(&s.attrs, Target::Type);
         let cattrs = serde_container(&s.attrs);
         let kind = match &s.fields {
+            // serde(transparent): serialized as its only field, like a newtype.
+            syn::Fields::Named(named) if cattrs.transparent && named.named.len() == 1 => {
+                TypeKind::Newtype(named.named[0].ty.clone())
+            }
             syn::Fields::Named(named) => {
                 let mut fields = Vec::new();
                 for f in &named.named {
@@ -690,6 +694,7 @@ struct ContainerAttrs {
     rename_all: Option<RenameRule>,
     default: bool,
     untagged: bool,
+    transparent: bool,
 }
 
 #[derive(Default)]
@@ -739,6 +744,8 @@ fn serde_container(attrs: &[syn::Attribute]) -> ContainerAttrs {
             } else if m.path.is_ident("default") {
                 c.default = true;
                 skip_meta(&m)?;
+            } else if m.path.is_ident("transparent") {
+                c.transparent = true;
             } else if m.path.is_ident("untagged")
                 || m.path.is_ident("tag")
                 || m.path.is_ident("content")

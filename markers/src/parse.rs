@@ -119,23 +119,33 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
         return Err(unknown(reg, text, body, loc));
     };
     if !def.targets.contains(target) {
-        return Err(diag_at(
-            Severity::Error,
+        // controller-gen silently ignores package markers written on a type or field (the kubebuilder
+        // multiversion tutorial does it): warn instead of failing.
+        let sev = if def.targets == crate::registry::Targets::PACKAGE {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        let msg = if sev == Severity::Warning {
+            format!(
+                "package marker `{}` on a {} is ignored",
+                def.name,
+                short_target(target)
+            )
+        } else {
             format!(
                 "marker `{}` cannot be used on a {}",
                 def.name,
                 short_target(target)
-            ),
-            text,
-            0,
-            1 + name_len,
-            loc,
-        )
-        .with_hint(format!(
-            "`+{}` applies to {}",
-            def.name,
-            def.targets.describe()
-        )));
+            )
+        };
+        return Err(
+            diag_at(sev, msg, text, 0, 1 + name_len, loc).with_hint(format!(
+                "`+{}` applies to {}",
+                def.name,
+                def.targets.describe()
+            )),
+        );
     }
     // Offsets below are relative to `text` (which has the `+`).
     let name_end = 1 + name_len;
@@ -559,6 +569,16 @@ mod tests {
         assert_eq!(m.value.unwrap().as_str_list(), vec!["create", "get"]);
         let m = parse("/// +genclient", Target::Type).unwrap();
         assert_eq!(m.name(), "genclient");
+    }
+
+    #[test]
+    fn package_marker_on_a_type_is_a_warning() {
+        let e = parse("/// +versionName=v1", Target::Type).unwrap_err();
+        assert_eq!(e.severity, Severity::Warning);
+        assert_eq!(
+            e.message,
+            "package marker `versionName` on a type is ignored"
+        );
     }
 
     #[test]
