@@ -25,6 +25,7 @@ struct Running {
     task: JoinHandle<Result<(), rkb_runtime::Error>>,
     stop: Option<oneshot::Sender<()>>,
     metrics: Metrics,
+    health: Option<std::net::SocketAddr>,
 }
 
 async fn start(
@@ -54,6 +55,7 @@ async fn start(
             .await
     });
     let metrics = mgr.metrics().clone();
+    let health = mgr.health_addr();
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let task = tokio::spawn(mgr.run_until(async move {
         let _ = stop_rx.await;
@@ -63,6 +65,7 @@ async fn start(
         task,
         stop: Some(stop_tx),
         metrics,
+        health,
     }
 }
 
@@ -116,22 +119,12 @@ async fn one_leader_reconciles_and_a_killed_leader_is_replaced_within_the_lease_
     let (tx, mut seen) = mpsc::unbounded_channel();
     create_config_map(&client, &config_map("kill-a", &[("test", "kill")])).await;
 
-    let a = start(
-        &client,
-        "mgr-a",
-        leader_options(lease, 3, 2, 300),
-        "kill",
-        tx.clone(),
-    )
-    .await;
-    let b = start(
-        &client,
-        "mgr-b",
-        leader_options(lease, 3, 2, 300),
-        "kill",
-        tx.clone(),
-    )
-    .await;
+    let options = ManagerOptions {
+        health_probe_bind_address: "127.0.0.1:0".into(),
+        ..leader_options(lease, 3, 2, 300)
+    };
+    let a = start(&client, "mgr-a", options.clone(), "kill", tx.clone()).await;
+    let b = start(&client, "mgr-b", options, "kill", tx.clone()).await;
 
     let (leader_id, name, _) = first_reconciler(&mut seen).await;
     assert_eq!(name, "kill-a");
@@ -143,6 +136,16 @@ async fn one_leader_reconciles_and_a_killed_leader_is_replaced_within_the_lease_
     );
     assert_eq!(leader_status(&leader.metrics, lease), Some(1.0));
     assert_eq!(leader_status(&follower.metrics, lease), Some(0.0));
+    // The follower's caches sync although it does not reconcile, so it is ready (a rollout can proceed).
+    for m in [&leader, &follower] {
+        let addr = m.health.expect("health listener");
+        eventually(
+            Duration::from_secs(10),
+            "/readyz of both replicas",
+            || async move { (common::http_get(addr, "/readyz").await.0 == 200).then_some(()) },
+        )
+        .await;
+    }
 
     // Kill the leader: no release, its lease just stops being renewed.
     leader.task.abort();
