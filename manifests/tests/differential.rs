@@ -11,7 +11,9 @@
 //! its differences are printed but do not fail the test, and the test fails once the case passes, until
 //! the file is deleted.
 //!
-//! A second test repeats a few cases with descriptions truncated (`crd:maxDescLen=0` and `=60` against
+//! `invalid_apis_fail_in_both` runs tests/corpus-errors: APIs controller-gen rejects, which rkb must reject too.
+//!
+//! A further test repeats a few cases with descriptions truncated (`crd:maxDescLen=0` and `=60` against
 //! `Options::max_desc_len`).
 //!
 //! Needs Go and controller-gen: `hack/install-controller-gen.sh` installs it (CI runs it first). The test
@@ -159,6 +161,66 @@ fn differential(cases: &[Case], max_desc_len: Option<usize>) {
         "cases marked KNOWN_FAILURE now match controller-gen; delete their KNOWN_FAILURE files: {}",
         fixed.join(", ")
     );
+}
+
+/// APIs controller-gen rejects (tests/corpus-errors, one Go module, same layout) must be rejected by
+/// rkb too: a project that does not build under controller-gen must not quietly build under rkb.
+#[test]
+fn invalid_apis_fail_in_both() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus-errors");
+    let mut cases: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("src").is_dir())
+        .collect();
+    cases.sort();
+    assert!(
+        cases.len() >= 5,
+        "only {} error cases in {}",
+        cases.len(),
+        dir.display()
+    );
+    let bin = controller_gen();
+    let out = OutDir::new();
+    let mut wrong = Vec::new();
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let target = out.0.join(&name);
+        let cg = Command::new(&bin)
+            .args([
+                "crd:allowDangerousTypes=true".to_owned(),
+                format!("rbac:roleName={ROLE_NAME}"),
+                format!("paths=./{name}/..."),
+                format!("output:crd:dir={}", target.display()),
+                format!("output:rbac:dir={}", target.display()),
+            ])
+            .current_dir(&dir)
+            .env("GOFLAGS", "-mod=mod")
+            .env("GOTOOLCHAIN", "local")
+            .output()
+            .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()));
+        let cg_err = String::from_utf8_lossy(&cg.stderr);
+        let cg_first = cg_err.lines().next().unwrap_or("").to_owned();
+        let rkb = rkb_side(case, None);
+        println!("{name}:\n  controller-gen: {cg_first}");
+        match &rkb {
+            Err(e) => println!("  rkb: {}", e.lines().next().unwrap_or("")),
+            Ok(_) => println!("  rkb: accepted"),
+        }
+        if cg.status.success() {
+            wrong.push(format!(
+                "{name}: controller-gen accepts it; the case belongs in tests/corpus"
+            ));
+        } else if cg_err.contains("cannot find module") || cg_err.contains("no required module") {
+            panic!("{name}: controller-gen could not load the Go module:\n{cg_err}");
+        }
+        if rkb.is_ok() {
+            wrong.push(format!(
+                "{name}: rkb accepts an API controller-gen rejects ({cg_first})"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,2 @@
+// +groupName=e8.errors.rkb.io
+package v1

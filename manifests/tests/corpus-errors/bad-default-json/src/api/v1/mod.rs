@@ -1,0 +1,4 @@
+//! +groupName=e8.errors.rkb.io
+
+mod types;
+pub use types::*;

@@ -1,0 +1,23 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rkb_runtime::{Kind, TypeMeta};
+use serde::{Deserialize, Serialize};
+
+/// ThingSpec is the spec.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThingSpec {
+    /// Mode with a default that does not parse.
+    /// +kubebuilder:default={a: 1
+    pub mode: std::collections::BTreeMap<String, i32>,
+}
+
+/// Thing is a kind.
+/// +kubebuilder:object:root=true
+#[derive(Clone, Debug, Default, Serialize, Deserialize, Kind)]
+pub struct Thing {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: ThingSpec,
+}

@@ -1,0 +1,2 @@
+// +groupName=e15.errors.rkb.io
+package v1

@@ -1,0 +1,4 @@
+//! +groupName=e15.errors.rkb.io
+
+mod types;
+pub use types::*;

@@ -1,0 +1,2 @@
+// +groupName=e1.errors.rkb.io
+package v1

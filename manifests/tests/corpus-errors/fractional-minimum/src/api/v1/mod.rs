@@ -1,0 +1,4 @@
+//! +groupName=e1.errors.rkb.io
+
+mod types;
+pub use types::*;

@@ -1,0 +1,2 @@
+// +groupName=e3.errors.rkb.io
+package v1

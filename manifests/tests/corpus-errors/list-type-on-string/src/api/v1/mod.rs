@@ -1,0 +1,4 @@
+//! +groupName=e3.errors.rkb.io
+
+mod types;
+pub use types::*;

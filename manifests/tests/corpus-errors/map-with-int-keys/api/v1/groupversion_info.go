@@ -1,0 +1,2 @@
+// +groupName=e11.errors.rkb.io
+package v1

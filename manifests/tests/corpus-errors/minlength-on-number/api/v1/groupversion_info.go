@@ -1,0 +1,2 @@
+// +groupName=e10.errors.rkb.io
+package v1

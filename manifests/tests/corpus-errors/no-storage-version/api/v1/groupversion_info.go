@@ -1,0 +1,2 @@
+// +groupName=e5.errors.rkb.io
+package v1

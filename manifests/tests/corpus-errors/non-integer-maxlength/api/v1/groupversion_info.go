@@ -1,0 +1,2 @@
+// +groupName=e14.errors.rkb.io
+package v1

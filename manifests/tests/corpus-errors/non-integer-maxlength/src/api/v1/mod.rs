@@ -1,0 +1,4 @@
+//! +groupName=e14.errors.rkb.io
+
+mod types;
+pub use types::*;

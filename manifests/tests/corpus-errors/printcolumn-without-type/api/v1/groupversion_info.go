@@ -1,0 +1,2 @@
+// +groupName=e7.errors.rkb.io
+package v1

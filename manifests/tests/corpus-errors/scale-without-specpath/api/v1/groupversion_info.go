@@ -1,0 +1,2 @@
+// +groupName=e6.errors.rkb.io
+package v1

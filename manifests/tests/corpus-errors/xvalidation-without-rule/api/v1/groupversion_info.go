@@ -1,0 +1,2 @@
+// +groupName=e12.errors.rkb.io
+package v1

@@ -1,0 +1,21 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ThingSpec is the spec.
+type ThingSpec struct {
+	// Name with a rule lacking its expression.
+	// +kubebuilder:validation:XValidation:message="no rule"
+	Name string `json:"name"`
+}
+
+// Thing is a kind.
+// +kubebuilder:object:root=true
+type Thing struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ThingSpec `json:"spec"`
+}

@@ -1,0 +1,4 @@
+//! +groupName=e12.errors.rkb.io
+
+mod types;
+pub use types::*;
