@@ -48,6 +48,8 @@ use demo_microservice::controller::demomicroservice_controller::{
 const MANAGER: &str = "demo-microservice-test";
 const NAMESPACE: &str = "default";
 const NAME: &str = "demomicroservice-sample";
+/// A finalizer of someone else's, to keep the Deployment terminating.
+const HOLD: &str = "test.example.com/hold";
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Polls `check` until it returns Some, failing the test after 30 seconds with `what` and the last value seen.
@@ -398,7 +400,12 @@ async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> 
     assert_eq!(repaired.uid(), deployment.uid());
 
     // Delete with the controller stopped: the finalizer holds the DemoMicroService, and its Deployment stays.
+    // A foreign finalizer on the Deployment will keep it terminating for a while once the controller deletes it.
     manager.stop().await?;
+    let hold = json!({ "metadata": { "finalizers": [HOLD] } });
+    deployments
+        .patch(NAME, &PatchParams::default(), &Patch::Merge(&hold))
+        .await?;
     api.delete(NAME, &DeleteParams::default()).await?;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let held = api
@@ -407,16 +414,38 @@ async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> 
         .expect("the finalizer keeps the DemoMicroService");
     assert!(held.metadata.deletion_timestamp.is_some());
     assert_eq!(held.finalizers(), [FINALIZER]);
-    assert_eq!(
-        deployments.get(NAME).await?.uid(),
-        deployment.uid(),
-        "the Deployment outlives nothing yet"
+    let kept = deployments.get(NAME).await?;
+    assert_eq!(kept.uid(), deployment.uid());
+    assert!(
+        kept.metadata.deletion_timestamp.is_none(),
+        "nobody deleted the Deployment yet"
     );
 
-    // With the controller back, the Deployment goes first, then the DemoMicroService (etcd revisions order them).
+    // With the controller back, the Deployment is deleted; while it terminates, the DemoMicroService waits.
     let deployment_events = watch_named(&deployments).await?;
     let dms_events = watch_named(&api).await?;
     let manager = start_manager(&manager_client).await?;
+    eventually("the controller deletes the Deployment", || async {
+        Ok(deployments
+            .get(NAME)
+            .await?
+            .metadata
+            .deletion_timestamp
+            .map(|_| ()))
+    })
+    .await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let waiting = api
+        .get_opt(NAME)
+        .await?
+        .expect("the DemoMicroService waits for its Deployment");
+    assert_eq!(waiting.finalizers(), [FINALIZER]);
+
+    // Once the Deployment is gone, so is the DemoMicroService, in that order (etcd revisions order them).
+    let release = json!({ "metadata": { "finalizers": null } });
+    deployments
+        .patch(NAME, &PatchParams::default(), &Patch::Merge(&release))
+        .await?;
     let deployment_gone = deleted_at(deployment_events).await?;
     let dms_gone = deleted_at(dms_events).await?;
     assert!(

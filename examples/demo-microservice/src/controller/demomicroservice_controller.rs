@@ -134,7 +134,15 @@ async fn cleanup(obj: &DemoMicroService, ctx: &Context) -> Result<Action, Reconc
         ..DeleteParams::default()
     };
     match deployments.delete(&name, &params).await {
-        Ok(either) if either.is_left() => Err(ReconcileError::DeploymentTerminating(name)),
+        // The server answers with the object while finalizers keep it, or with a Status once it is gone.
+        Ok(answer)
+            if answer
+                .as_ref()
+                .left()
+                .is_some_and(|d| !d.finalizers().is_empty()) =>
+        {
+            Err(ReconcileError::DeploymentTerminating(name))
+        }
         Ok(_) => {
             tracing::info!("deleted Deployment; removing the finalizer");
             Ok(Action::await_change())
