@@ -270,3 +270,104 @@ fn block_owner_deletion<K: Resource>(obj: &mut K) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rkb_runtime::conditions::find_condition;
+    use rkb_runtime::k8s_openapi::api::apps::v1::DeploymentStatus;
+
+    use super::*;
+    use crate::api::v1::DemoMicroServiceSpec;
+
+    /// A DemoMicroService as the API server returns it (uid set) at `generation`.
+    fn dms(generation: i64) -> DemoMicroService {
+        let spec = DemoMicroServiceSpec {
+            image: "podinfo".into(),
+        };
+        let mut obj = DemoMicroService::new("web", spec);
+        obj.metadata.uid = Some("uid-1".into());
+        obj.metadata.generation = Some(generation);
+        obj
+    }
+
+    /// A Deployment at `generation` whose controller has seen `observed` and reports `updated`/`available` pods.
+    fn deployment(
+        generation: i64,
+        observed: Option<i64>,
+        updated: i32,
+        available: i32,
+    ) -> Deployment {
+        let mut d = desired_deployment(&dms(generation)).expect("an owner with a uid");
+        d.metadata.generation = Some(generation);
+        d.status = Some(DeploymentStatus {
+            observed_generation: observed,
+            updated_replicas: Some(updated),
+            available_replicas: Some(available),
+            ..DeploymentStatus::default()
+        });
+        d
+    }
+
+    fn statuses(status: &DemoMicroServiceStatus) -> (&str, &str) {
+        let of = |t| find_condition(&status.conditions, t).map_or("", |c| c.status.as_str());
+        (of(AVAILABLE), of(PROGRESSING))
+    }
+
+    #[test]
+    fn a_new_deployment_is_unavailable_and_progressing() {
+        let status = observed_status(&dms(1), &deployment(1, None, 0, 0));
+        assert_eq!(statuses(&status), (FALSE, TRUE));
+        assert_eq!(status.observed_generation, Some(1));
+        assert!(
+            status
+                .conditions
+                .iter()
+                .all(|c| c.observed_generation == Some(1))
+        );
+    }
+
+    #[test]
+    fn a_rolled_out_deployment_is_available_and_done() {
+        let status = observed_status(&dms(1), &deployment(1, Some(1), 1, 1));
+        assert_eq!(statuses(&status), (TRUE, FALSE));
+    }
+
+    #[test]
+    fn an_unobserved_deployment_generation_is_still_progressing() {
+        // The old pods are available, but the deployment controller has not seen the new template yet.
+        let status = observed_status(&dms(2), &deployment(2, Some(1), 1, 1));
+        assert_eq!(statuses(&status), (TRUE, TRUE));
+    }
+
+    #[test]
+    fn unchanged_conditions_keep_their_transition_time_and_compare_equal() {
+        let mut obj = dms(1);
+        obj.status = Some(observed_status(&obj, &deployment(1, Some(1), 1, 1)));
+        let again = observed_status(&obj, &deployment(1, Some(1), 1, 1));
+        // Equal status means no status write, so no new watch event and no reconcile loop.
+        assert_eq!(Some(&again), obj.status.as_ref());
+    }
+
+    #[test]
+    fn the_deployment_is_owned_and_shaped_as_the_seed_says() {
+        let d = deployment(1, None, 0, 0);
+        let refs = d.metadata.owner_references.clone().unwrap_or_default();
+        assert_eq!(refs.len(), 1);
+        assert_eq!(
+            (
+                refs[0].kind.as_str(),
+                refs[0].controller,
+                refs[0].block_owner_deletion
+            ),
+            ("DemoMicroService", Some(true), Some(true))
+        );
+        let pod = d.spec.and_then(|s| s.template.spec).expect("pod spec");
+        assert_eq!(
+            pod.containers[0]
+                .ports
+                .as_ref()
+                .map(|p| p[0].container_port),
+            Some(9898)
+        );
+    }
+}
