@@ -195,3 +195,71 @@ fn block_owner_deletion<K: Resource>(obj: &mut K) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rkb_runtime::k8s_openapi::api::apps::v1::DeploymentStatus;
+
+    use super::*;
+    use crate::api::v1alpha1::AppServiceSpec;
+
+    /// An AppService as the API server returns it (uid set) at `generation`, port left to the default.
+    fn app(generation: i64) -> AppService {
+        let spec = AppServiceSpec {
+            replicas: 2,
+            image: "nginx:1.27".into(),
+            port: None,
+        };
+        let mut obj = AppService::new("web", spec);
+        obj.metadata.uid = Some("uid-1".into());
+        obj.metadata.generation = Some(generation);
+        obj
+    }
+
+    #[test]
+    fn children_use_the_default_port_and_the_same_labels() {
+        let obj = app(1);
+        let deployment = desired_deployment(&obj).expect("an owner with a uid");
+        let service = desired_service(&obj).expect("an owner with a uid");
+        let spec = deployment.spec.expect("spec");
+        assert_eq!(spec.replicas, Some(2));
+        let port = &spec.template.spec.expect("pod spec").containers[0]
+            .ports
+            .clone()
+            .expect("ports")[0];
+        assert_eq!(
+            (port.name.as_deref(), port.container_port),
+            (Some("http"), 80)
+        );
+        let service_spec = service.spec.expect("spec");
+        assert_eq!(
+            service_spec.selector,
+            spec.template.metadata.and_then(|m| m.labels)
+        );
+        let service_port = &service_spec.ports.expect("ports")[0];
+        assert_eq!(service_port.port, 80);
+        assert_eq!(
+            service_port.target_port,
+            Some(IntOrString::String("http".into()))
+        );
+        // The cluster IP is the API server's to allocate and keep.
+        assert_eq!(service_spec.cluster_ip, None);
+    }
+
+    #[test]
+    fn status_mirrors_the_deployment() {
+        let mut deployment = desired_deployment(&app(3)).expect("an owner with a uid");
+        assert_eq!(
+            observed_status(&app(3), &deployment),
+            AppServiceStatus {
+                available_replicas: 0,
+                observed_generation: Some(3)
+            }
+        );
+        deployment.status = Some(DeploymentStatus {
+            available_replicas: Some(2),
+            ..DeploymentStatus::default()
+        });
+        assert_eq!(observed_status(&app(3), &deployment).available_replicas, 2);
+    }
+}
