@@ -587,3 +587,47 @@ mod tests {
         assert!(e.message.contains("takes no value"), "{}", e.message);
     }
 }
+
+#[cfg(test)]
+mod random_input {
+    //! A stable-toolchain stand-in for the cargo-fuzz target (fuzz/): marker-ish random text must never
+    //! panic the parser or the renderer, and every diagnostic must point inside the line.
+    use super::*;
+
+    struct XorShift(u64);
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    #[test]
+    fn random_markers_never_panic() {
+        const PIECES: &[&str] = &[
+            "kubebuilder:", "validation:", "Minimum", "printcolumn", "rbac", "default", "items:", "XValidation",
+            "=", ":", ",", ";", "{", "}", "\"", "`", "\\", "'", " ", "-", "1", "1.5", "e9", "true", "name", "rule",
+            "verbs", "a", "é", "=\"x,y\"", "{a:1}", "+", "groupName", "listMapKey", "resource", "shortName",
+        ];
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..5_000 {
+            let n = (rng.next() % 12) as usize;
+            let mut text = String::from("+");
+            for _ in 0..n {
+                text.push_str(PIECES[(rng.next() % PIECES.len() as u64) as usize]);
+            }
+            let text = text.trim().to_string();
+            let line = format!("    /// {text}");
+            let loc = Location { file: Path::new("r.rs"), line: 1, col: 9, source_line: &line };
+            for t in [Target::Package, Target::Type, Target::Field] {
+                if let Err(d) = parse_marker(&text, t, &loc) {
+                    let width = line.chars().count();
+                    assert!(d.col >= 9 && d.col <= width + 1, "{text:?}: col {} outside the line", d.col);
+                    let _ = d.render();
+                }
+            }
+        }
+    }
+}

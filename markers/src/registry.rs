@@ -672,6 +672,8 @@ const BASE: &[MarkerDef] = &[
 /// The registry: lookup by name, did-you-mean, and the full list (for docs and tests).
 pub struct Registry {
     defs: Vec<MarkerDef>,
+    /// Lowercased names, for did-you-mean.
+    lower: Vec<String>,
     by_name: HashMap<&'static str, usize>,
 }
 
@@ -701,7 +703,8 @@ impl Registry {
         }
         defs.extend_from_slice(BASE);
         let by_name = defs.iter().enumerate().map(|(i, d)| (d.name, i)).collect();
-        Registry { defs, by_name }
+        let lower = defs.iter().map(|d| d.name.to_ascii_lowercase()).collect();
+        Registry { defs, lower, by_name }
     }
 
     /// The process-wide registry.
@@ -741,15 +744,19 @@ impl Registry {
     /// The closest known name to `name`, if close enough to be a likely typo.
     pub fn suggest(&self, name: &str) -> Option<&'static str> {
         let lower = name.to_ascii_lowercase();
+        let limit = (name.chars().count() / 3).clamp(1, 4);
         let mut best: Option<(usize, &'static str)> = None;
-        for d in &self.defs {
-            let dist = crate::suggest::levenshtein(&lower, &d.name.to_ascii_lowercase());
+        for (d, dl) in self.defs.iter().zip(&self.lower) {
+            // The distance is at least the length difference: skip hopeless names cheaply.
+            if dl.len().abs_diff(lower.len()) > limit {
+                continue;
+            }
+            let dist = crate::suggest::levenshtein(&lower, dl);
             if best.is_none_or(|(b, _)| dist < b) {
                 best = Some((dist, d.name));
             }
         }
         // Case-only differences count as distance 0 after lowering; give those a suggestion too.
-        let limit = (name.chars().count() / 3).clamp(1, 4);
         best.filter(|&(d, n)| d <= limit && n != name)
             .map(|(_, n)| n)
     }
