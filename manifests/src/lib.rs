@@ -15,6 +15,7 @@
 //! # Ok::<(), rkb_manifests::Error>(())
 //! ```
 
+mod cel;
 mod crd;
 mod docs;
 mod error;

@@ -963,9 +963,12 @@ fn apply_one(
         }
         ("kubebuilder:validation:XValidation", _) => {
             let text = m.str_arg("rule").unwrap_or("");
-            if let Err(e) = crate::validate::check_cel(text) {
+            if let Err(e) = crate::cel::check(text) {
                 return Err((
-                    format!("CEL rule does not parse: {e}"),
+                    format!(
+                        "CEL rule does not parse: {} (column {} of the rule)",
+                        e.message, e.col
+                    ),
                     Some("see https://kubernetes.io/docs/reference/using-api/cel/".into()),
                 ));
             }

@@ -1,5 +1,5 @@
 //! Stage 2 checks on generated schemas: the structural-schema rules the API server enforces, and a
-//! syntax check of CEL rules. Problems are reported with the schema path, at the root type.
+//! CEL parse (cel.rs), run when XValidation markers are applied. Problems are reported with the schema path, at the root type.
 
 use crate::schema::{At, Schema, SchemaGen};
 use serde_json::Value;
@@ -105,110 +105,10 @@ fn walk(s: &Schema, path: &str, in_junctor: bool, out: &mut Vec<(String, String)
     }
 }
 
-/// A syntax check of a CEL expression: balanced brackets, terminated strings, no dangling operator.
-/// (No CEL parser crate builds within this workspace's constraints; this catches the common typos.)
-pub fn check_cel(rule: &str) -> Result<(), String> {
-    let trimmed = rule.trim();
-    if trimmed.is_empty() {
-        return Err("the CEL rule is empty".into());
-    }
-    let mut stack: Vec<char> = Vec::new();
-    let chars: Vec<char> = trimmed.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '"' | '\'' => {
-                // Triple-quoted strings too.
-                let triple = i + 2 < chars.len() && chars[i + 1] == c && chars[i + 2] == c;
-                let mut j = if triple { i + 3 } else { i + 1 };
-                let mut closed = false;
-                while j < chars.len() {
-                    if chars[j] == '\\' {
-                        j += 2;
-                        continue;
-                    }
-                    if chars[j] == c
-                        && (!triple
-                            || (j + 2 < chars.len() && chars[j + 1] == c && chars[j + 2] == c))
-                    {
-                        closed = true;
-                        j += if triple { 3 } else { 1 };
-                        break;
-                    }
-                    j += 1;
-                }
-                if !closed {
-                    return Err(format!("unterminated string starting at column {}", i + 1));
-                }
-                i = j;
-                continue;
-            }
-            '(' | '[' | '{' => stack.push(c),
-            ')' | ']' | '}' => {
-                let want = match c {
-                    ')' => '(',
-                    ']' => '[',
-                    _ => '{',
-                };
-                if stack.pop() != Some(want) {
-                    return Err(format!("unbalanced `{c}` at column {}", i + 1));
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    if let Some(open) = stack.pop() {
-        return Err(format!("unclosed `{open}`"));
-    }
-    let ops = [
-        "&&", "||", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "<", ">", "!", ".", "?", ":",
-        ",",
-    ];
-    if let Some(op) = ops.iter().find(|op| trimmed.ends_with(*op)) {
-        return Err(format!("the rule ends with `{op}`"));
-    }
-    for op in [
-        "&&", "||", "==", "!=", "<=", ">=", ".", "*", "/", "%", "?", ":",
-    ] {
-        if trimmed.starts_with(op)
-            && !(op == "." && trimmed.len() > 1 && trimmed.as_bytes()[1].is_ascii_digit())
-        {
-            return Err(format!("the rule starts with `{op}`"));
-        }
-    }
-    for bad in [
-        "&&&&", "||||", "&& &&", "|| ||", "..", "== ==", "&&||", "||&&",
-    ] {
-        if trimmed.contains(bad) {
-            return Err(format!("`{bad}` is not valid CEL"));
-        }
-    }
-    if trimmed.contains('&') && trimmed.replace("&&", "").contains('&') {
-        return Err("single `&` is not a CEL operator (use `&&`)".into());
-    }
-    if trimmed.contains('|') && trimmed.replace("||", "").contains('|') {
-        return Err("single `|` is not a CEL operator (use `||`)".into());
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn cel_syntax() {
-        assert!(check_cel("self.size() > 0 && self.all(x, x != '')").is_ok());
-        assert!(check_cel("has(self.a) ? self.a > 1 : true").is_ok());
-        assert!(check_cel("self.a >").is_err());
-        assert!(check_cel("size(self.x").is_err());
-        assert!(check_cel("self.a == 'x").is_err());
-        assert!(check_cel("self.a & self.b").is_err());
-        assert!(check_cel("").is_err());
-    }
 
     #[test]
     fn structural_rules() {

@@ -64,11 +64,11 @@ fn every_kind_of_error_is_reported_in_one_run() {
         ),
         (
             "unknown argument",
-            "error: unknown argument `typ` for marker `kubebuilder:printcolumn`\n  --> src/api/v1/widget_types.rs:24:42",
+            "error: unknown argument `typ` for marker `kubebuilder:printcolumn`\n  --> src/api/v1/widget_types.rs:26:42",
         ),
         (
             "missing argument",
-            "error: missing argument `verbs` in marker `kubebuilder:rbac`\n  --> src/api/v1/widget_types.rs:25:5",
+            "error: missing argument `verbs` in marker `kubebuilder:rbac`\n  --> src/api/v1/widget_types.rs:27:5",
         ),
         (
             "Rust that does not parse",
@@ -83,7 +83,7 @@ fn every_kind_of_error_is_reported_in_one_run() {
     }
     assert!(r.contains("= help: did you mean `type`?"), "{r}");
     assert!(
-        r.ends_with("error: aborting due to 10 previous errors; no file written\n"),
+        r.ends_with("error: aborting due to 11 previous errors; no file written\n"),
         "{r}"
     );
 }
