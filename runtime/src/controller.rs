@@ -214,7 +214,17 @@ where
         let Some(obj) = self.store.get(&key) else {
             return Action::await_change();
         };
-        let span = tracing::info_span!("reconcile", controller = %self.name, object = %key);
+        // `object` is namespace/name as kubectl prints it; `name` would clash with the span's own name in JSON logs.
+        let object = match &key.namespace {
+            Some(ns) => format!("{ns}/{}", key.name),
+            None => key.name.clone(),
+        };
+        let span = tracing::info_span!(
+            "reconcile",
+            controller = %self.name,
+            namespace = key.namespace.as_deref().unwrap_or(""),
+            object = %object,
+        );
         self.metrics.worker_started();
         let start = Instant::now();
         let outcome =
@@ -243,6 +253,7 @@ where
                 Action::requeue(delay)
             }
             Err(panic) => {
+                self.metrics.panicked();
                 self.metrics
                     .worker_finished(ReconcileResult::Error, seconds);
                 let delay = self.limiter.when(&key);

@@ -38,6 +38,8 @@ where
                 .json()
                 .flatten_event(true)
                 .with_current_span(true)
+                // The current span carries controller/namespace/object; the full list would repeat it.
+                .with_span_list(false)
                 .finish(),
         ),
     }
@@ -68,7 +70,12 @@ mod tests {
         let out = buffer.clone();
         let subscriber = subscriber(format, EnvFilter::new("info"), false, move || out.clone());
         tracing::subscriber::with_default(subscriber, || {
-            let span = tracing::info_span!("reconcile", controller = "demo", object = "ns/a");
+            let span = tracing::info_span!(
+                "reconcile",
+                controller = "demo",
+                namespace = "ns",
+                object = "ns/a"
+            );
             let _entered = span.enter();
             tracing::info!(retry_in = 5, "reconciler error");
             tracing::debug!("filtered out");
@@ -86,7 +93,10 @@ mod tests {
         assert_eq!(line["retry_in"], 5);
         assert_eq!(line["level"], "INFO");
         assert_eq!(line["span"]["controller"], "demo");
+        assert_eq!(line["span"]["namespace"], "ns");
         assert_eq!(line["span"]["object"], "ns/a");
+        assert_eq!(line["span"]["name"], "reconcile");
+        assert!(line.get("spans").is_none(), "{line}");
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub struct Metrics {
     registry: Arc<Mutex<Registry>>,
     reconcile_total: Family<ResultLabels, Counter>,
     reconcile_errors: Family<ControllerLabels, Counter>,
+    reconcile_panics: Family<ControllerLabels, Counter>,
     reconcile_time: HistogramFamily,
     active_workers: Family<ControllerLabels, Gauge>,
     max_concurrent: Family<ControllerLabels, Gauge>,
@@ -94,6 +95,7 @@ impl Metrics {
         let mut registry = Registry::default();
         let reconcile_total = Family::<ResultLabels, Counter>::default();
         let reconcile_errors = Family::<ControllerLabels, Counter>::default();
+        let reconcile_panics = Family::<ControllerLabels, Counter>::default();
         let reconcile_time: HistogramFamily =
             Family::new_with_constructor(reconcile_time_histogram);
         let active_workers = Family::<ControllerLabels, Gauge>::default();
@@ -109,6 +111,11 @@ impl Metrics {
             "controller_runtime_reconcile_errors",
             "Total number of reconciliation errors per controller",
             reconcile_errors.clone(),
+        );
+        registry.register(
+            "controller_runtime_reconcile_panics",
+            "Total number of reconciliation panics per controller",
+            reconcile_panics.clone(),
         );
         registry.register(
             "controller_runtime_reconcile_time_seconds",
@@ -134,6 +141,7 @@ impl Metrics {
             registry: Arc::new(Mutex::new(registry)),
             reconcile_total,
             reconcile_errors,
+            reconcile_panics,
             reconcile_time,
             active_workers,
             max_concurrent,
@@ -173,6 +181,7 @@ impl Metrics {
         // Touch every series so they are scraped as 0 before the first reconcile, like controller-runtime does.
         let _ = self.active_workers.get_or_create(&labels);
         let _ = self.reconcile_errors.get_or_create(&labels);
+        let _ = self.reconcile_panics.get_or_create(&labels);
         for r in [
             ReconcileResult::Success,
             ReconcileResult::Error,
@@ -206,6 +215,13 @@ pub(crate) struct ControllerMetrics {
 }
 
 impl ControllerMetrics {
+    pub(crate) fn panicked(&self) {
+        self.metrics
+            .reconcile_panics
+            .get_or_create(&self.labels)
+            .inc();
+    }
+
     pub(crate) fn worker_started(&self) {
         self.metrics
             .active_workers

@@ -250,6 +250,14 @@ async fn a_panicking_reconcile_is_retried_and_counted_as_an_error() {
     )
     .await;
     assert_eq!(attempts.load(std::sync::atomic::Ordering::SeqCst), 3);
+    assert_eq!(
+        rkb_runtime::metrics::sample(
+            &metrics.encode(),
+            "controller_runtime_reconcile_panics_total",
+            &[("controller", "configmap")]
+        ),
+        Some(2.0)
+    );
 
     let _ = stop_tx.send(());
     task.await.expect("manager task").expect("clean stop");
