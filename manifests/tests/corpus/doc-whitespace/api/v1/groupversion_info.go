@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=whitespace.corpus.rkb.io
+package v1
