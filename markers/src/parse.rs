@@ -389,7 +389,9 @@ fn unknown(reg: &Registry, text: &str, body: &str, loc: &Location<'_>) -> Diagno
         suggestion = Some(s);
         shown = &head[..i];
     }
-    let ours = head.starts_with("kubebuilder:") || head.starts_with("k8s:");
+    // Unknown `kubebuilder:` names are always errors; unknown `k8s:` tags (Kubernetes' other generators,
+    // declarative validation) are warnings unless they look like a typo of a known one.
+    let ours = head.starts_with("kubebuilder:");
     let sev = if ours || suggestion.is_some() {
         Severity::Error
     } else {
@@ -607,9 +609,42 @@ mod random_input {
     #[test]
     fn random_markers_never_panic() {
         const PIECES: &[&str] = &[
-            "kubebuilder:", "validation:", "Minimum", "printcolumn", "rbac", "default", "items:", "XValidation",
-            "=", ":", ",", ";", "{", "}", "\"", "`", "\\", "'", " ", "-", "1", "1.5", "e9", "true", "name", "rule",
-            "verbs", "a", "é", "=\"x,y\"", "{a:1}", "+", "groupName", "listMapKey", "resource", "shortName",
+            "kubebuilder:",
+            "validation:",
+            "Minimum",
+            "printcolumn",
+            "rbac",
+            "default",
+            "items:",
+            "XValidation",
+            "=",
+            ":",
+            ",",
+            ";",
+            "{",
+            "}",
+            "\"",
+            "`",
+            "\\",
+            "'",
+            " ",
+            "-",
+            "1",
+            "1.5",
+            "e9",
+            "true",
+            "name",
+            "rule",
+            "verbs",
+            "a",
+            "é",
+            "=\"x,y\"",
+            "{a:1}",
+            "+",
+            "groupName",
+            "listMapKey",
+            "resource",
+            "shortName",
         ];
         let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..5_000 {
@@ -620,11 +655,20 @@ mod random_input {
             }
             let text = text.trim().to_string();
             let line = format!("    /// {text}");
-            let loc = Location { file: Path::new("r.rs"), line: 1, col: 9, source_line: &line };
+            let loc = Location {
+                file: Path::new("r.rs"),
+                line: 1,
+                col: 9,
+                source_line: &line,
+            };
             for t in [Target::Package, Target::Type, Target::Field] {
                 if let Err(d) = parse_marker(&text, t, &loc) {
                     let width = line.chars().count();
-                    assert!(d.col >= 9 && d.col <= width + 1, "{text:?}: col {} outside the line", d.col);
+                    assert!(
+                        d.col >= 9 && d.col <= width + 1,
+                        "{text:?}: col {} outside the line",
+                        d.col
+                    );
                     let _ = d.render();
                 }
             }

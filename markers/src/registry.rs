@@ -667,6 +667,74 @@ const BASE: &[MarkerDef] = &[
         usage: Use::Ignored,
         help: "client-gen: an extra client method",
     },
+    // Kubernetes' other code generators: controller-gen ignores them; real APIs carry them.
+    MarkerDef {
+        name: "k8s:openapi-gen",
+        targets: Targets::ANY,
+        args: Args::Anonymous {
+            ty: ArgType::Raw,
+            optional: true,
+        },
+        usage: Use::Ignored,
+        help: "openapi-gen",
+    },
+    MarkerDef {
+        name: "k8s:defaulter-gen",
+        targets: Targets::ANY,
+        args: Args::Anonymous {
+            ty: ArgType::Raw,
+            optional: true,
+        },
+        usage: Use::Ignored,
+        help: "defaulter-gen",
+    },
+    MarkerDef {
+        name: "k8s:defaulter-gen-input",
+        targets: Targets::ANY,
+        args: Args::Anonymous {
+            ty: ArgType::Raw,
+            optional: true,
+        },
+        usage: Use::Ignored,
+        help: "defaulter-gen",
+    },
+    MarkerDef {
+        name: "k8s:conversion-gen",
+        targets: Targets::ANY,
+        args: Args::Anonymous {
+            ty: ArgType::Raw,
+            optional: true,
+        },
+        usage: Use::Ignored,
+        help: "conversion-gen",
+    },
+    MarkerDef {
+        name: "k8s:conversion-gen-external-types",
+        targets: Targets::ANY,
+        args: Args::Anonymous {
+            ty: ArgType::Raw,
+            optional: true,
+        },
+        usage: Use::Ignored,
+        help: "conversion-gen",
+    },
+    MarkerDef {
+        name: "k8s:prerelease-lifecycle-gen",
+        targets: Targets::ANY,
+        args: Args::Anonymous {
+            ty: ArgType::Raw,
+            optional: true,
+        },
+        usage: Use::Ignored,
+        help: "prerelease-lifecycle-gen (`:introduced=`, `:deprecated=`, `:removed=`, `:replacement=`)",
+    },
+    MarkerDef {
+        name: "groupGoName",
+        targets: Targets::PACKAGE,
+        args: anon(ArgType::String),
+        usage: Use::Ignored,
+        help: "client-gen: Go name of the group",
+    },
 ];
 
 /// The registry: lookup by name, did-you-mean, and the full list (for docs and tests).
@@ -704,7 +772,11 @@ impl Registry {
         defs.extend_from_slice(BASE);
         let by_name = defs.iter().enumerate().map(|(i, d)| (d.name, i)).collect();
         let lower = defs.iter().map(|d| d.name.to_ascii_lowercase()).collect();
-        Registry { defs, lower, by_name }
+        Registry {
+            defs,
+            lower,
+            by_name,
+        }
     }
 
     /// The process-wide registry.
