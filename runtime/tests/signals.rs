@@ -1,0 +1,156 @@
+//! `Manager::run` in a real process: SIGTERM lets the in-flight reconcile finish, releases the Lease and exits 0.
+//! The test re-runs its own binary as the operator process (the ignored `operator_process` test below).
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{config_map, create_config_map, eventually};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Patch, PatchParams};
+use kube::runtime::watcher;
+use kube::{Api, Client, ResourceExt};
+use rkb_envtest::Environment;
+use rkb_runtime::{Action, BoxError, Context, Controller, Manager, ManagerOptions};
+
+const LEASE: &str = "signal-test";
+const CHILD_ENV: &str = "RKB_RUNTIME_SIGNAL_CHILD";
+
+/// Kills the operator process if the test fails before it exits, so no process outlives the test.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn annotate(client: &Client, name: &str, key: &str) -> Result<(), kube::Error> {
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let patch = serde_json::json!({ "metadata": { "annotations": { key: "true" } } });
+    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await?;
+    Ok(())
+}
+
+/// The operator: marks a ConfigMap "started", takes two seconds, marks it "done".
+#[tokio::test]
+#[ignore = "run as a child process by sigterm_finishes_work_releases_the_lease_and_exits_0"]
+async fn operator_process() {
+    if std::env::var(CHILD_ENV).is_err() {
+        return;
+    }
+    let options = ManagerOptions {
+        leader_elect: true,
+        leader_election_id: Some(LEASE.into()),
+        leader_election_namespace: Some("default".into()),
+        leader_elect_retry_period: Duration::from_millis(300),
+        metrics_bind_address: "0".into(),
+        health_probe_bind_address: "0".into(),
+        ..ManagerOptions::default()
+    };
+    let mgr = Manager::builder("rkb-signal-test")
+        .identity("operator-process")
+        .options(options)
+        .build()
+        .await
+        .expect("build manager from KUBECONFIG");
+    mgr.add(|ctx: Context| async move {
+        Controller::for_kind_with::<ConfigMap>(
+            &ctx,
+            watcher::Config::default().labels("test=signal"),
+        )
+        .run(|cm: Arc<ConfigMap>, ctx: Context| async move {
+            if cm.annotations().contains_key("done") {
+                return Ok(Action::await_change());
+            }
+            annotate(&ctx.client(), &cm.name_any(), "started").await?;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            annotate(&ctx.client(), &cm.name_any(), "done").await?;
+            Ok::<_, BoxError>(Action::await_change())
+        })
+        .await
+    });
+    if let Err(e) = mgr.run().await {
+        eprintln!("manager failed: {e}");
+        std::process::exit(3);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_finishes_work_releases_the_lease_and_exits_0() {
+    let env = Environment::start().await.expect("envtest");
+    let client = env.client();
+    let mut child = KillOnDrop(
+        Command::new(std::env::current_exe().unwrap())
+            .args(["--ignored", "--exact", "operator_process", "--nocapture"])
+            .env(CHILD_ENV, "1")
+            .env("KUBECONFIG", env.kubeconfig_path())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn operator process"),
+    );
+
+    let leases: Api<Lease> = Api::namespaced(client.clone(), "default");
+    let holder = || {
+        let leases = leases.clone();
+        async move {
+            leases
+                .get_opt(LEASE)
+                .await
+                .ok()
+                .flatten()?
+                .spec?
+                .holder_identity
+        }
+    };
+    eventually(
+        Duration::from_secs(30),
+        "the operator process to lead",
+        || async { (holder().await.as_deref() == Some("operator-process")).then_some(()) },
+    )
+    .await;
+
+    create_config_map(&client, &config_map("signalled", &[("test", "signal")])).await;
+    let configs: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let marked = |key: &'static str| {
+        let configs = configs.clone();
+        async move {
+            let cm = configs.get("signalled").await.ok()?;
+            cm.annotations().contains_key(key).then_some(())
+        }
+    };
+    eventually(Duration::from_secs(20), "the reconcile to start", || {
+        marked("started")
+    })
+    .await;
+
+    let pid = child.0.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    // Graceful shutdown must not hang: give it well over the two-second reconcile, then kill.
+    let status = eventually(
+        Duration::from_secs(20),
+        "the operator process to exit",
+        || {
+            let exited = child.0.try_wait().expect("try_wait");
+            async move { exited }
+        },
+    )
+    .await;
+    assert!(status.success(), "operator exited with {status}");
+
+    // The reconcile in flight at SIGTERM completed, and the Lease was handed back.
+    assert!(
+        marked("done").await.is_some(),
+        "the in-flight reconcile was cut short"
+    );
+    assert_eq!(holder().await, None);
+}
