@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=example.custom.ops
+package v1
