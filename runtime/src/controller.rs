@@ -181,7 +181,7 @@ where
                 }
                 futures::future::ready(())
             });
-        tracing::info!(controller = %ctx.name(), "starting controller");
+        tracing::info!(controller = %name, "starting controller");
         // The readiness task ends when the cache syncs, or with the controller (the store's writer is dropped).
         let ((), ()) = futures::join!(main, ready);
         Ok(())
