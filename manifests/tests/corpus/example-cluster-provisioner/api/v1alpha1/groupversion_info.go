@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=example.clusterprovisioner.rke.io
+package v1alpha1
