@@ -243,6 +243,38 @@ impl<'m> SchemaGen<'m> {
             }
             properties.insert(name, Value::Object(prop));
         }
+        // A OneOf marker naming a field that does not exist makes a CEL rule the API server rejects: say so
+        // now. (Flattened structs contribute fields we don't see here; skip the check then.)
+        if !fields.iter().any(|f| f.flatten) {
+            let td = &self.model.types[t];
+            let known: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
+            let mut problems = Vec::new();
+            for m in td
+                .doc
+                .markers
+                .iter()
+                .filter(|m| m.name().ends_with("OneOf"))
+            {
+                for f in m
+                    .value
+                    .as_ref()
+                    .map(MValue::as_str_list)
+                    .unwrap_or_default()
+                {
+                    if !f.contains('.') && !known.contains(&f.as_str()) {
+                        problems.push((self.marker_at(file, m), f, m.name()));
+                    }
+                }
+            }
+            let list = known.join(", ");
+            for (at, f, name) in problems {
+                self.error(
+                    at,
+                    format!("`{f}` in {name} is not a JSON field of this type"),
+                    Some(format!("fields: {list}")),
+                );
+            }
+        }
         required.sort();
         if !properties.is_empty() {
             props.insert("properties".into(), Value::Object(properties));
@@ -396,7 +428,23 @@ impl<'m> SchemaGen<'m> {
             }
             Resolved::Unknown => {
                 let name = segs.join("::");
-                let hint = if segs.len() == 1 {
+                let last = segs.last().map(String::as_str).unwrap_or("");
+                let close = self
+                    .model
+                    .types
+                    .iter()
+                    .map(|t| {
+                        (
+                            rkb_markers::levenshtein(&t.name.to_lowercase(), &last.to_lowercase()),
+                            &t.name,
+                        )
+                    })
+                    .filter(|(d, n)| *d <= 2 && n.as_str() != last)
+                    .min()
+                    .map(|(_, n)| n.clone());
+                let hint = if let Some(n) = close {
+                    format!("did you mean `{n}`?")
+                } else if segs.len() == 1 {
                     format!(
                         "define `{name}` under src/, or import it (e.g. `use k8s_openapi::api::core::v1::{name};`)"
                     )

@@ -123,3 +123,116 @@ fn missing_src_is_an_error() {
         "{e}"
     );
 }
+
+/// Writes a small project (Cargo.toml + the given files) into a temp dir.
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+const ROOT: &str = "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+/// +kubebuilder:object:root=true
+pub struct Thing {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: ThingSpec,
+}
+";
+
+#[test]
+fn unresolved_type_suggests_a_close_local_type() {
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        (
+            "src/api/v1/thing_types.rs",
+            &format!(
+                "{ROOT}pub struct ThingSpec {{ pub part: Widgt }}\npub struct Widget {{ pub a: String }}\n"
+            ),
+        ),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("error: cannot resolve type `Widgt`"), "{e}");
+    assert!(e.contains("= help: did you mean `Widget`?"), "{e}");
+}
+
+#[test]
+fn one_of_markers_must_name_fields() {
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        (
+            "src/api/v1/thing_types.rs",
+            &format!(
+                "{ROOT}/// +kubebuilder:validation:ExactlyOneOf=image;chart\npub struct ThingSpec {{\n    #[serde(default)]\n    pub image: Option<String>,\n    #[serde(default)]\n    pub helm: Option<String>,\n}}\n"
+            ),
+        ),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "error: `chart` in kubebuilder:validation:ExactlyOneOf is not a JSON field of this type"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("--> src/api/v1/thing_types.rs:8:5"), "{e}");
+    assert!(e.contains("= help: fields: image, helm"), "{e}");
+}
+
+#[test]
+fn several_versions_need_exactly_one_storage_version() {
+    let types =
+        |v: &str| format!("{ROOT}/// Spec {v}.\npub struct ThingSpec {{ pub a: String }}\n");
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &types("v1")),
+        ("src/api/v2/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v2/thing_types.rs", &types("v2")),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("error: CRD for t.example.com/Thing has no storage version (versions: v1, v2)"),
+        "{e}"
+    );
+    assert!(
+        e.contains(
+            "= help: mark exactly one version's type with `/// +kubebuilder:storageversion`"
+        ),
+        "{e}"
+    );
+    // With a storage version, both versions land in one file, sorted, v2 stored.
+    let v2 = dir.path().join("src/api/v2/thing_types.rs");
+    fs::write(
+        &v2,
+        types("v2").replace(
+            "/// +kubebuilder:object:root=true",
+            "/// +kubebuilder:object:root=true\n/// +kubebuilder:storageversion",
+        ),
+    )
+    .unwrap();
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    assert_eq!(out.crds.len(), 1);
+    let y = &out.crds[0].yaml;
+    let v1_at = y.find("  - name: v1\n").unwrap();
+    let v2_at = y.find("  - name: v2\n").unwrap();
+    assert!(v1_at < v2_at, "{y}");
+    assert!(
+        y[v1_at..v2_at].contains("    storage: false\n")
+            && y[v2_at..].contains("    storage: true\n"),
+        "{y}"
+    );
+}
