@@ -203,9 +203,68 @@ pub fn check(project_root: &Path, opts: &Options, out: &Output) -> Result<Option
     output::diff_all(&out.planned(project_root, opts))
 }
 
+/// What a project's sources look like on disk (path, size, mtime of every `src/**/*.rs`): when it is
+/// unchanged, results computed for it are still valid. The derive macro runs once per kind in one compiler
+/// process, so without this every kind would re-read and re-generate the whole project.
+type Fingerprint = Vec<(PathBuf, u64, Option<std::time::SystemTime>)>;
+
+fn fingerprint(root: &Path) -> Fingerprint {
+    let mut v: Fingerprint = walkdir::WalkDir::new(root.join("src"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rs"))
+        .map(|e| {
+            let md = e.metadata().ok();
+            (
+                e.into_path(),
+                md.as_ref().map_or(0, |m| m.len()),
+                md.and_then(|m| m.modified().ok()),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A per-process memo keyed by project root, valid while the root's fingerprint is unchanged.
+struct Memo<T>(
+    std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<PathBuf, (Fingerprint, T)>>>,
+);
+
+impl<T: Clone> Memo<T> {
+    const fn new() -> Self {
+        Memo(std::sync::OnceLock::new())
+    }
+
+    fn get_or_try(
+        &self,
+        root: &Path,
+        compute: impl FnOnce() -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let map = self.0.get_or_init(Default::default);
+        let fp = fingerprint(root);
+        if let Ok(m) = map.lock()
+            && let Some((f, v)) = m.get(root)
+            && *f == fp
+        {
+            return Ok(v.clone());
+        }
+        let v = compute()?;
+        if let Ok(mut m) = map.lock() {
+            m.insert(root.to_path_buf(), (fp, v.clone()));
+        }
+        Ok(v)
+    }
+}
+
 /// The root kinds of the project (for the derive macro). Reads and checks the markers, but does not
 /// build schemas, so it stays cheap at compile time.
 pub fn kind_identities(project_root: &Path) -> Result<Vec<KindIdentity>, Error> {
+    static MEMO: Memo<Vec<KindIdentity>> = Memo::new();
+    MEMO.get_or_try(project_root, || kind_identities_uncached(project_root))
+}
+
+fn kind_identities_uncached(project_root: &Path) -> Result<Vec<KindIdentity>, Error> {
     let Analysis {
         model,
         plans,
@@ -241,8 +300,12 @@ pub fn kind_identities(project_root: &Path) -> Result<Vec<KindIdentity>, Error> 
 }
 
 /// Exactly the text `rkb manifests` writes for the CRD of `group`/`kind`.
+/// Memoized per process while the sources are unchanged (the derive asks once per kind).
 pub fn crd_yaml(project_root: &Path, group: &str, kind: &str) -> Result<String, Error> {
-    let out = generate(project_root, &Options::default())?;
+    static MEMO: Memo<std::sync::Arc<Output>> = Memo::new();
+    let out = MEMO.get_or_try(project_root, || {
+        generate(project_root, &Options::default()).map(std::sync::Arc::new)
+    })?;
     let known = out
         .crds
         .iter()
@@ -250,9 +313,9 @@ pub fn crd_yaml(project_root: &Path, group: &str, kind: &str) -> Result<String, 
         .collect::<Vec<_>>()
         .join(", ");
     out.crds
-        .into_iter()
+        .iter()
         .find(|c| c.group == group && c.kind == kind)
-        .map(|c| c.yaml)
+        .map(|c| c.yaml.clone())
         .ok_or_else(|| Error::UnknownKind {
             group: group.into(),
             kind: kind.into(),

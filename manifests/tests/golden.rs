@@ -175,3 +175,22 @@ fn write_is_all_or_nothing() {
     };
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn crd_yaml_memo_follows_source_edits() {
+    let dir = scratch("demo");
+    let first = rkb_manifests::crd_yaml(dir.path(), "devops.my.domain", "Demo").unwrap();
+    assert_eq!(
+        rkb_manifests::crd_yaml(dir.path(), "devops.my.domain", "Demo").unwrap(),
+        first
+    );
+    let types = dir.path().join("src/api/v1/demo_types.rs");
+    let text = fs::read_to_string(&types)
+        .unwrap()
+        .replace("/// Labels for the pods.", "/// Labels, edited.");
+    fs::write(&types, text).unwrap();
+    let second = rkb_manifests::crd_yaml(dir.path(), "devops.my.domain", "Demo").unwrap();
+    assert!(second.contains("description: Labels, edited.") && !first.contains("Labels, edited."));
+    let ids = rkb_manifests::kind_identities(dir.path()).unwrap();
+    assert_eq!(ids[0].kind, "Demo");
+}
