@@ -33,6 +33,11 @@ pub fn build_doc(
         if is_marker_text(&l.text) {
             let lead = l.text.len() - l.text.trim_start().len();
             let text = l.text.trim();
+            // controller-gen drops every `+` line from descriptions; only `+name...` can be a marker, so
+            // `+1 for this` is dropped without a word.
+            if !text[1..].starts_with(|c: char| c.is_ascii_alphabetic()) {
+                continue;
+            }
             let loc = Location {
                 file: &file.rel,
                 line: l.line,
