@@ -809,3 +809,90 @@ mod tests {
         assert_eq!(RenameRule::ScreamingKebab.apply_to_variant("AbC"), "AB-C");
     }
 }
+
+#[cfg(test)]
+mod resolve_tests {
+    use super::*;
+    use std::fs;
+
+    fn model(files: &[(&str, &str)]) -> (tempfile::TempDir, Model, Vec<Diagnostic>) {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            let p = dir.path().join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        let mut diags = Vec::new();
+        let srcs = crate::load::load_sources(dir.path(), &mut diags).unwrap();
+        let m = Model::build(srcs, &mut diags);
+        (dir, m, diags)
+    }
+
+    fn segs(p: &str) -> Vec<String> {
+        p.split("::").map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn resolves_uses_renames_globs_and_relative_paths() {
+        let (_d, m, diags) = model(&[
+            ("src/lib.rs", "pub mod api;\n"),
+            ("src/api/mod.rs", "pub mod v1;\npub mod common;\n"),
+            ("src/api/common.rs", "pub struct Shared { pub a: String }\n"),
+            (
+                "src/api/v1/mod.rs",
+                "//! +groupName=x.example.com\n//! +versionName=v1beta1\nmod a_types;\npub use a_types::*;\n",
+            ),
+            (
+                "src/api/v1/a_types.rs",
+                "use k8s_openapi::api::core::v1 as corev1;\nuse std::collections::*;\nuse serde_json::Value as Json;\n\
+                 pub struct A { pub b: B }\npub struct B;\n",
+            ),
+        ]);
+        assert!(diags.is_empty(), "{diags:?}");
+        let fi = m
+            .files
+            .iter()
+            .position(|f| f.rel.ends_with("a_types.rs"))
+            .unwrap();
+        assert_eq!(
+            m.resolve(fi, &segs("corev1::Container")),
+            Resolved::K8s("k8s_openapi::api::core::v1::Container".into())
+        );
+        assert_eq!(m.resolve(fi, &segs("BTreeMap")), Resolved::Map);
+        assert_eq!(m.resolve(fi, &segs("Json")), Resolved::Json);
+        assert_eq!(m.resolve(fi, &segs("i32")), Resolved::Prim(Prim::Int32));
+        let b = m.types.iter().position(|t| t.name == "B").unwrap();
+        assert_eq!(m.resolve(fi, &segs("B")), Resolved::Local(b));
+        let shared = m.types.iter().position(|t| t.name == "Shared").unwrap();
+        assert_eq!(
+            m.resolve(fi, &segs("super::super::common::Shared")),
+            Resolved::Local(shared)
+        );
+        assert_eq!(
+            m.resolve(fi, &segs("crate::api::common::Shared")),
+            Resolved::Local(shared)
+        );
+        assert_eq!(m.resolve(fi, &segs("Nope")), Resolved::Unknown);
+        let pkg = &m.packages[m.types[b].package];
+        assert_eq!(
+            (
+                pkg.module_path().as_str(),
+                pkg.group.as_deref(),
+                pkg.version.as_str()
+            ),
+            ("api::v1", Some("x.example.com"), "v1beta1")
+        );
+    }
+
+    #[test]
+    fn doc_positions_point_at_the_marker_text() {
+        let (_d, m, diags) = model(&[(
+            "src/lib.rs",
+            "/// Doc.\n///   +kubebuilder:validation:Minimun=1\n#[doc = \" +kubebuilder:validation:Maxmum=2\"]\npub struct T { pub a: i32 }\n",
+        )]);
+        let _ = m;
+        let cols: Vec<(usize, usize)> = diags.iter().map(|d| (d.line, d.col)).collect();
+        // The name after `+` is underlined: `+` sits at 2:7 and 3:11.
+        assert_eq!(cols, vec![(2, 8), (3, 12)], "{diags:?}");
+    }
+}
