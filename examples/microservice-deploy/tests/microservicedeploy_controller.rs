@@ -283,6 +283,26 @@ async fn follows_every_update_path() -> anyhow::Result<()> {
         rolled.metadata.generation > before.metadata.generation,
         "a new pod template is a rollout"
     );
+
+    // drift: an edit of a child by someone else is undone, a deleted child comes back
+    let cms = api::<ConfigMap>(&h);
+    let tamper = json!({ "data": { "ms.properties": "tampered" } });
+    cms.patch(NAME, &PatchParams::default(), &Patch::Merge(tamper))
+        .await?;
+    eventually("the ConfigMap edit is undone", || async {
+        let data = cms.get(NAME).await?.data.unwrap_or_default();
+        Ok(data.get("ms.properties").map(String::as_str) == Some("name=bar"))
+    })
+    .await?;
+    let old_uid = deployments.get(NAME).await?.metadata.uid;
+    deployments.delete(NAME, &DeleteParams::default()).await?;
+    eventually("the deleted Deployment is recreated", || async {
+        Ok(deployments
+            .get_opt(NAME)
+            .await?
+            .is_some_and(|d| d.metadata.uid != old_uid))
+    })
+    .await?;
     h.stop().await
 }
 

@@ -24,10 +24,12 @@ use rkb_runtime::k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler;
 use rkb_runtime::k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use rkb_runtime::kube::api::DeleteParams;
+use rkb_runtime::kube::core::NamespaceResourceScope;
 use rkb_runtime::{Action, Api, Context, Controller, Error, Resource, ResourceExt, apply};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::child_index::{ChildIndex, Key, fingerprint};
 use super::children;
 use super::namespace_defaults::NamespaceDefaults;
 use crate::api::v1::MicroServiceDeploy;
@@ -84,6 +86,8 @@ pub async fn controller(ctx: Context) -> Result<(), Error> {
 /// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;update;patch;delete
 /// +kubebuilder:rbac:groups="",resources=resourcequotas;limitranges,verbs=get;list;watch;create;update;patch
 pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Error> {
+    let index = ChildIndex::default();
+    let reconcile_index = index.clone();
     let controller = Controller::for_kind::<MicroServiceDeploy>(&ctx)
         .owns::<Service>()
         .owns::<ServiceAccount>()
@@ -91,23 +95,33 @@ pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Err
         .owns::<Deployment>()
         .owns::<HorizontalPodAutoscaler>()
         .concurrency(settings.concurrency)
-        .run(reconcile);
-    let (result, ()) = tokio::join!(controller, settings.namespace_defaults.ensure(&ctx));
+        .run(move |msd, ctx| reconcile(msd, ctx, reconcile_index.clone()));
+    let (result, ..) = tokio::join!(
+        controller,
+        settings.namespace_defaults.ensure(&ctx),
+        index.clone().watch::<Service>(ctx.clone()),
+        index.clone().watch::<ServiceAccount>(ctx.clone()),
+        index.clone().watch::<ConfigMap>(ctx.clone()),
+        index.clone().watch::<Deployment>(ctx.clone()),
+        index.watch::<HorizontalPodAutoscaler>(ctx.clone()),
+    );
     result
 }
 
 /// Moves the cluster towards what a MicroServiceDeploy asks for. Every write is a server-side apply of the whole
-/// desired object, so running it again changes nothing, and fields this controller stops setting are released.
+/// desired object, so running it again changes nothing, and fields this controller stops setting are released;
+/// `index` spares the writes that would change nothing.
 pub async fn reconcile(
     msd: Arc<MicroServiceDeploy>,
     ctx: Context,
+    index: ChildIndex,
 ) -> Result<Action, ReconcileError> {
     // Children carry controller references: the garbage collector removes them, no finalizer needed.
     if msd.metadata.deletion_timestamp.is_some() {
         return Ok(Action::await_change());
     }
     let generation = msd.metadata.generation;
-    match apply_children(&msd, &ctx).await {
+    match apply_children(&msd, &ctx, &index).await {
         Ok(shared_elsewhere) if shared_elsewhere.is_empty() => {
             let message = format!(
                 "Service, ServiceAccount, ConfigMap and Deployment applied{}",
@@ -147,10 +161,11 @@ pub async fn reconcile(
     }
 }
 
-/// Applies every child of \`msd\` concurrently; returns the shared children another object controls.
+/// Applies every child of `msd` concurrently; returns the shared children another object controls.
 async fn apply_children(
     msd: &MicroServiceDeploy,
     ctx: &Context,
+    index: &ChildIndex,
 ) -> Result<Vec<String>, ReconcileError> {
     let namespace = msd
         .namespace()
@@ -159,34 +174,19 @@ async fn apply_children(
     // controller-runtime's SetControllerReference also blocks the owner's foreground deletion until the child is
     // gone; the runtime's helper does not yet (.coord/runtime-requests.md).
     owner.block_owner_deletion = Some(true);
-    let fm = ctx.field_manager();
-    let client = ctx.client();
+    let writer = Writer {
+        ctx,
+        namespace: &namespace,
+        index,
+    };
     // The Service and ServiceAccount are per microservice (msName), so instances of several versions share them;
     // the first instance controls them, the others use them.
     let (service, account, config, deployment, hpa) = tokio::join!(
-        apply_shared(
-            Api::namespaced(client.clone(), &namespace),
-            children::service(msd, &owner),
-            &owner,
-            fm
-        ),
-        apply_shared(
-            Api::namespaced(client.clone(), &namespace),
-            children::service_account(msd, &owner),
-            &owner,
-            fm
-        ),
-        apply_owned(
-            Api::namespaced(client.clone(), &namespace),
-            children::config_map(msd, &owner),
-            fm
-        ),
-        apply_owned(
-            Api::namespaced(client.clone(), &namespace),
-            children::deployment(msd, &owner),
-            fm
-        ),
-        reconcile_hpa(Api::namespaced(client.clone(), &namespace), msd, &owner, fm),
+        writer.apply_shared(children::service(msd, &owner), &owner),
+        writer.apply_shared(children::service_account(msd, &owner), &owner),
+        writer.apply(children::config_map(msd, &owner)),
+        writer.apply(children::deployment(msd, &owner)),
+        writer.reconcile_hpa(msd, &owner),
     );
     config?;
     deployment?;
@@ -202,69 +202,99 @@ fn hpa_note(msd: &MicroServiceDeploy) -> &'static str {
     }
 }
 
-/// Server-side applies a child this instance alone controls.
-async fn apply_owned<K>(api: Api<K>, obj: K, fm: &str) -> Result<(), ReconcileError>
-where
-    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + std::fmt::Debug,
-{
-    apply::apply(&api, &obj, fm)
-        .await
-        .map_err(api_error(format!(
-            "apply {} {}",
-            K::kind(&()),
-            obj.name_any()
-        )))?;
-    Ok(())
+/// Writes the children of one MicroServiceDeploy, skipping those the index says are already as desired.
+struct Writer<'a> {
+    ctx: &'a Context,
+    namespace: &'a str,
+    index: &'a ChildIndex,
 }
 
-/// Server-side applies a child unless another object controls it; then returns `Some("<Kind> <name>")`.
-/// Checked first because an apply as the same field manager would silently replace the other owner's reference.
-async fn apply_shared<K>(
-    api: Api<K>,
-    obj: K,
-    owner: &OwnerReference,
-    fm: &str,
-) -> Result<Option<String>, ReconcileError>
-where
-    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + std::fmt::Debug,
-{
-    let name = obj.name_any();
-    let what = format!("{} {}", K::kind(&()), name);
-    let existing = api
-        .get_metadata_opt(&name)
-        .await
-        .map_err(|e| api_error(format!("get {what}"))(e.into()))?;
-    let controlled_elsewhere = existing
-        .as_ref()
-        .and_then(|m| m.metadata.owner_references.as_ref())
-        .is_some_and(|refs| {
-            refs.iter()
-                .any(|r| r.controller == Some(true) && r.uid != owner.uid)
-        });
-    if controlled_elsewhere {
-        return Ok(Some(what));
+impl Writer<'_> {
+    fn api<K>(&self) -> Api<K>
+    where
+        K: Resource<DynamicType = (), Scope = NamespaceResourceScope>,
+    {
+        self.ctx.api_in::<K>(self.namespace)
     }
-    apply_owned(api, obj, fm).await?;
-    Ok(None)
-}
 
-/// Applies the HPA while autoscaling (and not idle), deletes it otherwise.
-async fn reconcile_hpa(
-    api: Api<HorizontalPodAutoscaler>,
-    msd: &MicroServiceDeploy,
-    owner: &OwnerReference,
-    fm: &str,
-) -> Result<(), ReconcileError> {
-    if msd.spec.autoscaling && !msd.spec.idle {
-        return apply_owned(api, children::hpa(msd, owner), fm).await;
+    /// Server-side applies a child unless it is exactly what was last applied and unchanged since.
+    async fn apply<K>(&self, obj: K) -> Result<(), ReconcileError>
+    where
+        K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+            + Serialize
+            + DeserializeOwned
+            + Clone
+            + std::fmt::Debug,
+    {
+        let name = obj.name_any();
+        let key = Key::of::<K>(self.namespace, &name);
+        let content = fingerprint(&obj);
+        if self.index.is_current(&key, content) {
+            return Ok(());
+        }
+        let applied = apply::apply(&self.api::<K>(), &obj, self.ctx.field_manager())
+            .await
+            .map_err(api_error(format!("apply {} {name}", K::kind(&()))))?;
+        self.index
+            .record_applied(key, content, applied.resource_version());
+        Ok(())
     }
-    let name = &msd.spec.full_name;
-    match api.delete(name, &DeleteParams::background()).await {
-        Ok(_) => Ok(()),
-        Err(rkb_runtime::kube::Error::Api(status)) if status.code == 404 => Ok(()),
-        Err(e) => Err(api_error(format!("delete HorizontalPodAutoscaler {name}"))(
-            e.into(),
-        )),
+
+    /// Applies a child unless another object controls it; then returns `Some("<Kind> <name>")`. Applying it anyway
+    /// (same field manager) would silently replace the other owner's reference with ours.
+    async fn apply_shared<K>(
+        &self,
+        obj: K,
+        owner: &OwnerReference,
+    ) -> Result<Option<String>, ReconcileError>
+    where
+        K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+            + Serialize
+            + DeserializeOwned
+            + Clone
+            + std::fmt::Debug,
+    {
+        let name = obj.name_any();
+        let key = Key::of::<K>(self.namespace, &name);
+        if let Some(Some(uid)) = self.index.controller_uid(&key)
+            && uid != owner.uid
+        {
+            return Ok(Some(format!("{} {name}", K::kind(&()))));
+        }
+        self.apply(obj).await?;
+        Ok(None)
+    }
+
+    /// Applies the HPA while autoscaling (and not idle), deletes it otherwise.
+    async fn reconcile_hpa(
+        &self,
+        msd: &MicroServiceDeploy,
+        owner: &OwnerReference,
+    ) -> Result<(), ReconcileError> {
+        if msd.spec.autoscaling && !msd.spec.idle {
+            return self.apply(children::hpa(msd, owner)).await;
+        }
+        let name = &msd.spec.full_name;
+        let key = Key::of::<HorizontalPodAutoscaler>(self.namespace, name);
+        if !self.index.exists(&key) {
+            // Not there (an HPA created but not yet seen reconciles this object again when it is seen).
+            return Ok(());
+        }
+        match self
+            .api::<HorizontalPodAutoscaler>()
+            .delete(name, &DeleteParams::background())
+            .await
+        {
+            Ok(_) => {}
+            Err(rkb_runtime::kube::Error::Api(status)) if status.code == 404 => {}
+            Err(e) => {
+                return Err(api_error(format!("delete HorizontalPodAutoscaler {name}"))(
+                    e.into(),
+                ));
+            }
+        }
+        self.index.forget(&key);
+        Ok(())
     }
 }
 

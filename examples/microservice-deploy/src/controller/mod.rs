@@ -14,6 +14,7 @@
 
 //! Controllers, one per kind (`rkb create api` adds them), and what they build.
 
+pub mod child_index;
 pub mod children;
 pub mod microservicedeploy_controller;
 pub mod namespace_defaults;

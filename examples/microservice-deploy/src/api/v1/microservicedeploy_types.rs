@@ -173,6 +173,10 @@ impl MicroServiceDeploy {
     /// A MicroServiceDeploy named `name` with `spec`.
     pub fn new(name: &str, spec: MicroServiceDeploySpec) -> Self {
         Self {
+            type_meta: TypeMeta {
+                api_version: "custom.ops/v1".into(),
+                kind: "MicroServiceDeploy".into(),
+            },
             metadata: ObjectMeta {
                 name: Some(name.to_string()),
                 ..ObjectMeta::default()
