@@ -241,12 +241,16 @@ RS
 done
 printf '\n// Reconciler is a placeholder for the markers above.\ntype Reconciler struct{}\n' >>"$SYN/internal/controller/rbac.go"
 
-# Both tools must succeed before timing them.
+# Both tools must succeed before timing them, and write the same files for the synthetic project.
 (cd "$WORK/corpus" && "$CONTROLLER_GEN" crd:allowDangerousTypes=true paths=./... output:crd:dir="$WORK/out-cg" >/dev/null)
-(cd "$SYN" && "$CONTROLLER_GEN" crd rbac:roleName=manager-role paths=./... output:crd:dir=config/crd/bases output:rbac:dir=config/rbac)
+(cd "$SYN" && "$CONTROLLER_GEN" crd rbac:roleName=manager-role paths=./... output:crd:dir="$WORK/syn-cg/crd/bases" output:rbac:dir="$WORK/syn-cg/rbac")
 "$RKB" manifests --dir "$SYN" >/dev/null
+if diff -r "$WORK/syn-cg" "$SYN/config" >"$WORK/syn.diff"; then
+  log "synthetic project: rkb and controller-gen wrote the same $(ls "$SYN/config/crd/bases" | wc -l) CRDs and role.yaml"
+else
+  log "warning: rkb and controller-gen differ on the synthetic project: $(head -c 2000 "$WORK/syn.diff")"
+fi
 for c in $CASES; do "$RKB" manifests --dir "$WORK/corpus/$c" >/dev/null || log "warning: rkb manifests failed on corpus case $c"; done
-log "synthetic project: $(ls "$SYN/config/crd/bases" | wc -l) CRDs from controller-gen"
 
 cd "$WORK"
 hyperfine --warmup 2 --runs "$RUNS" -N --ignore-failure --export-json "$WORK/corpus.json" \
