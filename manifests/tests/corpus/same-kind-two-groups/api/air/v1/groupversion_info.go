@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=air.twogroups.corpus.rkb.io
+package v1

@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=sea.twogroups.corpus.rkb.io
+package v1

@@ -1,0 +1,5 @@
+//! +kubebuilder:object:generate=true
+//! +groupName=air.twogroups.corpus.rkb.io
+
+mod port_types;
+pub use port_types::*;
