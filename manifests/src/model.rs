@@ -211,7 +211,7 @@ impl Model {
 
     /// Resolves a path written in file `fi`.
     pub fn resolve(&self, fi: usize, segs: &[String]) -> Resolved {
-        let t = self.resolve_inner(fi, segs, 0);
+        let t = self.resolve_inner(fi, segs);
         if t == Resolved::Unknown && segs.len() == 1 {
             self.resolve_global(&segs[0])
         } else {
@@ -244,11 +244,10 @@ impl Model {
         }
     }
 
-    fn resolve_inner(&self, fi: usize, segs: &[String], depth: usize) -> Resolved {
-        if segs.is_empty() || depth > 8 {
+    fn resolve_inner(&self, fi: usize, segs: &[String]) -> Resolved {
+        if segs.is_empty() {
             return Resolved::Unknown;
         }
-        let file = &self.files[fi];
         let pkg = self.file_package(fi);
         if segs.len() == 1 {
             let name = &segs[0];
@@ -256,7 +255,7 @@ impl Model {
                 return Resolved::Local(t);
             }
             if let Some(full) = self.uses[fi].names.get(name) {
-                let r = self.resolve_full(fi, full, depth);
+                let r = self.resolve_full(fi, full);
                 if r != Resolved::Unknown {
                     return r;
                 }
@@ -267,7 +266,7 @@ impl Model {
             for g in &self.uses[fi].globs {
                 let mut full = g.clone();
                 full.push(name.clone());
-                let r = self.resolve_full(fi, &full, depth);
+                let r = self.resolve_full(fi, &full);
                 if r != Resolved::Unknown {
                     return r;
                 }
@@ -278,10 +277,9 @@ impl Model {
         if let Some(prefix) = self.uses[fi].names.get(&segs[0]) {
             let mut full = prefix.clone();
             full.extend_from_slice(&segs[1..]);
-            return self.resolve_full(fi, &full, depth);
+            return self.resolve_full(fi, &full);
         }
-        let _ = file;
-        self.resolve_full(fi, segs, depth)
+        self.resolve_full(fi, segs)
     }
 
     fn file_package(&self, fi: usize) -> usize {
@@ -295,7 +293,7 @@ impl Model {
     }
 
     /// Resolves an absolute-ish path (`crate::..`, `super::..`, `k8s_openapi::..`, `std::..`).
-    fn resolve_full(&self, fi: usize, segs: &[String], depth: usize) -> Resolved {
+    fn resolve_full(&self, fi: usize, segs: &[String]) -> Resolved {
         if let Some(r) = external(segs) {
             return r;
         }
@@ -332,8 +330,6 @@ impl Model {
                 return Resolved::Local(t);
             }
         }
-        // A re-export through another file's `use`: look the name up in that package's files.
-        let _ = depth;
         Resolved::Unknown
     }
 }
