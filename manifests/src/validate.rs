@@ -38,68 +38,110 @@ fn child(path: &str, seg: &str) -> String {
     }
 }
 
+/// Keys that make a schema inside allOf/anyOf/oneOf/not non-structural (apiextensions' ForbiddenGenerics
+/// and ForbiddenExtensions).
+const FORBIDDEN_IN_JUNCTORS: &[&str] = &[
+    "type",
+    "additionalProperties",
+    "default",
+    "title",
+    "description",
+    "nullable",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-list-type",
+    "x-kubernetes-map-type",
+    "x-kubernetes-validations",
+];
+
 fn walk(s: &Schema, path: &str, in_junctor: bool, out: &mut Vec<(String, String)>) {
+    walk_at(s, path, in_junctor, path == ".", out);
+}
+
+fn walk_at(s: &Schema, path: &str, in_junctor: bool, root: bool, out: &mut Vec<(String, String)>) {
     let typ = s.get("type").and_then(Value::as_str).unwrap_or("");
-    let int_or_string = s.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
-    let preserve = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+    let is_true = |k: &str| s.get(k) == Some(&Value::Bool(true));
+    let int_or_string = is_true("x-kubernetes-int-or-string");
+    let preserve = is_true("x-kubernetes-preserve-unknown-fields");
+    let embedded = is_true("x-kubernetes-embedded-resource");
+    let mut problem = |msg: String| out.push((path.to_string(), msg));
     if in_junctor {
-        for k in [
-            "type",
-            "description",
-            "default",
-            "additionalProperties",
-            "nullable",
-            "x-kubernetes-preserve-unknown-fields",
-            "x-kubernetes-embedded-resource",
-        ] {
-            if s.contains_key(k) {
-                out.push((
-                    path.to_string(),
-                    format!("`{k}` is not allowed inside allOf/anyOf/oneOf/not"),
-                ));
+        for k in FORBIDDEN_IN_JUNCTORS {
+            if s.contains_key(*k) {
+                problem(format!("`{k}` is not allowed inside allOf/anyOf/oneOf/not"));
             }
         }
-    } else if typ.is_empty() && !int_or_string && !preserve {
-        out.push((path.to_string(), "type must not be empty".into()));
+    } else {
+        if embedded && typ != "object" {
+            problem("x-kubernetes-embedded-resource needs type: object".into());
+        } else if typ.is_empty() && !int_or_string && !preserve {
+            problem("type must not be empty".into());
+        }
+        if embedded && s.contains_key("additionalProperties") {
+            problem(
+                "additionalProperties must not be used with x-kubernetes-embedded-resource".into(),
+            );
+        }
+        if embedded
+            && !preserve
+            && !s
+                .get("properties")
+                .is_some_and(|p| p.as_object().is_some_and(|o| !o.is_empty()))
+        {
+            problem("x-kubernetes-embedded-resource needs properties or x-kubernetes-preserve-unknown-fields".into());
+        }
+        if root && !typ.is_empty() && typ != "object" {
+            problem("the root must be of type object".into());
+        }
+        if root && s.contains_key("additionalProperties") {
+            problem("additionalProperties must not be used at the root".into());
+        }
     }
     if s.contains_key("properties") && s.contains_key("additionalProperties") {
-        out.push((
-            path.to_string(),
-            "properties and additionalProperties are mutually exclusive".into(),
-        ));
+        problem("properties and additionalProperties are mutually exclusive".into());
     }
-    if typ == "array" && !in_junctor && !s.contains_key("items") {
-        out.push((path.to_string(), "an array needs items".into()));
+    if typ == "array" && !s.contains_key("items") {
+        problem("an array needs items".into());
     }
-    if s.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true)) && typ != "object" {
-        out.push((
-            path.to_string(),
-            "x-kubernetes-embedded-resource needs type: object".into(),
-        ));
+    if (root || embedded)
+        && let Some(Value::Object(props)) = s.get("properties")
+    {
+        for k in ["kind", "apiVersion"] {
+            if let Some(Value::Object(p)) = props.get(k)
+                && p.get("type").and_then(Value::as_str) != Some("string")
+            {
+                problem(format!("`{k}` must be of type string"));
+            }
+        }
     }
     if let Some(Value::Object(props)) = s.get("properties") {
         for (k, v) in props {
             if let Value::Object(o) = v {
-                walk(o, &child(path, k), in_junctor, out);
+                walk_at(o, &child(path, k), in_junctor, false, out);
             }
         }
     }
     if let Some(Value::Object(o)) = s.get("items") {
-        walk(o, &format!("{path}[*]"), in_junctor, out);
+        walk_at(o, &format!("{path}[*]"), in_junctor, false, out);
     }
     if let Some(Value::Object(o)) = s.get("additionalProperties") {
-        walk(o, &format!("{path}[*]"), in_junctor, out);
+        walk_at(o, &format!("{path}[*]"), in_junctor, false, out);
     }
     // The int-or-string pattern (anyOf integer/string) is the one place a junctor may carry `type`.
-    for k in ["allOf", "anyOf", "oneOf"] {
+    for k in ["allOf", "anyOf", "oneOf", "not"] {
         if int_or_string {
             break;
         }
-        if let Some(Value::Array(a)) = s.get(k) {
-            for v in a {
-                if let Value::Object(o) = v {
-                    walk(o, path, true, out);
-                }
+        let items: Vec<&Value> = match s.get(k) {
+            Some(Value::Array(a)) => a.iter().collect(),
+            Some(v @ Value::Object(_)) => vec![v],
+            _ => Vec::new(),
+        };
+        for v in items {
+            if let Value::Object(o) = v {
+                walk_at(o, path, true, false, out);
             }
         }
     }
