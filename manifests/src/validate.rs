@@ -86,9 +86,8 @@ fn walk_at(s: &Schema, path: &str, in_junctor: bool, root: bool, out: &mut Vec<(
         }
         if embedded
             && !preserve
-            && !s
-                .get("properties")
-                .is_some_and(|p| p.as_object().is_some_and(|o| !o.is_empty()))
+            && s.get("properties")
+                .is_none_or(|p| p.as_object().is_none_or(|o| o.is_empty()))
         {
             problem("x-kubernetes-embedded-resource needs properties or x-kubernetes-preserve-unknown-fields".into());
         }
