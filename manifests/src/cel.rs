@@ -1,5 +1,5 @@
 //! A CEL syntax checker: a lexer and recursive-descent parser for the grammar of
-//! https://github.com/google/cel-spec/blob/master/doc/langdef.md (no type checking). No CEL crate is used
+//! <https://github.com/google/cel-spec/blob/master/doc/langdef.md> (no type checking). No CEL crate is used
 //! because the derive macro links this crate at compile time; this stays small and dependency-free.
 
 /// A syntax error at 1-based character column `col` of the rule.

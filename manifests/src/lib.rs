@@ -1,9 +1,9 @@
 //! rkb-manifests: reads a Rust operator project's API types and `+kubebuilder` markers and produces the
 //! CRD and RBAC YAML controller-gen v0.21.0 would produce for the equivalent Go types.
 //!
-//! Stages, kept apart: **parse** ([`load`]: syn + doc comments; [`model`]: packages, types, fields,
+//! Stages, kept apart: **parse** (`load`: syn + doc comments; `model`: packages, types, fields,
 //! markers through `rkb-markers`) -> **validate** (marker targets and types, type resolution, structural
-//! schema, CEL) -> **generate** ([`schema`], [`crd`], [`rbac`], written by [`yaml`]). Every diagnostic of
+//! schema, CEL) -> **generate** (`schema`, `crd`, `rbac`, written by `yaml`). Every diagnostic of
 //! a run is collected; nothing is written unless everything generated.
 //!
 //! ```no_run
