@@ -10,11 +10,11 @@ rkb="${RKB_INSTALL_ROOT:-$HOME/.cargo}/bin/rkb"
 
 mkdir -p "$dir"
 cd "$dir"
-"$rkb" init --domain my.domain --rkb-source "$repo"
+"$rkb" init --domain my.domain --project-name demo --rkb-source "$repo"
 "$rkb" create api --group devops --version v1 --kind DemoMicroService
 "$rkb" manifests
 # Reuse the workspace's resolved versions so the build matches what rkb's own tests built.
 cp "$repo/Cargo.lock" Cargo.lock
-cargo build --release --bin manager
+cargo build --release
 kubectl kustomize config/default > /dev/null
-echo "quickstart: built $dir/target/release/manager; manifests in $dir/config"
+echo "quickstart: built $dir/target/release/demo (the manager); manifests in $dir/config"

@@ -1,33 +1,18 @@
 //! The AppService controller against a real kube-apiserver and etcd (`make setup-envtest` builds them once;
 //! `make test` runs this with KUBEBUILDER_ASSETS set).
 
-use std::future::Future;
 use std::time::Duration;
 
 use rkb_runtime::Manager;
-use rkb_runtime::envtest::Environment;
+use rkb_runtime::envtest::{Environment, eventually};
 use rkb_runtime::kube::Api;
 use rkb_runtime::kube::api::{DeleteParams, PostParams};
 
 use app_operator::api::v1alpha1::AppService;
 use app_operator::controller::appservice_controller::{FINALIZER, controller};
 
-/// Polls `check` until it returns true, failing the test after 30 seconds.
-async fn eventually<F, Fut>(what: &str, mut check: F) -> anyhow::Result<()>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = anyhow::Result<bool>>,
-{
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while !check().await? {
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting until {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    Ok(())
-}
+/// How long the controller may take to act on a change.
+const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn reconciles_a_appservice_from_creation_to_deletion() -> anyhow::Result<()> {
@@ -56,21 +41,17 @@ async fn reconciles_a_appservice_from_creation_to_deletion() -> anyhow::Result<(
     .await?;
 
     // The finalizer shows that reconcile ran for the new object.
-    eventually("the controller adds its finalizer", || async {
+    eventually("the controller adds its finalizer", TIMEOUT, || async {
         let obj = api.get(name).await?;
-        Ok(obj
-            .metadata
-            .finalizers
-            .unwrap_or_default()
-            .iter()
-            .any(|f| f == FINALIZER))
+        let finalizers = obj.metadata.finalizers.unwrap_or_default();
+        Ok::<_, rkb_runtime::kube::Error>(finalizers.iter().any(|f| f == FINALIZER).then_some(()))
     })
     .await?;
 
     // Deletion waits for cleanup, then the object is gone.
     api.delete(name, &DeleteParams::default()).await?;
-    eventually("the AppService is deleted", || async {
-        Ok(api.get_opt(name).await?.is_none())
+    eventually("the AppService is deleted", TIMEOUT, || async {
+        Ok::<_, rkb_runtime::kube::Error>(api.get_opt(name).await?.is_none().then_some(()))
     })
     .await?;
 

@@ -18,7 +18,8 @@ pub const FINALIZER: &str = "appservice.finalizers.batch.example.com";
 /// +kubebuilder:rbac:groups=batch.example.com,resources=appservices/finalizers,verbs=update,namespace=app-operator-system
 pub async fn controller(ctx: Context) -> Result<(), Error> {
     // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their
-    // changes reconcile the AppService that owns them.
+    // changes reconcile the AppService that owns them (and an rbac marker for each). Publishing events
+    // with `ctx.publish_event` needs groups=events.k8s.io,resources=events,verbs=create;patch.
     Controller::for_kind::<AppService>(&ctx)
         .run(reconcile)
         .await

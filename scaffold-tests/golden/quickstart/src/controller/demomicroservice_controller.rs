@@ -32,7 +32,8 @@ pub const FINALIZER: &str = "demomicroservice.finalizers.devops.my.domain";
 /// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices/finalizers,verbs=update
 pub async fn controller(ctx: Context) -> Result<(), Error> {
     // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their
-    // changes reconcile the DemoMicroService that owns them.
+    // changes reconcile the DemoMicroService that owns them (and an rbac marker for each). Publishing events
+    // with `ctx.publish_event` needs groups=events.k8s.io,resources=events,verbs=create;patch.
     Controller::for_kind::<DemoMicroService>(&ctx)
         .run(reconcile)
         .await
