@@ -6,11 +6,20 @@ use rkb_markers::{Location, Target, parse_marker};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     // The parser is handed trimmed text starting with `+`, as the doc-comment reader does.
-    let text = format!("+{}", text.trim_start_matches('+')).trim().to_string();
+    let text = format!("+{}", text.trim_start_matches('+'))
+        .trim()
+        .to_string();
     let line = format!("/// {text}");
-    let loc = Location { file: Path::new("fuzz.rs"), line: 1, col: 5, source_line: &line };
+    let loc = Location {
+        file: Path::new("fuzz.rs"),
+        line: 1,
+        col: 5,
+        source_line: &line,
+    };
     for target in [Target::Package, Target::Type, Target::Field] {
         match parse_marker(&text, target, &loc) {
             Ok(m) => {
