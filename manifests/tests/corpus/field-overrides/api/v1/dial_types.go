@@ -50,8 +50,8 @@ type DialSpec struct {
 	// +optional
 	Choice *Choice `json:"choice,omitempty"`
 	// Version must not decrease.
-	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="version may not decrease",optionalOldSelf=true
-	// +kubebuilder:validation:XValidation:rule="self < 1000",messageExpression="'version ' + string(self) + ' is too large'"
+	// +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",message="version may not decrease",optionalOldSelf=true
+	// +kubebuilder:validation:XValidation:rule="self < 1000",messageExpression="self >= 5000 ? 'version is far too large' : 'version is too large'"
 	// +optional
 	Version int64 `json:"version,omitempty"`
 }

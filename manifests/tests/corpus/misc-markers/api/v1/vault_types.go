@@ -41,7 +41,7 @@ type VaultSpec struct {
 	// Grid has bounds on inner lists.
 	// +kubebuilder:validation:items:MinItems=1
 	// +kubebuilder:validation:items:MaxItems=3
-	// +kubebuilder:validation:items:UniqueItems=true
+	// +kubebuilder:validation:items:UniqueItems=false
 	// +optional
 	Grid [][]string `json:"grid,omitempty"`
 	// Maps has bounds on each map.

@@ -13,7 +13,7 @@ type ShelfSpec struct {
 	// +kubebuilder:validation:items:MaxLength=40
 	Books []string `json:"books"`
 	// Tags are unique and lower case.
-	// +kubebuilder:validation:UniqueItems=true
+	// +kubebuilder:validation:UniqueItems=false
 	// +kubebuilder:validation:items:Pattern=`^[a-z]+$`
 	// +optional
 	Tags []string `json:"tags,omitempty"`

@@ -65,8 +65,8 @@ pub struct DialSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<Choice>,
     /// Version must not decrease.
-    /// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="version may not decrease",optionalOldSelf=true
-    /// +kubebuilder:validation:XValidation:rule="self < 1000",messageExpression="'version ' + string(self) + ' is too large'"
+    /// +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || self >= oldSelf.value()",message="version may not decrease",optionalOldSelf=true
+    /// +kubebuilder:validation:XValidation:rule="self < 1000",messageExpression="self >= 5000 ? 'version is far too large' : 'version is too large'"
     /// +optional
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,

@@ -46,7 +46,7 @@ pub struct VaultSpec {
     /// Grid has bounds on inner lists.
     /// +kubebuilder:validation:items:MinItems=1
     /// +kubebuilder:validation:items:MaxItems=3
-    /// +kubebuilder:validation:items:UniqueItems=true
+    /// +kubebuilder:validation:items:UniqueItems=false
     /// +optional
     #[serde(default)]
     pub grid: Vec<Vec<String>>,

@@ -13,7 +13,7 @@ pub struct ShelfSpec {
     /// +kubebuilder:validation:items:MaxLength=40
     pub books: Vec<String>,
     /// Tags are unique and lower case.
-    /// +kubebuilder:validation:UniqueItems=true
+    /// +kubebuilder:validation:UniqueItems=false
     /// +kubebuilder:validation:items:Pattern=`^[a-z]+$`
     /// +optional
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
