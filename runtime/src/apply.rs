@@ -88,14 +88,18 @@ where
     Ok(body)
 }
 
-/// The controller owner reference pointing at `owner` (controller=true, blockOwnerDeletion=true).
+/// The controller owner reference pointing at `owner` (controller=true, blockOwnerDeletion=true, as
+/// controllerutil.SetControllerReference writes it: foreground deletion of the owner waits for this object).
 pub fn controller_owner_ref<O>(owner: &O) -> Result<OwnerReference, Error>
 where
     O: Resource<DynamicType = ()>,
 {
-    owner.controller_owner_ref(&()).ok_or(Error::MissingField(
+    // kube's Resource::controller_owner_ref sets only controller=true.
+    let mut reference = owner.controller_owner_ref(&()).ok_or(Error::MissingField(
         "metadata.name or metadata.uid of the owner",
-    ))
+    ))?;
+    reference.block_owner_deletion = Some(true);
+    Ok(reference)
 }
 
 /// Sets `owner` as the controller of `obj` (controllerutil.SetControllerReference): replaces a reference to the
@@ -164,15 +168,22 @@ mod tests {
         let refs = d.metadata.owner_references.as_ref().unwrap();
         assert_eq!(refs.len(), 1);
         assert_eq!(
-            (refs[0].kind.as_str(), refs[0].controller),
-            ("ConfigMap", Some(true))
+            (
+                refs[0].kind.as_str(),
+                refs[0].controller,
+                refs[0].block_owner_deletion
+            ),
+            ("ConfigMap", Some(true), Some(true))
         );
         assert!(matches!(
             set_controller_reference(&owner("b"), &mut d),
             Err(Error::AlreadyOwned { .. })
         ));
         set_owner_reference(&owner("b"), &mut d).unwrap();
-        assert_eq!(d.metadata.owner_references.as_ref().unwrap().len(), 2);
+        let refs = d.metadata.owner_references.as_ref().unwrap();
+        assert_eq!(refs.len(), 2);
+        // A plain owner neither controls nor blocks the owner's deletion.
+        assert_eq!((refs[1].controller, refs[1].block_owner_deletion), (None, None));
     }
 
     #[test]

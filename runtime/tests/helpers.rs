@@ -202,9 +202,16 @@ async fn a_crd_controller_uses_finalizers_apply_conditions_and_events() {
     let configs: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let child = configs.get("w1-config").await.expect("child applied");
     let owner = &child.owner_references()[0];
+    // What controllerutil.SetControllerReference writes: the garbage collector's foreground deletion of the
+    // Widget waits for this child.
     assert_eq!(
-        (owner.kind.as_str(), owner.name.as_str(), owner.controller),
-        ("Widget", "w1", Some(true))
+        (
+            owner.kind.as_str(),
+            owner.name.as_str(),
+            owner.controller,
+            owner.block_owner_deletion
+        ),
+        ("Widget", "w1", Some(true), Some(true))
     );
     assert_eq!(owner.uid, stored.uid().unwrap());
     assert!(
