@@ -183,7 +183,10 @@ mod tests {
         let refs = d.metadata.owner_references.as_ref().unwrap();
         assert_eq!(refs.len(), 2);
         // A plain owner neither controls nor blocks the owner's deletion.
-        assert_eq!((refs[1].controller, refs[1].block_owner_deletion), (None, None));
+        assert_eq!(
+            (refs[1].controller, refs[1].block_owner_deletion),
+            (None, None)
+        );
     }
 
     #[test]
