@@ -51,6 +51,7 @@ mod options;
 pub mod scope;
 mod secure;
 mod server;
+pub mod workqueue;
 
 pub use context::Context;
 pub use controller::{Controller, ControllerBuilder};

@@ -12,11 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The cluster-provisioner operator: API types in `api`, the Cluster controller in `controller`, the external
-//! provisioner it runs in `provisioner`, and the rate-limited work queue it is built on in `workqueue` (to move into
-//! rkb-runtime).
+//! The cluster-provisioner operator: API types in `api`, the Cluster controller in `controller` (an informer feeding
+//! rkb-runtime's rate-limited work queue), and the external provisioner it runs in `provisioner`.
 
 pub mod api;
 pub mod controller;
 pub mod provisioner;
-pub mod workqueue;

@@ -37,6 +37,7 @@ use rkb_runtime::conditions::{FALSE, TRUE, is_condition_true, new_condition, set
 use rkb_runtime::events::EventType;
 use rkb_runtime::finalizer::{add_finalizer, has_finalizer, is_being_deleted, remove_finalizer};
 use rkb_runtime::informer::{HandlerFuncs, SharedInformerFactory};
+use rkb_runtime::workqueue::WorkQueue;
 use rkb_runtime::{Context, ResourceExt};
 
 use crate::api::v1alpha1::{
@@ -44,7 +45,6 @@ use crate::api::v1alpha1::{
     ClusterStatus,
 };
 use crate::provisioner::{Provisioner, ProvisionerError};
-use crate::workqueue::WorkQueue;
 
 /// Keeps a Cluster from disappearing until `remove` has succeeded for it.
 pub const FINALIZER: &str = "cluster.finalizers.clusterprovisioner.rke.io";

@@ -1,44 +1,61 @@
-// Copyright 2026 The cluster-provisioner Authors.
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
-//! A rate-limited work queue of object keys: client-go's `workqueue.RateLimitingInterface`.
+//! A rate-limited work queue of keys: client-go's `workqueue.RateLimitingInterface`, for controllers built on
+//! informers and listers (event handlers add keys, workers pop them). [`crate::Controller`] needs none of this;
+//! it is for hand-written controllers.
 //!
-//! MOVE TO rkb-runtime: this file is generic (it knows nothing of Cluster) and is only here until rkb-runtime ships
-//! a work queue (requested in .coord/runtime-requests.md). It reuses rkb-runtime's `backoff::RateLimiter`, the same
-//! per-key exponential backoff max'ed with an overall token bucket that rkb's `Controller` uses.
-//!
-//! The guarantees controllers rely on, as in client-go:
+//! Retries use [`RateLimiter`], the same per-key exponential backoff max'ed with an overall token bucket that
+//! [`crate::Controller`] uses. The guarantees controllers rely on, as in client-go:
 //! - a key is queued at most once however often it is added before a worker takes it (dedup);
 //! - a key is never handed to two workers at once: added while a worker holds it, it is marked dirty and queued
 //!   again when that worker calls [`WorkQueue::done`], so the change is never lost;
 //! - [`WorkQueue::add_rate_limited`] delays a retry by the key's own exponential backoff, which
 //!   [`WorkQueue::forget`] resets after a success;
 //! - after [`WorkQueue::shut_down`], [`WorkQueue::get`] returns `None` at once (queued keys are dropped: an operator
-//!   stopping must not start new external work) and no add has any effect.
+//!   stopping must not start new work) and no add has any effect.
+//!
+//! Delayed adds ([`WorkQueue::add_after`], [`WorkQueue::add_rate_limited`]) spawn a timer task, so they must be
+//! called within a tokio runtime.
+//!
+//! ```no_run
+//! # async fn sync(_: &str) -> Result<(), std::io::Error> { Ok(()) }
+//! # async fn example() {
+//! let queue = rkb_runtime::workqueue::WorkQueue::<String>::default();
+//! queue.add("a".to_string()); // from an informer's event handler
+//! while let Some(key) = queue.get().await {
+//!     match sync(&key).await {
+//!         Ok(()) => queue.forget(&key),
+//!         Err(_) => {
+//!             queue.add_rate_limited(key.clone());
+//!         }
+//!     }
+//!     queue.done(&key);
+//! }
+//! # }
+//! ```
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rkb_runtime::backoff::RateLimiter;
+use crate::backoff::{DEFAULT_BURST, DEFAULT_QPS, RateLimiter};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
 /// A queue of keys shared by event handlers (producers) and workers (consumers). Cheap to clone.
 pub struct WorkQueue<K> {
     inner: Arc<Inner<K>>,
+}
+
+impl<K> std::fmt::Debug for WorkQueue<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        f.debug_struct("WorkQueue")
+            .field("queued", &state.queue.len())
+            .field("processing", &state.processing.len())
+            .field("waiting", &state.waiting.len())
+            .field("shutting_down", &state.shutting_down)
+            .finish()
+    }
 }
 
 impl<K> Clone for WorkQueue<K> {
@@ -68,6 +85,16 @@ struct State<K> {
     shutting_down: bool,
 }
 
+impl<K> Default for WorkQueue<K>
+where
+    K: Hash + Eq + Clone + Send + Sync + 'static,
+{
+    /// controller-runtime's defaults: 5 ms doubling to 1000 s per key, 10 qps burst 100 overall.
+    fn default() -> Self {
+        Self::with_limiter(RateLimiter::default())
+    }
+}
+
 impl<K> WorkQueue<K>
 where
     K: Hash + Eq + Clone + Send + Sync + 'static,
@@ -75,12 +102,7 @@ where
     /// A queue whose retries back off per key from `base` doubling up to `max`, and together at most 10 per second
     /// after a burst of 100 (controller-runtime's defaults for the overall bucket).
     pub fn new(base: Duration, max: Duration) -> Self {
-        Self::with_limiter(RateLimiter::new(
-            base,
-            max,
-            rkb_runtime::backoff::DEFAULT_QPS,
-            rkb_runtime::backoff::DEFAULT_BURST,
-        ))
+        Self::with_limiter(RateLimiter::new(base, max, DEFAULT_QPS, DEFAULT_BURST))
     }
 
     /// A queue with its own rate limiter.
@@ -313,6 +335,14 @@ mod tests {
         q.forget(&"a");
         assert_eq!(q.num_requeues(&"a"), 0);
         assert_eq!(q.add_rate_limited("a"), Duration::from_millis(20));
+    }
+
+    #[tokio::test]
+    async fn the_default_backs_off_like_controller_runtime() {
+        let q = WorkQueue::<&str>::default();
+        assert_eq!(q.add_rate_limited("a"), Duration::from_millis(5));
+        assert_eq!(q.add_rate_limited("a"), Duration::from_millis(10));
+        assert_eq!(next(&q).await, Some("a"));
     }
 
     #[tokio::test]
