@@ -20,10 +20,9 @@
 //! plays the deployment controller by writing the Deployment's status itself.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::time::Duration;
 
-use rkb_runtime::envtest::Environment;
+use rkb_runtime::envtest::{Environment, eventually};
 use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
 use rkb_runtime::k8s_openapi::api::core::v1::{ContainerPort, Service, ServicePort};
 use rkb_runtime::k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleRef, Subject};
@@ -43,25 +42,6 @@ const MANAGER: &str = "app-service-test";
 const NAMESPACE: &str = "default";
 const NAME: &str = "appservice-sample";
 const TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Polls `check` until it returns Some, failing the test after 30 seconds with `what`.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> anyhow::Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = anyhow::Result<Option<T>>>,
-{
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    loop {
-        if let Some(value) = check().await? {
-            return Ok(value);
-        }
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting until {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
 
 /// A client that acts as the manager does in a cluster: as a user holding only the ClusterRole `rkb manifests`
 /// generated into config/rbac/role.yaml, so a missing `+kubebuilder:rbac` marker fails the test (the admin client
@@ -142,8 +122,9 @@ async fn deployment_with(
 ) -> anyhow::Result<Deployment> {
     eventually(
         &format!("the Deployment runs {replicas} x {image}"),
+        TIMEOUT,
         || async {
-            Ok(deployments.get_opt(NAME).await?.filter(|d| {
+            Ok::<_, rkb_runtime::kube::Error>(deployments.get_opt(NAME).await?.filter(|d| {
                 let spec = d.spec.as_ref();
                 let container = spec
                     .and_then(|s| s.template.spec.as_ref())
@@ -154,17 +135,23 @@ async fn deployment_with(
         },
     )
     .await
+    .map_err(Into::into)
 }
 
 /// The Service once it exposes `port`.
 async fn service_with_port(services: &Api<Service>, port: i32) -> anyhow::Result<Service> {
-    eventually(&format!("the Service exposes port {port}"), || async {
-        Ok(services.get_opt(NAME).await?.filter(|s| {
-            let ports = s.spec.as_ref().and_then(|s| s.ports.as_ref());
-            ports.is_some_and(|p| p.iter().map(|p| p.port).eq([port]))
-        }))
-    })
+    eventually(
+        &format!("the Service exposes port {port}"),
+        TIMEOUT,
+        || async {
+            Ok::<_, rkb_runtime::kube::Error>(services.get_opt(NAME).await?.filter(|s| {
+                let ports = s.spec.as_ref().and_then(|s| s.ports.as_ref());
+                ports.is_some_and(|p| p.iter().map(|p| p.port).eq([port]))
+            }))
+        },
+    )
     .await
+    .map_err(Into::into)
 }
 
 /// Plays the deployment controller: `available` pods of the current generation are available.
@@ -183,10 +170,17 @@ async fn report_available(deployments: &Api<Deployment>, available: i32) -> anyh
 
 /// Waits for the AppService's status to be exactly `want`.
 async fn status_is(api: &Api<AppService>, want: AppServiceStatus) -> anyhow::Result<()> {
-    eventually(&format!("the AppService's status is {want:?}"), || async {
-        Ok((api.get(NAME).await?.status.as_ref() == Some(&want)).then_some(()))
-    })
+    eventually(
+        &format!("the AppService's status is {want:?}"),
+        TIMEOUT,
+        || async {
+            Ok::<_, rkb_runtime::kube::Error>(
+                (api.get(NAME).await?.status.as_ref() == Some(&want)).then_some(()),
+            )
+        },
+    )
     .await
+    .map_err(Into::into)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -376,16 +370,17 @@ async fn an_appservice_runs_as_a_deployment_and_a_service_from_creation_to_delet
 
     // Delete: the AppService goes at once (no finalizer), the garbage collector removes its children.
     api.delete(NAME, &DeleteParams::default()).await?;
-    eventually("the AppService is gone", || async {
-        Ok(api.get_opt(NAME).await?.is_none().then_some(()))
+    eventually("the AppService is gone", TIMEOUT, || async {
+        Ok::<_, rkb_runtime::kube::Error>(api.get_opt(NAME).await?.is_none().then_some(()))
     })
     .await?;
     eventually(
         "the Deployment and Service are garbage collected",
+        TIMEOUT,
         || async {
             let gone = deployments.get_opt(NAME).await?.is_none()
                 && services.get_opt(NAME).await?.is_none();
-            Ok(gone.then_some(()))
+            Ok::<_, rkb_runtime::kube::Error>(gone.then_some(()))
         },
     )
     .await?;

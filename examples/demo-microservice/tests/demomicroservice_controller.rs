@@ -20,13 +20,12 @@
 //! the deployment controller by writing the Deployment's status itself.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use rkb_runtime::conditions::{FALSE, TRUE, find_condition};
-use rkb_runtime::envtest::Environment;
+use rkb_runtime::envtest::{Environment, eventually};
 use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
 use rkb_runtime::k8s_openapi::api::core::v1::ContainerPort;
 use rkb_runtime::k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleRef, Subject};
@@ -51,25 +50,6 @@ const NAME: &str = "demomicroservice-sample";
 /// A finalizer of someone else's, to keep the Deployment terminating.
 const HOLD: &str = "test.example.com/hold";
 const TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Polls `check` until it returns Some, failing the test after 30 seconds with `what` and the last value seen.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> anyhow::Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = anyhow::Result<Option<T>>>,
-{
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    loop {
-        if let Some(value) = check().await? {
-            return Ok(value);
-        }
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting until {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
 
 /// A client that acts as the manager does in a cluster: as a user holding only the ClusterRole `rkb manifests`
 /// generated into config/rbac/role.yaml, so a missing `+kubebuilder:rbac` marker fails the test (the admin client
@@ -160,13 +140,16 @@ async fn deployment_with_image(
     deployments: &Api<Deployment>,
     image: &str,
 ) -> anyhow::Result<Deployment> {
-    eventually(&format!("the Deployment runs {image}"), || async {
-        Ok(deployments
-            .get_opt(NAME)
-            .await?
-            .filter(|d| container_image(d).as_deref() == Some(image)))
+    eventually(&format!("the Deployment runs {image}"), TIMEOUT, || async {
+        Ok::<_, rkb_runtime::kube::Error>(
+            deployments
+                .get_opt(NAME)
+                .await?
+                .filter(|d| container_image(d).as_deref() == Some(image)),
+        )
     })
     .await
+    .map_err(Into::into)
 }
 
 /// Plays the deployment controller: all `replicas` pods of the current generation are up and available.
@@ -193,6 +176,7 @@ async fn status_is(
         &format!(
             "status says Available={available} Progressing={progressing} at generation {generation}"
         ),
+        TIMEOUT,
         || async {
             let obj = api.get(NAME).await?;
             let status = obj.status.clone().unwrap_or_default();
@@ -203,10 +187,11 @@ async fn status_is(
             let done = status.observed_generation == Some(generation)
                 && is(AVAILABLE, available)
                 && is(PROGRESSING, progressing);
-            Ok(done.then_some(obj))
+            Ok::<_, rkb_runtime::kube::Error>(done.then_some(obj))
         },
     )
     .await
+    .map_err(Into::into)
 }
 
 /// A raw watch: every event of one object, each with the etcd revision it happened at.
@@ -425,13 +410,15 @@ async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> 
     let deployment_events = watch_named(&deployments).await?;
     let dms_events = watch_named(&api).await?;
     let manager = start_manager(&manager_client).await?;
-    eventually("the controller deletes the Deployment", || async {
-        Ok(deployments
-            .get(NAME)
-            .await?
-            .metadata
-            .deletion_timestamp
-            .map(|_| ()))
+    eventually("the controller deletes the Deployment", TIMEOUT, || async {
+        Ok::<_, rkb_runtime::kube::Error>(
+            deployments
+                .get(NAME)
+                .await?
+                .metadata
+                .deletion_timestamp
+                .map(|_| ()),
+        )
     })
     .await?;
     tokio::time::sleep(Duration::from_secs(1)).await;
