@@ -4,7 +4,7 @@
 use std::fmt::Debug;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::{Patch, PatchParams};
+use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Api, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -32,6 +32,97 @@ where
             &Patch::Apply(&body),
         )
         .await?)
+}
+
+/// How often [`apply_controlled`] reads the live object again when it changed between its read and its apply.
+const CONTROLLED_APPLY_ATTEMPTS: usize = 3;
+
+/// Server-side applies `obj` with `owner` as its controller, unless the live object is controlled by another owner:
+/// then nothing is written and the result is [`Error::ControlledByOther`] naming that controller.
+///
+/// Why not [`apply`] after [`set_controller_reference`]: ownerReferences is a list keyed by uid, so an apply that
+/// lists only our reference drops every entry the same field manager applied before. When two owners reconciled by
+/// one controller (same field manager) want the same child, say a shared Service, the second apply silently takes
+/// the child from the first. This reads the live object first and applies with its resourceVersion as a
+/// precondition, so a change between the read and the apply (another owner taking the child) is a conflict, read
+/// again, instead of a takeover.
+///
+/// `obj` need not carry the reference (it is set here). A live object without a controller is taken over, as
+/// controllerutil.SetControllerReference would. One window remains: two owners creating the same absent child at
+/// the same moment (only possible with `.concurrency(n > 1)`); the later apply wins.
+pub async fn apply_controlled<K, O>(
+    api: &Api<K>,
+    obj: &K,
+    owner: &O,
+    field_manager: &str,
+) -> Result<K, Error>
+where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
+    O: Resource<DynamicType = ()>,
+{
+    let name = obj
+        .meta()
+        .name
+        .clone()
+        .ok_or(Error::MissingField("metadata.name"))?;
+    let mut desired = obj.clone();
+    set_controller_reference(owner, &mut desired)?;
+    let ours = controller_owner_ref(owner)?.uid;
+    let mut attempt = 1;
+    loop {
+        let live = api.get_opt(&name).await?;
+        if let Some(other) = live
+            .as_ref()
+            .and_then(controller_of)
+            .filter(|r| r.uid != ours)
+        {
+            return Err(Error::ControlledByOther {
+                object: object_name::<K>(&name, obj.meta().namespace.as_deref()),
+                controller: Box::new(other.clone()),
+            });
+        }
+        // Absent: nothing to guard (the server has no create-only precondition for apply; see the doc above).
+        desired.meta_mut().resource_version = live.and_then(|l| l.meta().resource_version.clone());
+        match apply(api, &desired, field_manager).await {
+            // 409 with force=true is the precondition (or a concurrent create): look again.
+            Err(Error::Kube(kube::Error::Api(status)))
+                if status.code == 409 && attempt < CONTROLLED_APPLY_ATTEMPTS =>
+            {
+                attempt += 1;
+            }
+            result => return result,
+        }
+    }
+}
+
+/// Deletes `name` (background propagation: its dependents are collected after it). `Ok(false)` when it does not
+/// exist; `Ok(true)` when the API server accepted the deletion (finalizers may keep the object a while).
+pub async fn delete_if_exists<K>(api: &Api<K>, name: &str) -> Result<bool, Error>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    match api.delete(name, &DeleteParams::background()).await {
+        Ok(_) => Ok(true),
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The controller reference of `obj` (metav1.GetControllerOf): the owner reference with controller=true.
+pub fn controller_of<K: Resource>(obj: &K) -> Option<&OwnerReference> {
+    obj.meta()
+        .owner_references
+        .as_deref()?
+        .iter()
+        .find(|r| r.controller == Some(true))
+}
+
+/// "Kind namespace/name" for messages.
+fn object_name<K: Resource<DynamicType = ()>>(name: &str, namespace: Option<&str>) -> String {
+    match namespace {
+        Some(ns) => format!("{} {ns}/{name}", K::kind(&())),
+        None => format!("{} {name}", K::kind(&())),
+    }
 }
 
 /// Server-side applies only the status of `obj` (the status subresource) as `field_manager`.
@@ -110,16 +201,13 @@ where
     K: Resource,
 {
     let reference = controller_owner_ref(owner)?;
-    let refs = obj.meta_mut().owner_references.get_or_insert_with(Vec::new);
-    if let Some(other) = refs
-        .iter()
-        .find(|r| r.controller == Some(true) && r.uid != reference.uid)
-    {
+    if let Some(other) = controller_of(obj).filter(|r| r.uid != reference.uid) {
         return Err(Error::AlreadyOwned {
             kind: other.kind.clone(),
             name: other.name.clone(),
         });
     }
+    let refs = obj.meta_mut().owner_references.get_or_insert_with(Vec::new);
     refs.retain(|r| r.uid != reference.uid);
     refs.push(reference);
     Ok(())

@@ -66,6 +66,19 @@ pub enum Error {
         /// The controller's name.
         name: String,
     },
+    /// The live object is controlled by another owner, so [`crate::apply::apply_controlled`] did not write it.
+    #[error(
+        "{object} is controlled by {} {} (uid {}), not by this owner",
+        controller.kind,
+        controller.name,
+        controller.uid
+    )]
+    ControlledByOther {
+        /// The object refused, as "Kind namespace/name".
+        object: String,
+        /// The other owner's reference (controller=true) on the live object.
+        controller: Box<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>,
+    },
     /// The metrics TLS certificate could not be loaded or made.
     #[error("metrics TLS: {0}")]
     Tls(String),
