@@ -160,17 +160,23 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         mut diags,
     } = analyze(project_root)?;
     let mut sg = schema::SchemaGen::new(&model);
-    let mut crds = Vec::with_capacity(plans.len());
-    for plan in &plans {
-        let doc = crd::crd_document(&mut sg, plan, opts.max_desc_len);
-        crds.push(CrdFile {
+    let docs: Vec<serde_json::Value> = plans
+        .iter()
+        .map(|plan| crd::crd_document(&mut sg, plan, opts.max_desc_len))
+        .collect();
+    diags.append(&mut sg.diags);
+    drop(sg);
+    let yamls = render_parallel(docs);
+    let crds = plans
+        .iter()
+        .zip(yamls)
+        .map(|(plan, yaml)| CrdFile {
             file_name: plan.file_name(),
             group: plan.group.clone(),
             kind: plan.kind.clone(),
-            yaml: format!("---\n{}", yaml::to_yaml(&doc)),
-        });
-    }
-    diags.append(&mut sg.diags);
+            yaml,
+        })
+        .collect::<Vec<_>>();
     let roles = rbac::roles(&model.rbac, &opts.role_name);
     let rbac = if roles.is_empty() {
         None
@@ -189,6 +195,43 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         rbac,
         warnings,
         source_files,
+    })
+}
+
+/// Prints the documents (`---` + YAML each) on up to 4 threads: printing and freeing the big schema trees
+/// is most of a run's time, and each document is independent.
+fn render_parallel(docs: Vec<serde_json::Value>) -> Vec<String> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4);
+    if threads < 2 || docs.len() < 8 {
+        return docs
+            .into_iter()
+            .map(|d| format!("---\n{}", yaml::to_yaml(&d)))
+            .collect();
+    }
+    let chunk = docs.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<serde_json::Value>> = Vec::new();
+    let mut it = docs.into_iter().peekable();
+    while it.peek().is_some() {
+        chunks.push(it.by_ref().take(chunk).collect());
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|c| {
+                scope.spawn(move || {
+                    c.into_iter()
+                        .map(|d| format!("---\n{}", yaml::to_yaml(&d)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        // A panic in a printer is a bug; re-raise it on this thread.
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
     })
 }
 
