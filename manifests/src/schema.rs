@@ -29,6 +29,10 @@ pub struct SchemaGen<'m> {
     flat: HashMap<String, Rc<Schema>>,
     /// k8s-openapi schemas by Rust path (`None`: no schema), fetched once per run.
     k8s: HashMap<String, Option<Rc<Schema>>>,
+    /// `$ref` keys being flattened right now (a hit means the type refers to itself).
+    flattening: Vec<String>,
+    /// Names of local types found to refer to themselves (their inner reference becomes `{}`).
+    pub recursive: Vec<String>,
 }
 
 const TYPE_META_APIVERSION: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
@@ -57,6 +61,8 @@ impl<'m> SchemaGen<'m> {
             in_progress: Vec::new(),
             flat: HashMap::new(),
             k8s: HashMap::new(),
+            flattening: Vec::new(),
+            recursive: Vec::new(),
         }
     }
 
@@ -522,6 +528,16 @@ impl<'m> SchemaGen<'m> {
     /// The flattened schema behind a `$ref` key (`local:N`, `k8s:path`, `typemeta`).
     pub fn flattened(&mut self, key: &str) -> Rc<Schema> {
         if let Some(s) = self.flat.get(key) {
+            if self.flattening.iter().any(|k| k == key)
+                && let Some(t) = key
+                    .strip_prefix("local:")
+                    .and_then(|i| i.parse::<usize>().ok())
+            {
+                let name = self.model.types[t].name.clone();
+                if !self.recursive.contains(&name) {
+                    self.recursive.push(name);
+                }
+            }
             return Rc::clone(s);
         }
         if let Some(p) = key.strip_prefix("k8s:") {
@@ -532,11 +548,13 @@ impl<'m> SchemaGen<'m> {
         }
         // A type that refers to itself flattens its inner reference to an empty schema, as controller-gen does.
         self.flat.insert(key.to_string(), Rc::new(Schema::new()));
+        self.flattening.push(key.to_string());
         let mut s = match key.strip_prefix("local:") {
             Some(i) => self.type_schema(i.parse().unwrap_or(0)),
             None => type_meta_schema(),
         };
         self.flatten_refs(&mut s);
+        self.flattening.pop();
         let s = Rc::new(s);
         self.flat.insert(key.to_string(), Rc::clone(&s));
         s

@@ -21,11 +21,24 @@ pub fn check_structural(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema
         len: t.len,
     };
     let name = t.name.clone();
+    let hint = if sg.recursive.is_empty() {
+        "the API server rejects non-structural CRDs; add a type (e.g. +kubebuilder:validation:Type=object) or +kubebuilder:pruning:PreserveUnknownFields".to_string()
+    } else {
+        format!(
+            "{} refers to itself and CRD schemas cannot be recursive: mark the recursive field \
+             +kubebuilder:validation:Schemaless and +kubebuilder:pruning:PreserveUnknownFields (or use serde_json::Value)",
+            sg.recursive
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     for (path, msg) in problems {
         sg.error(
             at,
             format!("the {version} schema of `{name}` is not structural at `{path}`: {msg}"),
-            Some("the API server rejects non-structural CRDs; add a type (e.g. +kubebuilder:validation:Type=object) or +kubebuilder:pruning:PreserveUnknownFields".into()),
+            Some(hint.clone()),
         );
     }
 }

@@ -236,3 +236,36 @@ fn several_versions_need_exactly_one_storage_version() {
         "{y}"
     );
 }
+
+#[test]
+fn recursive_types_are_explained() {
+    let node = "/// Node is recursive.\npub struct Node {\n    pub name: String,\n    #[serde(default)]\n    pub children: Vec<Node>,\n}\n";
+    let root = ROOT.replace("ThingSpec", "Node");
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &format!("{root}{node}")),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("error: the v1 schema of `Thing` is not structural at `.spec.children[*]`: type must not be empty"), "{e}");
+    assert!(
+        e.contains("= help: `Node` refers to itself and CRD schemas cannot be recursive"),
+        "{e}"
+    );
+    // The suggested fix works.
+    let fixed = node.replace("    #[serde(default)]\n    pub children", "    /// +kubebuilder:validation:Schemaless\n    /// +kubebuilder:pruning:PreserveUnknownFields\n    #[serde(default)]\n    pub children");
+    fs::write(
+        dir.path().join("src/api/v1/thing_types.rs"),
+        format!("{root}{fixed}"),
+    )
+    .unwrap();
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    assert!(
+        out.crds[0].yaml.contains(
+            "              children:\n                x-kubernetes-preserve-unknown-fields: true\n"
+        ),
+        "{}",
+        out.crds[0].yaml
+    );
+}
