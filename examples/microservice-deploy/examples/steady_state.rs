@@ -19,7 +19,8 @@
 //! cargo run --release -p microservice-deploy --example steady_state -- [--count 1000] [--rounds 3] [--concurrency 16]
 //! ```
 //!
-//! Each round runs the raw client in a fresh namespace, then the operator in another: the operator is this binary
+//! Each round measures, each on a fresh control plane: the raw client POSTing every child, the raw client
+//! server-side applying every child (what the operator sends), and the operator: it is this binary
 //! re-executed as a separate process (`steady_state operator ...`, the same code as the manager binary) watching
 //! only its namespace, so /proc/<pid>/status VmHWM is its peak RSS alone. "Steady state" is the same test for both:
 //! watches on the five child kinds see every child of every instance with the expected content (the child builders'
@@ -219,6 +220,7 @@ where
         + Send
         + 'static,
 {
+    let started = Instant::now();
     let api: Api<K> = Api::namespaced(client, namespace);
     let mut events = std::pin::pin!(watcher(api, watcher::Config::default()));
     while !expected.is_empty() {
@@ -238,6 +240,11 @@ where
             _ => {}
         }
     }
+    trace(&format!(
+        "{namespace}: every {} in place after {:.2?}",
+        K::kind(&()),
+        started.elapsed()
+    ));
     Ok(())
 }
 
@@ -294,26 +301,54 @@ where
         .await
 }
 
-/// The raw client: creates every child of every instance itself; returns the time to steady state.
+/// How the raw client writes.
+#[derive(Clone, Copy)]
+enum Write {
+    /// POST: the cheapest way to make an object.
+    Create,
+    /// Server-side apply with the operator's field manager: what the operator sends.
+    Apply,
+}
+
+async fn write<K>(client: &Client, namespace: &str, obj: &K, how: Write) -> anyhow::Result<()>
+where
+    K: Resource<DynamicType = (), Scope = rkb_runtime::kube::core::NamespaceResourceScope>
+        + Clone
+        + DeserializeOwned
+        + Serialize
+        + Debug,
+{
+    match how {
+        Write::Create => create(client, namespace, obj).await,
+        Write::Apply => {
+            let api = Api::<K>::namespaced(client.clone(), namespace);
+            rkb_runtime::apply::apply(&api, obj, "microservice-deploy.ops").await?;
+            Ok(())
+        }
+    }
+}
+
+/// The raw client: writes every child of every instance itself; returns the time to steady state.
 async fn raw_round(
     client: &Client,
     count: usize,
     concurrency: usize,
     namespace: &str,
+    how: Write,
 ) -> anyhow::Result<Duration> {
     create_namespace(client, namespace).await?;
     let started = Instant::now();
     let watch = steady_state(client, count, namespace);
-    // `concurrency` instances at once, each creating its five objects together: what the operator does with
+    // `concurrency` instances at once, each writing its five objects together: what the operator does with
     // `concurrency` reconciles applying five children each.
     let creates = for_each_instance(count, concurrency, |i| async move {
         let c = children_of(i, namespace);
         tokio::try_join!(
-            create(client, namespace, &c.service),
-            create(client, namespace, &c.account),
-            create(client, namespace, &c.config),
-            create(client, namespace, &c.deployment),
-            create(client, namespace, &c.hpa),
+            write(client, namespace, &c.service, how),
+            write(client, namespace, &c.account, how),
+            write(client, namespace, &c.config, how),
+            write(client, namespace, &c.deployment, how),
+            write(client, namespace, &c.hpa, how),
         )?;
         Ok(())
     });
@@ -360,10 +395,18 @@ async fn operator_round(
 
     let started = Instant::now();
     let watch = steady_state(&client, count, namespace);
-    let creates = for_each_instance(count, concurrency, |i| {
-        let client = client.clone();
-        async move { create(&client, namespace, &instance(i, namespace)).await }
-    });
+    let creates = async {
+        for_each_instance(count, concurrency, |i| {
+            let client = client.clone();
+            async move { create(&client, namespace, &instance(i, namespace)).await }
+        })
+        .await?;
+        trace(&format!(
+            "{namespace}: {count} MicroServiceDeploys created after {:.2?}",
+            started.elapsed()
+        ));
+        Ok::<_, anyhow::Error>(())
+    };
     tokio::try_join!(watch, creates)?;
     let elapsed = started.elapsed();
     let peak = peak_rss(pid)?;
@@ -373,6 +416,13 @@ async fn operator_round(
         .status()?;
     let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
     Ok((elapsed, peak))
+}
+
+/// Phase timings on stderr with STEADY_STATE_TRACE=1.
+fn trace(message: &str) {
+    if std::env::var_os("STEADY_STATE_TRACE").is_some() {
+        eprintln!("  {message}");
+    }
 }
 
 /// GET /readyz on the operator's health port.
@@ -417,43 +467,71 @@ fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-async fn bench(count: usize, rounds: usize, concurrency: usize) -> anyhow::Result<()> {
-    let env = Environment::builder()
+/// A fresh control plane, so every measurement starts from the same empty etcd.
+async fn control_plane() -> anyhow::Result<Environment> {
+    Ok(Environment::builder()
         .crd_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/config/crd/bases"))
         // Every instance has a Service, and envtest's default range (a /24) holds 254 cluster IPs.
         .apiserver_arg("--service-cluster-ip-range=10.96.0.0/16")
         .start()
-        .await?;
-    let client = env.client();
+        .await?)
+}
+
+async fn bench(count: usize, rounds: usize, concurrency: usize) -> anyhow::Result<()> {
     println!(
         "{count} MicroServiceDeploys (5 children each), concurrency {concurrency}, {rounds} rounds"
     );
-    println!("round  raw client  operator  ratio  operator peak RSS");
-    let (mut raw, mut op, mut rss) = (Vec::new(), Vec::new(), Vec::new());
+    println!(
+        "raw create = POST each child; raw apply = server-side apply each child (what the operator sends)"
+    );
+    println!(
+        "round  raw create  raw apply  operator  operator/create  operator/apply  operator peak RSS"
+    );
+    let (mut created, mut applied, mut op, mut rss) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
-        let r = raw_round(&client, count, concurrency, &format!("raw-{round}")).await?;
-        let (o, peak) =
-            operator_round(&env, count, concurrency, &format!("operator-{round}")).await?;
-        let (r, o, mib) = (
-            r.as_secs_f64(),
-            o.as_secs_f64(),
-            peak as f64 / (1024.0 * 1024.0),
-        );
+        let env = control_plane().await?;
+        let c = raw_round(
+            &env.client(),
+            count,
+            concurrency,
+            "raw-create",
+            Write::Create,
+        )
+        .await?;
+        env.stop().await?;
+        let env = control_plane().await?;
+        let a = raw_round(&env.client(), count, concurrency, "raw-apply", Write::Apply).await?;
+        env.stop().await?;
+        let env = control_plane().await?;
+        let (o, peak) = operator_round(&env, count, concurrency, "operator").await?;
+        env.stop().await?;
+        let (c, a, o) = (c.as_secs_f64(), a.as_secs_f64(), o.as_secs_f64());
+        let mib = peak as f64 / (1024.0 * 1024.0);
         println!(
-            "{round:>5}  {r:>9.2}s  {o:>7.2}s  {:>5.2}  {mib:>8.1} MiB",
-            o / r
+            "{round:>5}  {c:>9.2}s  {a:>8.2}s  {o:>7.2}s  {:>15.2}  {:>14.2}  {mib:>13.1} MiB",
+            o / c,
+            o / a
         );
-        raw.push(r);
+        created.push(c);
+        applied.push(a);
         op.push(o);
         rss.push(mib);
     }
-    let ratios: Vec<f64> = raw.iter().zip(&op).map(|(r, o)| o / r).collect();
-    let (r, o, ratio, mib) = (median(raw), median(op), median(ratios), median(rss));
-    println!("median  {r:>8.2}s  {o:>7.2}s  {ratio:>5.2}  {mib:>8.1} MiB");
+    let per_create: Vec<f64> = created.iter().zip(&op).map(|(c, o)| o / c).collect();
+    let per_apply: Vec<f64> = applied.iter().zip(&op).map(|(a, o)| o / a).collect();
+    let (c, a, o) = (median(created), median(applied), median(op));
+    let peak = rss.iter().copied().fold(0.0, f64::max);
+    let (rc, ra, mib) = (median(per_create), median(per_apply), median(rss));
+
     println!(
-        "targets: ratio <= 1.30 {}, peak RSS <= 40 MB {}",
-        verdict(ratio <= 1.3),
-        verdict(mib * 1.048_576 <= 40.0)
+        "median {c:>9.2}s  {a:>8.2}s  {o:>7.2}s  {rc:>15.2}  {ra:>14.2}  {mib:>13.1} MiB (max {peak:.1})"
+    );
+    println!(
+        "targets: operator <= 1.30 x raw create {}, <= 1.30 x raw apply {}, peak RSS <= 40 MB {}",
+        verdict(rc <= 1.3),
+        verdict(ra <= 1.3),
+        verdict(peak * 1.048_576 <= 40.0)
     );
     Ok(())
 }

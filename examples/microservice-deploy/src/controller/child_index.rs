@@ -17,9 +17,10 @@
 //!
 //! Owned-object watches reconcile the owner again after each of its own writes, and a reconcile re-applies every
 //! child; with 1000 instances that doubles the API server's work for nothing. The index lets a reconcile skip a
-//! child whose desired content is what it last applied and whose resourceVersion is still the one that apply
-//! returned (nobody changed it since); an edit or deletion by anyone else changes the resourceVersion, so the child
-//! is applied again. It also tells who controls a shared Service without a GET.
+//! child whose desired content is what it last applied when no event since showed another resourceVersion than
+//! the one that apply returned; an edit or deletion by anyone else shows up as such an event, so the child is
+//! applied again. It also tells who controls a shared Service without a GET, and remembers the last status
+//! written per object.
 // TODO(rkb-runtime): generic; requested in .coord/runtime-requests.md (a metadata cache behind `.owns()`).
 
 use std::collections::HashMap;
@@ -69,12 +70,16 @@ struct Seen {
 struct Applied {
     content: u64,
     resource_version: String,
+    /// An event showed another resourceVersion after this apply: someone else may have changed the child.
+    dirty: bool,
 }
 
 #[derive(Default)]
 struct State {
     seen: HashMap<Key, Seen>,
     applied: HashMap<Key, Applied>,
+    /// Fingerprint of the last status written per owner (one small entry per owner this process reconciled).
+    statuses: HashMap<Key, u64>,
 }
 
 /// Shared by the reconciles and the watches of one controller. Cheap to clone.
@@ -97,15 +102,14 @@ impl ChildIndex {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether the child was last applied with `content` and has not changed since.
+    /// Whether the child was last applied with `content` and no event since shows another change. The event of
+    /// the apply itself may not have arrived yet: a change by someone else comes after it, marks the child dirty
+    /// and reconciles the owner again, so skipping now misses nothing.
     pub fn is_current(&self, key: &Key, content: u64) -> bool {
-        let state = self.lock();
-        match (state.applied.get(key), state.seen.get(key)) {
-            (Some(applied), Some(seen)) => {
-                applied.content == content && applied.resource_version == seen.resource_version
-            }
-            _ => false,
-        }
+        self.lock()
+            .applied
+            .get(key)
+            .is_some_and(|a| a.content == content && !a.dirty)
     }
 
     /// Records what was applied and the resourceVersion the API server returned for it.
@@ -113,18 +117,33 @@ impl ChildIndex {
         let mut state = self.lock();
         match resource_version {
             Some(resource_version) => {
-                state.applied.insert(
-                    key,
-                    Applied {
-                        content,
-                        resource_version,
-                    },
-                );
+                // An event newer than this apply may already be in (its trigger then finds the child dirty).
+                let dirty = state
+                    .seen
+                    .get(&key)
+                    .is_some_and(|s| newer(&s.resource_version, &resource_version));
+                let applied = Applied {
+                    content,
+                    resource_version,
+                    dirty,
+                };
+                state.applied.insert(key, applied);
             }
             None => {
                 state.applied.remove(&key);
             }
         }
+    }
+
+    /// Whether `content` is the status last written for `owner`: the owner's cache may not show it yet, and
+    /// writing it again would change nothing.
+    pub fn status_written(&self, owner: &Key, content: u64) -> bool {
+        self.lock().statuses.get(owner) == Some(&content)
+    }
+
+    /// Records the status written for `owner`.
+    pub fn record_status(&self, owner: Key, content: u64) {
+        self.lock().statuses.insert(owner, content);
     }
 
     /// Forgets what was applied to a child (after deleting it).
@@ -175,10 +194,30 @@ impl ChildIndex {
                     let mut state = self.lock();
                     state.seen.retain(|k, _| k.kind != kind_name::<K>());
                     state.seen.extend(fresh);
+                    // Events may have been missed: whatever differs from what was applied is suspect.
+                    let State { seen, applied, .. } = &mut *state;
+                    applied.retain(|k, a| {
+                        if k.kind != kind_name::<K>() {
+                            return true;
+                        }
+                        let Some(now) = seen.get(k) else { return false };
+                        a.dirty |= newer(&now.resource_version, &a.resource_version);
+                        true
+                    });
                 }
                 watcher::Event::Apply(obj) => {
                     if let Some((key, seen)) = entry(&obj) {
-                        self.lock().seen.insert(key, seen);
+                        let mut state = self.lock();
+                        if let Some(applied) = state.applied.get_mut(&key) {
+                            // Events come in resourceVersion order: ours clears what came before it, a later
+                            // one is someone else's change, an earlier one was overwritten by ours.
+                            if seen.resource_version == applied.resource_version {
+                                applied.dirty = false;
+                            } else if newer(&seen.resource_version, &applied.resource_version) {
+                                applied.dirty = true;
+                            }
+                        }
+                        state.seen.insert(key, seen);
                     }
                 }
                 watcher::Event::Delete(obj) => {
@@ -190,6 +229,15 @@ impl ChildIndex {
                 }
             }
         }
+    }
+}
+
+/// Whether resourceVersion `a` is later than `b`. They are etcd revisions (integers) on every kube-apiserver; should
+/// one not be, any difference counts as later, which only costs an extra apply.
+fn newer(a: &str, b: &str) -> bool {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(a), Ok(b)) => a > b,
+        _ => a != b,
     }
 }
 

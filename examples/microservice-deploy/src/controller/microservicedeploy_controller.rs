@@ -129,6 +129,7 @@ pub async fn reconcile(
             );
             update_status(
                 &ctx,
+                &index,
                 &msd,
                 new_condition(READY, TRUE, "Reconciled", message, generation),
             )
@@ -144,6 +145,7 @@ pub async fn reconcile(
             );
             update_status(
                 &ctx,
+                &index,
                 &msd,
                 new_condition(READY, TRUE, "SharingService", message, generation),
             )
@@ -153,7 +155,7 @@ pub async fn reconcile(
         Err(e) => {
             // Best effort: the reconcile error (retried with backoff) matters more than recording it.
             let failed = new_condition(READY, FALSE, "ApplyFailed", e.to_string(), generation);
-            if let Err(status_error) = update_status(&ctx, &msd, failed).await {
+            if let Err(status_error) = update_status(&ctx, &index, &msd, failed).await {
                 tracing::warn!(error = %status_error, "cannot record the failure in status");
             }
             Err(e)
@@ -170,10 +172,8 @@ async fn apply_children(
     let namespace = msd
         .namespace()
         .ok_or_else(|| ReconcileError::NoNamespace(msd.name_any()))?;
-    let mut owner = apply::controller_owner_ref(msd).map_err(api_error("owner reference"))?;
-    // controller-runtime's SetControllerReference also blocks the owner's foreground deletion until the child is
-    // gone; the runtime's helper does not yet (.coord/runtime-requests.md).
-    owner.block_owner_deletion = Some(true);
+    // controller=true and blockOwnerDeletion=true, as controllerutil.SetControllerReference.
+    let owner = apply::controller_owner_ref(msd).map_err(api_error("owner reference"))?;
     let writer = Writer {
         ctx,
         namespace: &namespace,
@@ -302,16 +302,26 @@ impl Writer<'_> {
 /// of the object, which would reconcile it again).
 async fn update_status(
     ctx: &Context,
+    index: &ChildIndex,
     msd: &MicroServiceDeploy,
     ready: rkb_runtime::Condition,
 ) -> Result<(), ReconcileError> {
+    let namespace = msd.metadata.namespace.as_deref().unwrap_or_default();
+    let key = Key::of::<MicroServiceDeploy>(namespace, &msd.name_any());
+    let written = fingerprint(&(
+        &msd.metadata.uid,
+        msd.metadata.generation,
+        &ready.status,
+        &ready.reason,
+        &ready.message,
+    ));
     let mut status = msd.status.clone().unwrap_or_default();
     let mut changed = set_condition(&mut status.conditions, ready);
     if status.observed_generation != msd.metadata.generation {
         status.observed_generation = msd.metadata.generation;
         changed = true;
     }
-    if !changed {
+    if !changed || index.status_written(&key, written) {
         return Ok(());
     }
     let patch = MicroServiceDeploy {
@@ -324,10 +334,10 @@ async fn update_status(
         status: Some(status),
         ..Default::default()
     };
-    let api =
-        ctx.api_in::<MicroServiceDeploy>(msd.metadata.namespace.as_deref().unwrap_or_default());
+    let api = ctx.api_in::<MicroServiceDeploy>(namespace);
     apply::apply_status(&api, &patch, ctx.field_manager())
         .await
         .map_err(api_error("apply status"))?;
+    index.record_status(key, written);
     Ok(())
 }

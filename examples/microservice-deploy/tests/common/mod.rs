@@ -92,7 +92,10 @@ impl Harness {
     }
 }
 
-/// Polls `check` until it returns true, failing after 30 seconds.
+/// How long tests wait for the controller.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Polls `check` until it returns true (rkb-envtest's `eventually`), failing after 30 seconds.
 pub async fn eventually<F, Fut>(what: &str, mut check: F) -> anyhow::Result<()>
 where
     F: FnMut() -> Fut,
@@ -105,23 +108,13 @@ where
     .await
 }
 
-/// Polls `check` until it returns a value, failing after 30 seconds.
-pub async fn wait_for<T, F, Fut>(what: &str, mut check: F) -> anyhow::Result<T>
+/// Polls `check` until it returns a value (rkb-envtest's `eventually`), failing after 30 seconds.
+pub async fn wait_for<T, F, Fut>(what: &str, check: F) -> anyhow::Result<T>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = anyhow::Result<Option<T>>>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(value) = check().await? {
-            return Ok(value);
-        }
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting until {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    Ok(rkb_runtime::envtest::eventually(what, TIMEOUT, check).await?)
 }
 
 /// Waits until the controller has reconciled the current generation of `name` (Ready=True for it).
