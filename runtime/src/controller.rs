@@ -6,7 +6,6 @@ use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Instant;
 
 use futures::{FutureExt, StreamExt};
 use kube::Resource;
@@ -149,7 +148,7 @@ where
         let worker = Arc::new(Worker {
             ctx: ctx.clone(),
             name: name.clone(),
-            metrics: ctx.metrics().controller(&name, concurrency),
+            metrics: ctx.metrics().controller(&name, usize::from(concurrency)),
             limiter: rate_limiter,
             store: store.clone(),
             reconcile,
@@ -225,13 +224,11 @@ where
             namespace = key.namespace.as_deref().unwrap_or(""),
             object = %object,
         );
-        self.metrics.worker_started();
-        let start = Instant::now();
+        let recording = self.metrics.reconcile();
         let outcome =
             AssertUnwindSafe((self.reconcile)(obj, self.ctx.clone()).instrument(span.clone()))
                 .catch_unwind()
                 .await;
-        let seconds = start.elapsed().as_secs_f64();
         let _entered = span.enter();
         match outcome {
             Ok(Ok(action)) => {
@@ -241,21 +238,18 @@ where
                 } else {
                     ReconcileResult::RequeueAfter
                 };
-                self.metrics.worker_finished(result, seconds);
+                recording.finish(result);
                 tracing::debug!(?action, "reconciled");
                 action
             }
             Ok(Err(error)) => {
-                self.metrics
-                    .worker_finished(ReconcileResult::Error, seconds);
+                recording.finish(ReconcileResult::Error);
                 let delay = self.limiter.when(&key);
                 tracing::error!(%error, retry_in = ?delay, "reconciler error");
                 Action::requeue(delay)
             }
             Err(panic) => {
-                self.metrics.panicked();
-                self.metrics
-                    .worker_finished(ReconcileResult::Error, seconds);
+                recording.panicked();
                 let delay = self.limiter.when(&key);
                 let message = panic
                     .downcast_ref::<&str>()

@@ -2,6 +2,7 @@
 //! work unchanged.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -54,17 +55,28 @@ fn reconcile_time_histogram() -> Histogram {
 pub enum ReconcileResult {
     /// Reconciled; wait for the next change.
     Success,
-    /// The reconcile returned an error.
+    /// The reconcile failed (returned an error or panicked).
     Error,
+    /// The reconcile asked to run again (rate limited), without an error.
+    Requeue,
     /// The reconcile asked to be requeued after a delay.
     RequeueAfter,
 }
 
 impl ReconcileResult {
-    fn label(self) -> &'static str {
+    const ALL: [Self; 4] = [
+        Self::Success,
+        Self::Error,
+        Self::Requeue,
+        Self::RequeueAfter,
+    ];
+
+    /// The `result` label: "success", "error", "requeue" or "requeue_after", as controller-runtime writes it.
+    pub fn label(self) -> &'static str {
         match self {
             Self::Success => "success",
             Self::Error => "error",
+            Self::Requeue => "requeue",
             Self::RequeueAfter => "requeue_after",
         }
     }
@@ -171,22 +183,22 @@ impl Metrics {
         out
     }
 
-    pub(crate) fn controller(&self, name: &str, max_concurrent: u16) -> ControllerMetrics {
+    /// The reconcile metrics of the controller `name` that runs at most `max_concurrent` reconciles at once.
+    /// [`crate::Controller`] records its own; a hand-written controller (informer + [`crate::workqueue`]) calls this
+    /// once at start, then [`ControllerMetrics::reconcile`] around each sync, so dashboards built on
+    /// controller-runtime's metrics see it too. Every series of `name` is scraped as 0 from this call on.
+    pub fn controller(&self, name: &str, max_concurrent: usize) -> ControllerMetrics {
         let labels = ControllerLabels {
             controller: name.to_string(),
         };
         self.max_concurrent
             .get_or_create(&labels)
-            .set(i64::from(max_concurrent));
+            .set(i64::try_from(max_concurrent).unwrap_or(i64::MAX));
         // Touch every series so they are scraped as 0 before the first reconcile, like controller-runtime does.
         let _ = self.active_workers.get_or_create(&labels);
         let _ = self.reconcile_errors.get_or_create(&labels);
         let _ = self.reconcile_panics.get_or_create(&labels);
-        for r in [
-            ReconcileResult::Success,
-            ReconcileResult::Error,
-            ReconcileResult::RequeueAfter,
-        ] {
+        for r in ReconcileResult::ALL {
             let _ = self.reconcile_total.get_or_create(&ResultLabels {
                 controller: name.to_string(),
                 result: r.label().to_string(),
@@ -207,33 +219,29 @@ impl Metrics {
     }
 }
 
-/// The per-controller view used by the reconcile wrapper.
+/// The reconcile metrics of one controller ([`Metrics::controller`]). Cheap to clone.
 #[derive(Clone, Debug)]
-pub(crate) struct ControllerMetrics {
+pub struct ControllerMetrics {
     metrics: Metrics,
     labels: ControllerLabels,
 }
 
 impl ControllerMetrics {
-    pub(crate) fn panicked(&self) {
-        self.metrics
-            .reconcile_panics
-            .get_or_create(&self.labels)
-            .inc();
-    }
-
-    pub(crate) fn worker_started(&self) {
+    /// Marks one reconcile as started (`controller_runtime_active_workers` + 1) and starts its clock; the guard
+    /// records how it ended.
+    pub fn reconcile(&self) -> ReconcileGuard {
         self.metrics
             .active_workers
             .get_or_create(&self.labels)
             .inc();
+        ReconcileGuard {
+            metrics: self.clone(),
+            start: Instant::now(),
+            finished: false,
+        }
     }
 
-    pub(crate) fn worker_finished(&self, result: ReconcileResult, seconds: f64) {
-        self.metrics
-            .active_workers
-            .get_or_create(&self.labels)
-            .dec();
+    fn record(&self, result: ReconcileResult, seconds: f64) {
         self.metrics
             .reconcile_time
             .get_or_create(&self.labels)
@@ -250,6 +258,64 @@ impl ControllerMetrics {
                 .reconcile_errors
                 .get_or_create(&self.labels)
                 .inc();
+        }
+    }
+
+    fn record_panic(&self, seconds: f64) {
+        self.metrics
+            .reconcile_panics
+            .get_or_create(&self.labels)
+            .inc();
+        self.record(ReconcileResult::Error, seconds);
+    }
+
+    fn worker_finished(&self) {
+        self.metrics
+            .active_workers
+            .get_or_create(&self.labels)
+            .dec();
+    }
+}
+
+/// One reconcile in progress ([`ControllerMetrics::reconcile`]). [`finish`](Self::finish) records its result and
+/// duration; so does dropping it while a panic unwinds (as a panic and an error). Dropped otherwise without
+/// `finish` (its future was cancelled, e.g. at shutdown), it only leaves the active workers: a reconcile that never
+/// ended has no result.
+#[derive(Debug)]
+#[must_use = "the reconcile is recorded when the guard is finished"]
+pub struct ReconcileGuard {
+    metrics: ControllerMetrics,
+    start: Instant,
+    finished: bool,
+}
+
+impl ReconcileGuard {
+    /// Records the reconcile's result and duration.
+    pub fn finish(mut self, result: ReconcileResult) {
+        self.finished = true;
+        self.metrics.worker_finished();
+        self.metrics
+            .record(result, self.start.elapsed().as_secs_f64());
+    }
+
+    /// Records a panic caught around the reconcile (`controller_runtime_reconcile_panics_total`, and an error).
+    pub fn panicked(mut self) {
+        self.finished = true;
+        self.metrics.worker_finished();
+        self.metrics
+            .record_panic(self.start.elapsed().as_secs_f64());
+    }
+}
+
+impl Drop for ReconcileGuard {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.metrics.worker_finished();
+        if std::thread::panicking() {
+            self.metrics
+                .record_panic(self.start.elapsed().as_secs_f64());
         }
     }
 }
@@ -278,16 +344,16 @@ pub fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    use std::panic::AssertUnwindSafe;
+
     use super::*;
 
     #[test]
     fn names_match_controller_runtime() {
         let m = Metrics::new();
         let c = m.controller("configmap", 1);
-        c.worker_started();
-        c.worker_finished(ReconcileResult::Success, 0.02);
-        c.worker_started();
-        c.worker_finished(ReconcileResult::Error, 0.002);
+        c.reconcile().finish(ReconcileResult::Success);
+        c.reconcile().finish(ReconcileResult::Error);
         m.set_leader("demo", true);
         let text = m.encode();
         let cm = ("controller", "configmap");
@@ -316,6 +382,14 @@ mod tests {
             Some(0.0)
         );
         assert_eq!(
+            sample(
+                &text,
+                "controller_runtime_reconcile_total",
+                &[cm, ("result", "requeue")]
+            ),
+            Some(0.0)
+        );
+        assert_eq!(
             sample(&text, "controller_runtime_reconcile_errors_total", &[cm]),
             Some(1.0)
         );
@@ -335,19 +409,80 @@ mod tests {
             ),
             Some(2.0)
         );
+        // Both took well under 5 ms.
         assert_eq!(
             sample(
                 &text,
                 "controller_runtime_reconcile_time_seconds_bucket",
                 &[cm, ("le", "0.005")]
             ),
-            Some(1.0)
+            Some(2.0)
         );
         assert_eq!(
             sample(&text, "leader_election_master_status", &[("name", "demo")]),
             Some(1.0)
         );
         assert!(text.contains("# TYPE controller_runtime_reconcile_time_seconds histogram"));
+    }
+
+    #[test]
+    fn guards_count_active_workers_panics_and_cancellations() {
+        let m = Metrics::new();
+        let c = m.controller("queue", 4);
+        let active = |m: &Metrics| {
+            sample(
+                &m.encode(),
+                "controller_runtime_active_workers",
+                &[("controller", "queue")],
+            )
+        };
+        let first = c.reconcile();
+        let second = c.reconcile();
+        assert_eq!(active(&m), Some(2.0));
+        first.finish(ReconcileResult::Requeue);
+        second.panicked();
+        assert_eq!(active(&m), Some(0.0));
+
+        // Unwinding through a guard counts as a panic; dropping one otherwise records no result.
+        let unwound = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let _guard = c.reconcile();
+            panic!("boom");
+        }));
+        assert!(unwound.is_err());
+        drop(c.reconcile());
+        assert_eq!(active(&m), Some(0.0));
+
+        let text = m.encode();
+        let q = ("controller", "queue");
+        let total = |result| {
+            sample(
+                &text,
+                "controller_runtime_reconcile_total",
+                &[q, ("result", result)],
+            )
+        };
+        assert_eq!(total("requeue"), Some(1.0));
+        assert_eq!(total("error"), Some(2.0));
+        assert_eq!(
+            sample(&text, "controller_runtime_reconcile_panics_total", &[q]),
+            Some(2.0)
+        );
+        assert_eq!(
+            sample(&text, "controller_runtime_reconcile_errors_total", &[q]),
+            Some(2.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "controller_runtime_reconcile_time_seconds_count",
+                &[q]
+            ),
+            Some(3.0)
+        );
+        assert_eq!(
+            sample(&text, "controller_runtime_max_concurrent_reconciles", &[q]),
+            Some(4.0)
+        );
     }
 
     #[test]

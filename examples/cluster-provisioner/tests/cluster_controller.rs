@@ -26,6 +26,7 @@ use rkb_runtime::envtest::Environment;
 use rkb_runtime::k8s_openapi::api::events::v1::Event;
 use rkb_runtime::kube::api::{DeleteParams, ListParams};
 use rkb_runtime::kube::{Api, Client};
+use rkb_runtime::metrics::{Metrics, sample};
 use rkb_runtime::{Condition, Manager, ManagerOptions};
 use serde_json::json;
 use tokio::sync::oneshot;
@@ -34,7 +35,7 @@ use tokio::task::JoinHandle;
 use cluster_provisioner::api::v1alpha1::{
     CONDITION_PROVISIONED, CONDITION_READY, Cluster, ClusterClient, ClusterSpec,
 };
-use cluster_provisioner::controller::cluster_controller::{FINALIZER, Options, run};
+use cluster_provisioner::controller::cluster_controller::{FINALIZER, NAME, Options, run};
 use cluster_provisioner::provisioner::Provisioner;
 
 /// Polls `check` every 100 ms until it returns true, failing after `secs` seconds.
@@ -63,6 +64,7 @@ struct Harness {
     retry_base_delay: Duration,
     stop: Option<oneshot::Sender<()>>,
     running: Option<JoinHandle<Result<(), rkb_runtime::Error>>>,
+    metrics: Metrics,
 }
 
 impl Harness {
@@ -80,6 +82,7 @@ impl Harness {
             retry_base_delay,
             stop: None,
             running: None,
+            metrics: Metrics::new(),
         };
         h.start_manager().await?;
         Ok(h)
@@ -98,6 +101,7 @@ impl Harness {
             .client(self.client.clone())
             .build()
             .await?;
+        self.metrics = mgr.metrics().clone();
         let fake_rke = concat!(env!("CARGO_MANIFEST_DIR"), "/hack/fake-rke.sh");
         let mut options = Options::new(Provisioner::new(fake_rke, Duration::from_secs(30)));
         options.retry_base_delay = self.retry_base_delay;
@@ -194,6 +198,14 @@ fn summary(calls: &[Call]) -> Vec<String> {
         .iter()
         .map(|c| format!("{} {} {}", c.verb, c.config, c.outcome))
         .collect()
+}
+
+/// A sample of controller-runtime's reconcile metrics for the Cluster controller from `text`, one scrape
+/// (`Metrics::encode`, what /metrics serves); an absent series reads as -1.
+fn reconcile_metric(text: &str, name: &str, result: Option<&str>) -> f64 {
+    let mut labels = vec![("controller", NAME)];
+    labels.extend(result.map(|r| ("result", r)));
+    sample(text, name, &labels).unwrap_or(-1.0)
 }
 
 fn is_true(c: &Option<Condition>) -> bool {
@@ -395,6 +407,36 @@ async fn a_failing_remove_backs_off_reports_and_recovers() -> anyhow::Result<()>
         );
     }
     assert!(pauses[3] > 2 * pauses[0], "pauses grow: {pauses:?}");
+
+    // The work-queue controller records controller-runtime's reconcile metrics: the provisioning sync succeeded,
+    // each failed remove is an error, and every finished sync was timed.
+    let total = "controller_runtime_reconcile_total";
+    let text = h.metrics.encode();
+    let metric = |name: &str, result: Option<&str>| reconcile_metric(&text, name, result);
+    let (successes, errors) = (metric(total, Some("success")), metric(total, Some("error")));
+    assert!(successes >= 1.0, "successes: {successes}");
+    assert!(errors >= 5.0, "errors: {errors}");
+    assert_eq!(metric(total, Some("requeue")), 0.0);
+    assert_eq!(
+        metric("controller_runtime_reconcile_errors_total", None),
+        errors
+    );
+    assert_eq!(
+        metric("controller_runtime_reconcile_panics_total", None),
+        0.0
+    );
+    // The families are updated one after the other: a sync finishing during the scrape may be half counted.
+    let timed = metric("controller_runtime_reconcile_time_seconds_count", None);
+    assert!(
+        (timed - (successes + errors)).abs() <= 1.0,
+        "timed {timed}, successes {successes}, errors {errors}"
+    );
+    assert_eq!(
+        metric("controller_runtime_max_concurrent_reconciles", None),
+        1.0
+    );
+    let active = metric("controller_runtime_active_workers", None);
+    assert!(active == 0.0 || active == 1.0, "active workers: {active}");
 
     // Once the provisioner succeeds, the finalizer goes and so does the object.
     std::fs::remove_file(&marker)?;

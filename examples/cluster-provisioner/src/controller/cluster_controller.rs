@@ -37,6 +37,7 @@ use rkb_runtime::conditions::{FALSE, TRUE, is_condition_true, new_condition, set
 use rkb_runtime::events::EventType;
 use rkb_runtime::finalizer::{add_finalizer, has_finalizer, is_being_deleted, remove_finalizer};
 use rkb_runtime::informer::{HandlerFuncs, SharedInformerFactory};
+use rkb_runtime::metrics::{ControllerMetrics, ReconcileResult};
 use rkb_runtime::workqueue::WorkQueue;
 use rkb_runtime::{Context, ResourceExt};
 
@@ -49,7 +50,7 @@ use crate::provisioner::{Provisioner, ProvisionerError};
 /// Keeps a Cluster from disappearing until `remove` has succeeded for it.
 pub const FINALIZER: &str = "cluster.finalizers.clusterprovisioner.rke.io";
 
-/// The controller's name (logs, readiness).
+/// The controller's name (logs, readiness, the `controller` label of controller-runtime's reconcile metrics).
 pub const NAME: &str = "cluster";
 
 /// Events.k8s.io notes are limited to 1 kB.
@@ -124,6 +125,9 @@ pub async fn run(ctx: Context, options: Options) -> Result<(), ControllerError> 
     let factory = SharedInformerFactory::new(ctx.client());
     let informer: ClusterInformer = factory.informer::<Cluster>();
     let queue = WorkQueue::new(options.retry_base_delay, options.retry_max_delay);
+    let workers = options.workers.max(1);
+    // controller_runtime_reconcile_total and friends, as rkb's Controller records them.
+    let metrics = ctx.metrics().controller(NAME, workers);
     informer.add_event_handler(event_handlers(queue.clone()));
     factory.start();
 
@@ -148,8 +152,8 @@ pub async fn run(ctx: Context, options: Options) -> Result<(), ControllerError> 
             lister: informer.lister(),
             provisioner: options.provisioner,
         });
-        let workers: Vec<_> = (0..options.workers.max(1))
-            .map(|_| tokio::spawn(worker(reconciler.clone(), queue.clone())))
+        let workers: Vec<_> = (0..workers)
+            .map(|_| tokio::spawn(worker(reconciler.clone(), queue.clone(), metrics.clone())))
             .collect();
         tracing::info!(
             controller = NAME,
@@ -188,13 +192,23 @@ pub fn needs_sync(old: &Cluster, new: &Cluster) -> bool {
 }
 
 /// Pops keys until the queue shuts down.
-async fn worker(reconciler: Arc<Reconciler>, queue: WorkQueue<String>) {
+async fn worker(reconciler: Arc<Reconciler>, queue: WorkQueue<String>, metrics: ControllerMetrics) {
     while let Some(key) = queue.get().await {
+        let recording = metrics.reconcile();
         // A panicking sync must not take the worker (and the key it holds) with it: it counts as a failure.
-        let outcome = AssertUnwindSafe(reconciler.sync(&key))
-            .catch_unwind()
-            .await
-            .unwrap_or_else(|panic| Err(SyncError::Panic(panic_message(panic.as_ref()))));
+        let outcome = match AssertUnwindSafe(reconciler.sync(&key)).catch_unwind().await {
+            Ok(outcome) => {
+                recording.finish(match outcome {
+                    Ok(()) => ReconcileResult::Success,
+                    Err(_) => ReconcileResult::Error,
+                });
+                outcome
+            }
+            Err(panic) => {
+                recording.panicked();
+                Err(SyncError::Panic(panic_message(panic.as_ref())))
+            }
+        };
         match outcome {
             Ok(()) => queue.forget(&key),
             Err(error) => {
