@@ -4,16 +4,17 @@
 
 mod common;
 
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use common::{config_map, eventually, quiet_options};
+use common::{config_map, quiet_options};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube::api::PostParams;
 use kube::runtime::watcher;
-use rkb_envtest::Environment;
+use rkb_envtest::{Environment, eventually};
 use rkb_runtime::{Action, BoxError, Context, Controller, Manager};
 use tokio::sync::oneshot;
 
@@ -50,11 +51,12 @@ async fn time_to_reconcile_all(client: &kube::Client, label: &str, concurrency: 
     let task = tokio::spawn(mgr.run_until(async move {
         let _ = stop_rx.await;
     }));
-    eventually(Duration::from_secs(120), "all reconciled", || {
+    eventually("all reconciled", Duration::from_secs(120), || {
         let n = done.load(Ordering::Relaxed);
-        async move { (n >= OBJECTS).then_some(()) }
+        async move { Ok::<_, Infallible>((n >= OBJECTS).then_some(())) }
     })
-    .await;
+    .await
+    .unwrap();
     let took = *last.get().expect("last reconcile time") - start;
     let _ = stop_tx.send(());
     task.await.unwrap().unwrap();

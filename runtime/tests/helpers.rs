@@ -7,12 +7,12 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{eventually, quiet_options};
+use common::quiet_options;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event as K8sEvent;
 use kube::api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
-use rkb_envtest::Environment;
+use rkb_envtest::{Environment, eventually};
 use rkb_runtime::conditions::{TRUE, find_condition, new_condition, set_condition};
 use rkb_runtime::events::EventType;
 use rkb_runtime::{
@@ -130,9 +130,10 @@ async fn reconcile(w: Arc<Widget>, ctx: Context) -> Result<Action, BoxError> {
     Ok(Action::await_change())
 }
 
-async fn ready_condition(api: &Api<Widget>) -> Option<Condition> {
-    let w = api.get("w1").await.ok()?;
-    find_condition(&w.status?.conditions, "Ready").cloned()
+async fn ready_condition(api: &Api<Widget>) -> Result<Option<Condition>, kube::Error> {
+    let w = api.get("w1").await?;
+    Ok(w.status
+        .and_then(|s| find_condition(&s.conditions, "Ready").cloned()))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -178,11 +179,12 @@ async fn a_crd_controller_uses_finalizers_apply_conditions_and_events() {
         .await
         .expect("create widget");
 
-    let first = eventually(Duration::from_secs(20), "Ready condition", || {
+    let first = eventually("Ready condition", Duration::from_secs(20), || {
         let widgets = widgets.clone();
         async move { ready_condition(&widgets).await }
     })
-    .await;
+    .await
+    .unwrap();
     assert_eq!(
         (first.status.as_str(), first.reason.as_str()),
         (TRUE, "Reconciled")
@@ -232,24 +234,26 @@ async fn a_crd_controller_uses_finalizers_apply_conditions_and_events() {
         )
         .await
         .unwrap();
-    let second = eventually(Duration::from_secs(20), "observedGeneration 2", || {
+    let second = eventually("observedGeneration 2", Duration::from_secs(20), || {
         let widgets = widgets.clone();
         async move {
-            ready_condition(&widgets)
-                .await
-                .filter(|c| c.observed_generation == Some(2))
+            let ready = ready_condition(&widgets).await?;
+            Ok::<_, kube::Error>(ready.filter(|c| c.observed_generation == Some(2)))
         }
     })
-    .await;
+    .await
+    .unwrap();
     assert_eq!(second.last_transition_time, first.last_transition_time);
-    eventually(Duration::from_secs(20), "child follows the spec", || {
+    eventually("child follows the spec", Duration::from_secs(20), || {
         let configs = configs.clone();
         async move {
-            let cm = configs.get("w1-config").await.ok()?;
-            (cm.data?.get("size")? == "2").then_some(())
+            let cm = configs.get("w1-config").await?;
+            let size = cm.data.as_ref().and_then(|d| d.get("size"));
+            Ok::<_, kube::Error>((size.map(String::as_str) == Some("2")).then_some(()))
         }
     })
-    .await;
+    .await
+    .unwrap();
 
     let events: Api<K8sEvent> = Api::namespaced(client.clone(), "default");
     let reasons = |list: Vec<K8sEvent>| -> Vec<String> {
@@ -266,11 +270,12 @@ async fn a_crd_controller_uses_finalizers_apply_conditions_and_events() {
         .delete("w1", &DeleteParams::default())
         .await
         .unwrap();
-    eventually(Duration::from_secs(20), "widget gone", || {
+    eventually("widget gone", Duration::from_secs(20), || {
         let widgets = widgets.clone();
-        async move { widgets.get_opt("w1").await.ok()?.is_none().then_some(()) }
+        async move { Ok::<_, kube::Error>(widgets.get_opt("w1").await?.is_none().then_some(())) }
     })
-    .await;
+    .await
+    .unwrap();
     let seen = reasons(events.list(&ListParams::default()).await.unwrap().items);
     assert!(seen.iter().any(|r| r == "CleanedUp"), "events: {seen:?}");
 

@@ -3,15 +3,16 @@
 
 mod common;
 
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{config_map, create_config_map, eventually, leader_options};
+use common::{config_map, create_config_map, leader_options};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::runtime::watcher;
 use kube::{Api, Client, ResourceExt};
-use rkb_envtest::Environment;
+use rkb_envtest::{Environment, eventually};
 use rkb_runtime::metrics::{Metrics, sample};
 use rkb_runtime::{Action, BoxError, Context, Controller, Manager, ManagerOptions};
 use tokio::sync::{mpsc, oneshot};
@@ -140,11 +141,16 @@ async fn one_leader_reconciles_and_a_killed_leader_is_replaced_within_the_lease_
     for m in [&leader, &follower] {
         let addr = m.health.expect("health listener");
         eventually(
-            Duration::from_secs(10),
             "/readyz of both replicas",
-            || async move { (common::http_get(addr, "/readyz").await.0 == 200).then_some(()) },
+            Duration::from_secs(10),
+            || async move {
+                Ok::<_, Infallible>(
+                    (common::http_get(addr, "/readyz").await.0 == 200).then_some(()),
+                )
+            },
         )
-        .await;
+        .await
+        .unwrap();
     }
 
     // Kill the leader: no release, its lease just stops being renewed.
@@ -237,12 +243,17 @@ async fn a_graceful_stop_releases_the_lease_and_hands_over_at_once() {
         took < Duration::from_secs(3),
         "handover after a graceful stop took {took:?}"
     );
-    eventually(Duration::from_secs(5), "lease held by the follower", || {
+    eventually("lease held by the follower", Duration::from_secs(5), || {
         let client = client.clone();
         let id = follower.identity.clone();
-        async move { (holder(&client, lease).await.as_deref() == Some(id.as_str())).then_some(()) }
+        async move {
+            Ok::<_, Infallible>(
+                (holder(&client, lease).await.as_deref() == Some(id.as_str())).then_some(()),
+            )
+        }
     })
-    .await;
+    .await
+    .unwrap();
     follower.task.abort();
 }
 

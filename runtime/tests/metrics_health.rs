@@ -2,16 +2,15 @@
 
 mod common;
 
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{
-    config_map, create_config_map, eventually, http_get, quiet_options, touch_config_map,
-};
+use common::{config_map, create_config_map, http_get, quiet_options, touch_config_map};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
 use kube::runtime::watcher;
-use rkb_envtest::Environment;
+use rkb_envtest::{Environment, eventually};
 use rkb_runtime::metrics::sample;
 use rkb_runtime::{Action, BoxError, Context, Controller, Manager, ManagerOptions};
 use tokio::sync::oneshot;
@@ -65,35 +64,39 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     }));
 
     let healthz = eventually(
-        Duration::from_secs(10),
         "/healthz answering",
+        Duration::from_secs(10),
         || async move {
-            std::net::TcpStream::connect(health_addr).ok()?;
-            Some(http_get(health_addr, "/healthz").await)
+            // Not listening yet is "not yet" (and the last error, should it never listen).
+            std::net::TcpStream::connect(health_addr)?;
+            Ok::<_, std::io::Error>(Some(http_get(health_addr, "/healthz").await))
         },
     )
-    .await;
+    .await
+    .unwrap();
     assert_eq!(healthz, (200, "ok".to_string()));
     let (status, body) = http_get(health_addr, "/readyz").await;
     assert_eq!(status, 503, "ready before the cache synced: {body}");
     assert!(body.contains("controller-0"), "{body}");
 
     let _ = go_tx.send(());
-    eventually(Duration::from_secs(20), "/readyz to flip", || async move {
-        (http_get(health_addr, "/readyz").await.0 == 200).then_some(())
+    eventually("/readyz to flip", Duration::from_secs(20), || async move {
+        Ok::<_, Infallible>((http_get(health_addr, "/readyz").await.0 == 200).then_some(()))
     })
-    .await;
+    .await
+    .unwrap();
 
     // One success for "good".
     let text = eventually(
-        Duration::from_secs(20),
         "a successful reconcile",
+        Duration::from_secs(20),
         || async move {
             let (_, text) = http_get(metrics_addr, "/metrics").await;
-            (count(&text, "success") >= 1.0).then_some(text)
+            Ok::<_, Infallible>((count(&text, "success") >= 1.0).then_some(text))
         },
     )
-    .await;
+    .await
+    .unwrap();
     assert_eq!(count(&text, "error"), 0.0);
     assert_eq!(
         sample(
@@ -117,14 +120,18 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     touch_config_map(&client, "good", "v2").await;
     create_config_map(&client, &config_map("bad", &[("test", "metrics")])).await;
     let text = eventually(
-        Duration::from_secs(20),
         "errors and another success",
+        Duration::from_secs(20),
         || async move {
             let (_, text) = http_get(metrics_addr, "/metrics").await;
-            (count(&text, "error") >= 3.0 && count(&text, "success") > successes).then_some(text)
+            Ok::<_, Infallible>(
+                (count(&text, "error") >= 3.0 && count(&text, "success") > successes)
+                    .then_some(text),
+            )
         },
     )
-    .await;
+    .await
+    .unwrap();
     let errors = sample(
         &text,
         "controller_runtime_reconcile_errors_total",

@@ -3,15 +3,16 @@
 
 mod common;
 
+use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{config_map, eventually, quiet_options};
+use common::{config_map, quiet_options};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{ObjectMeta, PostParams};
 use kube::runtime::watcher;
 use kube::{Api, ResourceExt};
-use rkb_envtest::Environment;
+use rkb_envtest::{Environment, eventually};
 use rkb_runtime::{Action, BoxError, Context, Controller, Manager};
 use tokio::sync::oneshot;
 
@@ -82,17 +83,21 @@ async fn a_namespaced_manager_sees_only_its_namespace() {
     }));
 
     eventually(
-        Duration::from_secs(20),
         "both namespaces and the watched ConfigMap",
+        Duration::from_secs(20),
         || {
             let seen = seen.lock().unwrap().clone();
             async move {
                 let has = |s: &str| seen.iter().any(|x| x == s);
-                (has("cm watched/in-watched") && has("ns watched") && has("ns other")).then_some(())
+                Ok::<_, Infallible>(
+                    (has("cm watched/in-watched") && has("ns watched") && has("ns other"))
+                        .then_some(()),
+                )
             }
         },
     )
-    .await;
+    .await
+    .unwrap();
     // Give a stray reconcile of the other namespace's ConfigMap time to show up.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let seen = seen.lock().unwrap().clone();

@@ -2,13 +2,14 @@
 
 mod common;
 
+use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{config_map, create_config_map, eventually, quiet_options, touch_config_map};
+use common::{config_map, create_config_map, quiet_options, touch_config_map};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::runtime::watcher;
-use rkb_envtest::Environment;
+use rkb_envtest::{Environment, eventually};
 use rkb_runtime::{Action, BoxError, Context, Controller, Manager};
 use tokio::sync::oneshot;
 
@@ -68,20 +69,22 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
                 .count()
         }
     };
-    eventually(Duration::from_secs(20), "first reconcile", || {
+    eventually("first reconcile", Duration::from_secs(20), || {
         let n = count("v")();
-        async move { (n >= 1).then_some(()) }
+        async move { Ok::<_, Infallible>((n >= 1).then_some(())) }
     })
-    .await;
+    .await
+    .unwrap();
 
     touch_config_map(&client, "flaky", "fail").await;
     // 5 ms doubling: attempts 1..=10 need 5+10+...+2560 ms ≈ 5.1 s after the first failure.
     let failing = count("fail");
-    eventually(Duration::from_secs(20), "ten failing attempts", || {
+    eventually("ten failing attempts", Duration::from_secs(20), || {
         let n = failing();
-        async move { (n >= 10).then_some(()) }
+        async move { Ok::<_, Infallible>((n >= 10).then_some(())) }
     })
-    .await;
+    .await
+    .unwrap();
     let times: Vec<Instant> = attempts
         .lock()
         .unwrap()
@@ -112,22 +115,24 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
 
     // A success resets the backoff: the next failure retries after ~5 ms again, not after seconds.
     touch_config_map(&client, "flaky", "ok").await;
-    eventually(Duration::from_secs(20), "success", || {
+    eventually("success", Duration::from_secs(20), || {
         let n = count("ok")();
-        async move { (n >= 1).then_some(()) }
+        async move { Ok::<_, Infallible>((n >= 1).then_some(())) }
     })
-    .await;
+    .await
+    .unwrap();
     touch_config_map(&client, "flaky", "fail-again").await;
     let again = count("fail-again");
     eventually(
-        Duration::from_secs(5),
         "two quick failures after the reset",
+        Duration::from_secs(5),
         || {
             let n = again();
-            async move { (n >= 3).then_some(()) }
+            async move { Ok::<_, Infallible>((n >= 3).then_some(())) }
         },
     )
-    .await;
+    .await
+    .unwrap();
     let times: Vec<Instant> = attempts
         .lock()
         .unwrap()
@@ -232,8 +237,8 @@ async fn a_panicking_reconcile_is_retried_and_counted_as_an_error() {
     }));
 
     eventually(
-        Duration::from_secs(20),
         "a success after two panics",
+        Duration::from_secs(20),
         || {
             let text = metrics.encode();
             async move {
@@ -244,11 +249,14 @@ async fn a_panicking_reconcile_is_retried_and_counted_as_an_error() {
                         &[("controller", "configmap"), ("result", result)],
                     )
                 };
-                (count("error") == Some(2.0) && count("success") == Some(1.0)).then_some(())
+                Ok::<_, Infallible>(
+                    (count("error") == Some(2.0) && count("success") == Some(1.0)).then_some(()),
+                )
             }
         },
     )
-    .await;
+    .await
+    .unwrap();
     assert_eq!(attempts.load(std::sync::atomic::Ordering::SeqCst), 3);
     assert_eq!(
         rkb_runtime::metrics::sample(

@@ -3,18 +3,19 @@
 
 mod common;
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{eventually, quiet_options};
+use common::quiet_options;
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef, Subject};
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
-use rkb_envtest::Environment;
+use rkb_envtest::{Environment, eventually};
 use rkb_runtime::{Manager, ManagerOptions};
 use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::sync::oneshot;
@@ -129,11 +130,12 @@ async fn secure_metrics_need_tls_and_an_authorised_token() {
     assert!(!plain.contains("controller_runtime"), "{plain}");
 
     // TLS without a token: 401.
-    let (status, _) = eventually(Duration::from_secs(10), "HTTPS answering", || {
+    let (status, _) = eventually("HTTPS answering", Duration::from_secs(10), || {
         let ca = ca.clone();
-        async move { Some(https_get(addr, ca, "/metrics", None).await) }
+        async move { Ok::<_, Infallible>(Some(https_get(addr, ca, "/metrics", None).await)) }
     })
-    .await;
+    .await
+    .unwrap();
     assert_eq!(status, 401);
     assert_eq!(
         https_get(addr, ca.clone(), "/metrics", Some("not-a-token".into()))
@@ -211,14 +213,15 @@ async fn secure_metrics_need_tls_and_an_authorised_token() {
         .create(&PostParams::default(), &binding)
         .await
         .unwrap();
-    let body = eventually(Duration::from_secs(20), "authorised scrape", || {
+    let body = eventually("authorised scrape", Duration::from_secs(20), || {
         let (ca, token) = (ca.clone(), token.clone());
         async move {
             let (status, body) = https_get(addr, ca, "/metrics", Some(token)).await;
-            (status == 200).then_some(body)
+            Ok::<_, Infallible>((status == 200).then_some(body))
         }
     })
-    .await;
+    .await
+    .unwrap();
     assert!(body.contains("rkb_secure_test_probe_total 1"), "{body}");
     // The role covers /metrics only.
     assert_eq!(

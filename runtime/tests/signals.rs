@@ -3,17 +3,18 @@
 
 mod common;
 
+use std::convert::Infallible;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{config_map, create_config_map, eventually};
+use common::{config_map, create_config_map};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Patch, PatchParams};
 use kube::runtime::watcher;
 use kube::{Api, Client, ResourceExt};
-use rkb_envtest::Environment;
+use rkb_envtest::{Environment, eventually};
 use rkb_runtime::{Action, BoxError, Context, Controller, Manager, ManagerOptions};
 
 const LEASE: &str = "signal-test";
@@ -109,11 +110,16 @@ async fn sigterm_finishes_work_releases_the_lease_and_exits_0() {
         }
     };
     eventually(
-        Duration::from_secs(30),
         "the operator process to lead",
-        || async { (holder().await.as_deref() == Some("operator-process")).then_some(()) },
+        Duration::from_secs(30),
+        || async {
+            Ok::<_, Infallible>(
+                (holder().await.as_deref() == Some("operator-process")).then_some(()),
+            )
+        },
     )
-    .await;
+    .await
+    .unwrap();
 
     create_config_map(&client, &config_map("signalled", &[("test", "signal")])).await;
     let configs: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
@@ -124,10 +130,13 @@ async fn sigterm_finishes_work_releases_the_lease_and_exits_0() {
             cm.annotations().contains_key(key).then_some(())
         }
     };
-    eventually(Duration::from_secs(20), "the reconcile to start", || {
-        marked("started")
-    })
-    .await;
+    eventually(
+        "the reconcile to start",
+        Duration::from_secs(20),
+        || async { Ok::<_, Infallible>(marked("started").await) },
+    )
+    .await
+    .unwrap();
 
     let pid = child.0.id().to_string();
     let killed = Command::new("kill")
@@ -137,14 +146,15 @@ async fn sigterm_finishes_work_releases_the_lease_and_exits_0() {
     assert!(killed.success());
     // Graceful shutdown must not hang: give it well over the two-second reconcile, then kill.
     let status = eventually(
-        Duration::from_secs(20),
         "the operator process to exit",
+        Duration::from_secs(20),
         || {
-            let exited = child.0.try_wait().expect("try_wait");
+            let exited = child.0.try_wait();
             async move { exited }
         },
     )
-    .await;
+    .await
+    .unwrap();
     assert!(status.success(), "operator exited with {status}");
 
     // The reconcile in flight at SIGTERM completed, and the Lease was handed back.

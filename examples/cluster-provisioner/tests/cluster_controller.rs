@@ -38,20 +38,18 @@ use cluster_provisioner::api::v1alpha1::{
 use cluster_provisioner::controller::cluster_controller::{FINALIZER, NAME, Options, run};
 use cluster_provisioner::provisioner::Provisioner;
 
-/// Polls `check` every 100 ms until it returns true, failing after `secs` seconds.
+/// rkb-envtest's `eventually` for yes/no checks: polls `check` until it says true, failing after `secs` seconds
+/// (errors are retried, and the last one reported).
 async fn eventually<F, Fut>(secs: u64, what: &str, mut check: F) -> anyhow::Result<()>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = anyhow::Result<bool>>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
-    while !check().await? {
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {secs}s waiting until {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    rkb_runtime::envtest::eventually(what, Duration::from_secs(secs), || {
+        let done = check();
+        async move { done.await.map(|done| done.then_some(())) }
+    })
+    .await?;
     Ok(())
 }
 

@@ -1,9 +1,9 @@
-//! Shared helpers of the runtime's envtest-backed tests.
+//! Shared helpers of the runtime's envtest-backed tests (polling for outcomes: `rkb_envtest::eventually`).
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
@@ -93,23 +93,4 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
         .map(|(_, b)| b.to_string())
         .unwrap_or_default();
     (status, body)
-}
-
-/// Polls `f` every 50 ms until it returns Some, failing the test after `timeout`.
-pub async fn eventually<T, F, Fut>(timeout: Duration, what: &str, mut f: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f().await {
-            return v;
-        }
-        assert!(
-            start.elapsed() < timeout,
-            "timed out after {timeout:?} waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
