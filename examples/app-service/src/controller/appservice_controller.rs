@@ -30,9 +30,7 @@ use rkb_runtime::k8s_openapi::api::core::v1::{
 };
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use rkb_runtime::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use rkb_runtime::{
-    Action, BoxError, Context, Controller, Error, ObjectMeta, Resource, ResourceExt,
-};
+use rkb_runtime::{Action, BoxError, Context, Controller, Error, ObjectMeta, ResourceExt};
 
 use crate::api::v1alpha1::{AppService, AppServiceStatus};
 
@@ -141,7 +139,6 @@ pub fn desired_deployment(obj: &AppService) -> Result<Deployment, Error> {
         ..Deployment::default()
     };
     set_controller_reference(obj, &mut deployment)?;
-    block_owner_deletion(&mut deployment);
     Ok(deployment)
 }
 
@@ -169,7 +166,6 @@ pub fn desired_service(obj: &AppService) -> Result<Service, Error> {
         ..Service::default()
     };
     set_controller_reference(obj, &mut service)?;
-    block_owner_deletion(&mut service);
     Ok(service)
 }
 
@@ -182,17 +178,6 @@ pub fn observed_status(obj: &AppService, deployment: &Deployment) -> AppServiceS
             .and_then(|s| s.available_replicas)
             .unwrap_or(0),
         observed_generation: obj.metadata.generation,
-    }
-}
-
-/// WORKAROUND until rkb-runtime's `set_controller_reference` sets it (requested in .coord/runtime-requests.md):
-/// controller-runtime marks the controller reference blockOwnerDeletion=true, so a foreground deletion of the owner
-/// waits for its children.
-fn block_owner_deletion<K: Resource>(obj: &mut K) {
-    for reference in obj.meta_mut().owner_references.iter_mut().flatten() {
-        if reference.controller == Some(true) {
-            reference.block_owner_deletion = Some(true);
-        }
     }
 }
 

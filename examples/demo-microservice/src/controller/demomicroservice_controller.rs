@@ -28,9 +28,7 @@ use rkb_runtime::k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use rkb_runtime::k8s_openapi::api::core::v1::{Container, ContainerPort, PodSpec, PodTemplateSpec};
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use rkb_runtime::kube::api::{DeleteParams, Preconditions};
-use rkb_runtime::{
-    Action, BoxError, Context, Controller, Error, ObjectMeta, Resource, ResourceExt,
-};
+use rkb_runtime::{Action, BoxError, Context, Controller, Error, ObjectMeta, ResourceExt};
 
 use crate::api::v1::{DemoMicroService, DemoMicroServiceStatus};
 
@@ -195,7 +193,6 @@ pub fn desired_deployment(obj: &DemoMicroService) -> Result<Deployment, Error> {
         ..Deployment::default()
     };
     set_controller_reference(obj, &mut deployment)?;
-    block_owner_deletion(&mut deployment);
     Ok(deployment)
 }
 
@@ -257,17 +254,6 @@ pub fn observed_status(obj: &DemoMicroService, deployment: &Deployment) -> DemoM
     DemoMicroServiceStatus {
         conditions,
         observed_generation: generation,
-    }
-}
-
-/// WORKAROUND until rkb-runtime's `set_controller_reference` sets it (requested in .coord/runtime-requests.md):
-/// controller-runtime marks the controller reference blockOwnerDeletion=true, so a foreground deletion of the owner
-/// waits for its children.
-fn block_owner_deletion<K: Resource>(obj: &mut K) {
-    for reference in obj.meta_mut().owner_references.iter_mut().flatten() {
-        if reference.controller == Some(true) {
-            reference.block_owner_deletion = Some(true);
-        }
     }
 }
 
