@@ -202,7 +202,7 @@ impl Manager {
     }
 
     /// Adds a controller: a function that receives the [`Context`] and runs until the context's shutdown signal,
-    /// e.g. one that ends in [`crate::Controller::run`]. It starts when the manager runs.
+    /// e.g. one that ends in [`crate::ControllerBuilder::run`]. It starts when the manager runs.
     pub fn add<F, Fut, E>(&self, controller: F) -> &Self
     where
         F: FnOnce(Context) -> Fut,
