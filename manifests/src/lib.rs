@@ -19,6 +19,7 @@ mod cel;
 mod crd;
 mod docs;
 mod error;
+mod frozen;
 pub mod k8s;
 mod load;
 mod model;
@@ -159,7 +160,8 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         plans,
         mut diags,
     } = analyze(project_root)?;
-    let mut sg = schema::SchemaGen::new(&model);
+    // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
+    let mut sg = schema::SchemaGen::new(&model, opts.max_desc_len.is_none());
     let docs: Vec<serde_json::Value> = plans
         .iter()
         .map(|plan| crd::crd_document(&mut sg, plan, opts.max_desc_len))

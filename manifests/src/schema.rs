@@ -29,6 +29,7 @@ pub struct SchemaGen<'m> {
     flat: HashMap<String, Rc<Schema>>,
     /// k8s-openapi schemas by Rust path (`None`: no schema), fetched once per run.
     k8s: HashMap<String, Option<Rc<Schema>>>,
+    share_k8s: bool,
     /// `$ref` keys being flattened right now (a hit means the type refers to itself).
     flattening: Vec<String>,
     /// Names of local types found to refer to themselves (their inner reference becomes `{}`).
@@ -53,8 +54,10 @@ pub fn type_meta_schema() -> Schema {
 }
 
 impl<'m> SchemaGen<'m> {
-    pub fn new(model: &'m Model) -> Self {
+    /// `share_k8s`: keep k8s types' sub-schemas shared (see frozen.rs) instead of copying them per use.
+    pub fn new(model: &'m Model, share_k8s: bool) -> Self {
         SchemaGen {
+            share_k8s,
             model,
             diags: Vec::new(),
             unflat: HashMap::new(),
@@ -568,10 +571,16 @@ impl<'m> SchemaGen<'m> {
     }
 
     fn k8s_schema(&mut self, path: &str) -> Option<Rc<Schema>> {
+        let share = self.share_k8s;
         self.k8s
             .entry(path.to_string())
             .or_insert_with(|| match crate::k8s::schema_for(path) {
-                Some(Value::Object(m)) => Some(Rc::new(m)),
+                Some(Value::Object(mut m)) => {
+                    if share {
+                        crate::frozen::freeze_children(path, &mut m);
+                    }
+                    Some(Rc::new(m))
+                }
                 _ => None,
             })
             .clone()
@@ -719,6 +728,9 @@ pub fn merge_into(dst: &mut Schema, mut src: Schema) {
             "properties" => {
                 if let (Value::Object(dp), Value::Object(sp)) = (d, v) {
                     for (pk, pv) in sp {
+                        if let Some(existing) = dp.get_mut(&pk) {
+                            crate::frozen::materialize(existing);
+                        }
                         match dp.get_mut(&pk) {
                             Some(Value::Object(existing)) => {
                                 if let Value::Object(pv) = pv {
@@ -739,6 +751,7 @@ pub fn merge_into(dst: &mut Schema, mut src: Schema) {
             }
             "type" => {}
             "additionalProperties" => {
+                crate::frozen::materialize(d);
                 if let Value::Object(sv) = v {
                     match d {
                         Value::Object(dv) => merge_into(dv, sv),

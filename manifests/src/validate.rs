@@ -121,25 +121,32 @@ fn walk_at(s: &Schema, path: &str, in_junctor: bool, root: bool, out: &mut Vec<(
         && let Some(Value::Object(props)) = s.get("properties")
     {
         for k in ["kind", "apiVersion"] {
-            if let Some(Value::Object(p)) = props.get(k)
-                && p.get("type").and_then(Value::as_str) != Some("string")
-            {
-                problem(format!("`{k}` must be of type string"));
+            if let Some(v) = props.get(k) {
+                let shared = crate::frozen::resolve(v);
+                if let Value::Object(p) = shared.as_deref().unwrap_or(v)
+                    && p.get("type").and_then(Value::as_str) != Some("string")
+                {
+                    problem(format!("`{k}` must be of type string"));
+                }
             }
         }
     }
+    // Children, following shared k8s sub-schemas (frozen.rs).
+    let mut visit = |v: &Value, p: String| {
+        let shared = crate::frozen::resolve(v);
+        if let Value::Object(o) = shared.as_deref().unwrap_or(v) {
+            walk_at(o, &p, in_junctor, false, out);
+        }
+    };
     if let Some(Value::Object(props)) = s.get("properties") {
         for (k, v) in props {
-            if let Value::Object(o) = v {
-                walk_at(o, &child(path, k), in_junctor, false, out);
-            }
+            visit(v, child(path, k));
         }
     }
-    if let Some(Value::Object(o)) = s.get("items") {
-        walk_at(o, &format!("{path}[*]"), in_junctor, false, out);
-    }
-    if let Some(Value::Object(o)) = s.get("additionalProperties") {
-        walk_at(o, &format!("{path}[*]"), in_junctor, false, out);
+    for k in ["items", "additionalProperties"] {
+        if let Some(v) = s.get(k) {
+            visit(v, format!("{path}[*]"));
+        }
     }
     // The int-or-string pattern (anyOf integer/string) is the one place a junctor may carry `type`.
     for k in ["allOf", "anyOf", "oneOf", "not"] {

@@ -196,6 +196,9 @@ impl Emitter {
             if i > 0 || self.col == 0 {
                 self.indent_to(indent);
             }
+            // Shared k8s sub-schemas print as what they stand for.
+            let shared = crate::frozen::resolve(v);
+            let v = shared.as_deref().unwrap_or(v);
             self.key(k);
             self.push_char(':');
             match v {
@@ -221,6 +224,8 @@ impl Emitter {
         for item in items {
             self.indent_to(indent);
             self.push("- ");
+            let shared = crate::frozen::resolve(item);
+            let item = shared.as_deref().unwrap_or(item);
             match item {
                 Value::Object(inner) if !inner.is_empty() => {
                     self.mapping(inner, indent + BEST_INDENT)
