@@ -940,7 +940,12 @@ fn apply_one(
             match short {
                 "UniqueItems" => {
                     if v.and_then(MValue::as_bool).unwrap_or(false) {
-                        s.insert("uniqueItems".into(), json!(true));
+                        // controller-gen writes it, but the API server refuses the CRD ("uniqueItems cannot be
+                        // set to true since the runtime complexity becomes quadratic").
+                        return Err((
+                            "UniqueItems=true makes the API server refuse the CRD (quadratic validation cost)".into(),
+                            Some("use `+listType=set` for a list of unique items".into()),
+                        ));
                     } else {
                         s.remove("uniqueItems");
                     }
@@ -1078,6 +1083,12 @@ fn apply_one(
                 rule.insert("reason".into(), json!(reason));
             }
             if let Some(b) = m.arg("optionalOldSelf").and_then(MValue::as_bool) {
+                if b && let Some(col) = bare_old_self(text) {
+                    return Err((
+                        format!("with optionalOldSelf=true, `oldSelf` is an optional value (column {col} of the rule)"),
+                        Some("use oldSelf.hasValue(), oldSelf.value() or oldSelf.orValue(...), e.g. `!oldSelf.hasValue() || self >= oldSelf.value()`".into()),
+                    ));
+                }
                 rule.insert("optionalOldSelf".into(), json!(b));
             }
             push_rule(s, Value::Object(rule));
@@ -1205,6 +1216,57 @@ fn apply_one(
     Ok(())
 }
 
+/// The 1-based column of the first `oldSelf` in `rule` not used as an optional (`.hasValue()`, `.value()`,
+/// `.orValue(`, `.optMap(`, `.optFlatMap(`), outside string literals.
+fn bare_old_self(rule: &str) -> Option<usize> {
+    const OPTIONAL_USES: [&str; 5] = [
+        ".hasValue()",
+        ".value()",
+        ".orValue(",
+        ".optMap(",
+        ".optFlatMap(",
+    ];
+    let chars: Vec<char> = rule.chars().collect();
+    let mut quote: Option<char> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if let Some(q) = quote {
+            if c == '\\' {
+                i += 2;
+                continue;
+            }
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        if c == '"' || c == '\'' {
+            quote = Some(c);
+            i += 1;
+            continue;
+        }
+        let word_start = i == 0
+            || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_' || chars[i - 1] == '.');
+        if word_start && chars[i..].starts_with(&['o', 'l', 'd', 'S', 'e', 'l', 'f']) {
+            let after: String = chars[i + 7..].iter().collect();
+            let ident_continues = after.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+            if !ident_continues
+                && !OPTIONAL_USES
+                    .iter()
+                    .any(|u| after.trim_start().starts_with(u))
+            {
+                return Some(i + 1);
+            }
+            i += 7;
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
 fn push_rule(s: &mut Schema, rule: Value) {
     let entry = s
         .entry("x-kubernetes-validations")
@@ -1237,6 +1299,17 @@ mod tests {
             Value::Object(dst),
             json!({"type": "integer", "allOf": [{"minimum": 1}, {"minimum": 2}], "x-kubernetes-validations": [{"rule": "f"}, {"rule": "t"}]})
         );
+    }
+
+    #[test]
+    fn optional_old_self_must_be_used_as_an_optional() {
+        assert_eq!(
+            bare_old_self("!oldSelf.hasValue() || self >= oldSelf.value()"),
+            None
+        );
+        assert_eq!(bare_old_self("self >= oldSelf.orValue(0)"), None);
+        assert_eq!(bare_old_self("self >= oldSelf"), Some(9));
+        assert_eq!(bare_old_self("'oldSelf' == self || self.oldSelfish"), None);
     }
 
     #[test]

@@ -269,3 +269,64 @@ fn recursive_types_are_explained() {
         out.crds[0].yaml
     );
 }
+
+#[test]
+fn what_the_api_server_refuses_is_rejected_before_writing() {
+    let spec = "pub struct ThingSpec {
+    /// +kubebuilder:validation:UniqueItems=true
+    pub tags: Vec<String>,
+    /// +kubebuilder:validation:XValidation:rule=\"self >= oldSelf\",optionalOldSelf=true
+    pub size: i32,
+}
+";
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "error: UniqueItems=true makes the API server refuse the CRD (quadratic validation cost)\n \
+             --> src/api/v1/thing_types.rs:9:9\n"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("= help: use `+listType=set` for a list of unique items"),
+        "{e}"
+    );
+    assert!(
+        e.contains(
+            "error: with optionalOldSelf=true, `oldSelf` is an optional value (column 9 of the rule)\n  \
+             --> src/api/v1/thing_types.rs:11:9\n"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("= help: use oldSelf.hasValue(), oldSelf.value() or oldSelf.orValue(...)"),
+        "{e}"
+    );
+    // The fixed spellings generate.
+    let fixed = spec
+        .replace(
+            "    /// +kubebuilder:validation:UniqueItems=true\n",
+            "    /// +listType=set\n",
+        )
+        .replace(
+            "self >= oldSelf",
+            "!oldSelf.hasValue() || self >= oldSelf.value()",
+        );
+    fs::write(
+        dir.path().join("src/api/v1/thing_types.rs"),
+        format!("{ROOT}{fixed}"),
+    )
+    .unwrap();
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    assert!(
+        out.crds[0].yaml.contains("optionalOldSelf: true"),
+        "{}",
+        out.crds[0].yaml
+    );
+}
