@@ -1083,6 +1083,12 @@ fn apply_one(
                 rule.insert("reason".into(), json!(reason));
             }
             if let Some(b) = m.arg("optionalOldSelf").and_then(MValue::as_bool) {
+                if !uses_old_self(text) {
+                    return Err((
+                        "optionalOldSelf may not be set when the rule does not use oldSelf (the API server refuses it)".into(),
+                        Some("drop optionalOldSelf, or write a transition rule, e.g. `!oldSelf.hasValue() || self >= oldSelf.value()`".into()),
+                    ));
+                }
                 if b && let Some(col) = bare_old_self(text) {
                     return Err((
                         format!("with optionalOldSelf=true, `oldSelf` is an optional value (column {col} of the rule)"),
@@ -1216,17 +1222,15 @@ fn apply_one(
     Ok(())
 }
 
-/// The 1-based column of the first `oldSelf` in `rule` not used as an optional (`.hasValue()`, `.value()`,
-/// `.orValue(`, `.optMap(`, `.optFlatMap(`), outside string literals.
-fn bare_old_self(rule: &str) -> Option<usize> {
-    const OPTIONAL_USES: [&str; 5] = [
-        ".hasValue()",
-        ".value()",
-        ".orValue(",
-        ".optMap(",
-        ".optFlatMap(",
-    ];
+/// Whether the rule mentions `oldSelf` (outside string literals).
+fn uses_old_self(rule: &str) -> bool {
+    old_self_uses(rule).next().is_some()
+}
+
+/// Character indexes of every `oldSelf` identifier outside string literals.
+fn old_self_uses(rule: &str) -> impl Iterator<Item = usize> {
     let chars: Vec<char> = rule.chars().collect();
+    let mut found = Vec::new();
     let mut quote: Option<char> = None;
     let mut i = 0;
     while i < chars.len() {
@@ -1249,22 +1253,38 @@ fn bare_old_self(rule: &str) -> Option<usize> {
         }
         let word_start = i == 0
             || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_' || chars[i - 1] == '.');
-        if word_start && chars[i..].starts_with(&['o', 'l', 'd', 'S', 'e', 'l', 'f']) {
-            let after: String = chars[i + 7..].iter().collect();
-            let ident_continues = after.starts_with(|c: char| c.is_alphanumeric() || c == '_');
-            if !ident_continues
-                && !OPTIONAL_USES
-                    .iter()
-                    .any(|u| after.trim_start().starts_with(u))
-            {
-                return Some(i + 1);
-            }
+        let ends = chars
+            .get(i + 7)
+            .is_none_or(|c| !(c.is_alphanumeric() || *c == '_'));
+        if word_start && chars[i..].starts_with(&['o', 'l', 'd', 'S', 'e', 'l', 'f']) && ends {
+            found.push(i);
             i += 7;
             continue;
         }
         i += 1;
     }
-    None
+    found.into_iter()
+}
+
+/// The 1-based column of the first `oldSelf` in `rule` not used as an optional (`.hasValue()`, `.value()`,
+/// `.orValue(`, `.optMap(`, `.optFlatMap(`), outside string literals.
+fn bare_old_self(rule: &str) -> Option<usize> {
+    const OPTIONAL_USES: [&str; 5] = [
+        ".hasValue()",
+        ".value()",
+        ".orValue(",
+        ".optMap(",
+        ".optFlatMap(",
+    ];
+    let chars: Vec<char> = rule.chars().collect();
+    old_self_uses(rule)
+        .find(|&i| {
+            let after: String = chars[i + 7..].iter().collect();
+            !OPTIONAL_USES
+                .iter()
+                .any(|u| after.trim_start().starts_with(u))
+        })
+        .map(|i| i + 1)
 }
 
 fn push_rule(s: &mut Schema, rule: Value) {
@@ -1310,6 +1330,10 @@ mod tests {
         assert_eq!(bare_old_self("self >= oldSelf.orValue(0)"), None);
         assert_eq!(bare_old_self("self >= oldSelf"), Some(9));
         assert_eq!(bare_old_self("'oldSelf' == self || self.oldSelfish"), None);
+        assert!(!uses_old_self(
+            "'oldSelf' == self || self.oldSelfish || oldSelfish"
+        ));
+        assert!(uses_old_self("self == oldSelf"));
     }
 
     #[test]

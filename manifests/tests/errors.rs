@@ -277,6 +277,8 @@ fn what_the_api_server_refuses_is_rejected_before_writing() {
     pub tags: Vec<String>,
     /// +kubebuilder:validation:XValidation:rule=\"self >= oldSelf\",optionalOldSelf=true
     pub size: i32,
+    /// +kubebuilder:validation:XValidation:rule=\"self > 0\",optionalOldSelf=false
+    pub count: i32,
 }
 ";
     let dir = project(&[
@@ -308,6 +310,13 @@ fn what_the_api_server_refuses_is_rejected_before_writing() {
         e.contains("= help: use oldSelf.hasValue(), oldSelf.value() or oldSelf.orValue(...)"),
         "{e}"
     );
+    assert!(
+        e.contains(
+            "error: optionalOldSelf may not be set when the rule does not use oldSelf (the API server refuses it)\n  \
+             --> src/api/v1/thing_types.rs:13:9\n"
+        ),
+        "{e}"
+    );
     // The fixed spellings generate.
     let fixed = spec
         .replace(
@@ -317,7 +326,8 @@ fn what_the_api_server_refuses_is_rejected_before_writing() {
         .replace(
             "self >= oldSelf",
             "!oldSelf.hasValue() || self >= oldSelf.value()",
-        );
+        )
+        .replace(",optionalOldSelf=false", "");
     fs::write(
         dir.path().join("src/api/v1/thing_types.rs"),
         format!("{ROOT}{fixed}"),
