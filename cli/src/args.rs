@@ -29,7 +29,11 @@ pub enum Command {
         rkb init --domain my.domain --multigroup")]
     Init(InitArgs),
     /// Scaffold new resources (APIs and their controllers)
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+        rkb create api --group devops --version v1 --kind DemoMicroService"
+    )]
     Create(CreateCommand),
     /// Generate CRD and RBAC manifests from +kubebuilder markers (controller-gen's `crd rbac`)
     #[command(after_help = "Examples:\n  \
@@ -38,6 +42,7 @@ pub enum Command {
         rkb manifests --max-desc-len 0")]
     Manifests(ManifestsArgs),
     /// Print rkb's version and the versions it scaffolds against
+    #[command(after_help = "Examples:\n  rkb version")]
     Version,
     /// Print a shell completion script
     #[command(after_help = "Examples:\n  \
