@@ -190,45 +190,60 @@ impl ChildIndex {
                     relisted.get_or_insert_with(Vec::new).extend(entry(&obj))
                 }
                 watcher::Event::InitDone => {
-                    let fresh = relisted.take().unwrap_or_default();
-                    let mut state = self.lock();
-                    state.seen.retain(|k, _| k.kind != kind_name::<K>());
-                    state.seen.extend(fresh);
-                    // Events may have been missed: whatever differs from what was applied is suspect.
-                    let State { seen, applied, .. } = &mut *state;
-                    applied.retain(|k, a| {
-                        if k.kind != kind_name::<K>() {
-                            return true;
-                        }
-                        let Some(now) = seen.get(k) else { return false };
-                        a.dirty |= newer(&now.resource_version, &a.resource_version);
-                        true
-                    });
+                    self.relisted(kind_name::<K>(), relisted.take().unwrap_or_default())
                 }
                 watcher::Event::Apply(obj) => {
                     if let Some((key, seen)) = entry(&obj) {
-                        let mut state = self.lock();
-                        if let Some(applied) = state.applied.get_mut(&key) {
-                            // Events come in resourceVersion order: ours clears what came before it, a later
-                            // one is someone else's change, an earlier one was overwritten by ours.
-                            if seen.resource_version == applied.resource_version {
-                                applied.dirty = false;
-                            } else if newer(&seen.resource_version, &applied.resource_version) {
-                                applied.dirty = true;
-                            }
-                        }
-                        state.seen.insert(key, seen);
+                        self.applied_event(key, seen);
                     }
                 }
                 watcher::Event::Delete(obj) => {
                     if let Some((key, _)) = entry(&obj) {
-                        let mut state = self.lock();
-                        state.seen.remove(&key);
-                        state.applied.remove(&key);
+                        self.deleted_event(&key);
                     }
                 }
             }
         }
+    }
+
+    /// A child was created or changed.
+    fn applied_event(&self, key: Key, seen: Seen) {
+        let mut state = self.lock();
+        if let Some(applied) = state.applied.get_mut(&key) {
+            // Events come in resourceVersion order: ours clears what came before it, a later one is someone
+            // else's change, an earlier one was overwritten by ours.
+            if seen.resource_version == applied.resource_version {
+                applied.dirty = false;
+            } else if newer(&seen.resource_version, &applied.resource_version) {
+                applied.dirty = true;
+            }
+        }
+        state.seen.insert(key, seen);
+    }
+
+    /// A child is gone.
+    fn deleted_event(&self, key: &Key) {
+        let mut state = self.lock();
+        state.seen.remove(key);
+        state.applied.remove(key);
+    }
+
+    /// A relist of `kind` (after a watch could not resume) replaces everything known of it.
+    fn relisted(&self, kind: &'static str, fresh: Vec<(Key, Seen)>) {
+        let mut state = self.lock();
+        state.seen.retain(|k, _| k.kind != kind);
+        state.seen.extend(fresh);
+        // Events may have been missed: whatever is newer than what was applied is suspect, whatever is gone is
+        // forgotten.
+        let State { seen, applied, .. } = &mut *state;
+        applied.retain(|k, a| {
+            if k.kind != kind {
+                return true;
+            }
+            let Some(now) = seen.get(k) else { return false };
+            a.dirty |= newer(&now.resource_version, &a.resource_version);
+            true
+        });
     }
 }
 
@@ -256,4 +271,81 @@ fn entry<K: Resource<DynamicType = ()>>(obj: &PartialObjectMeta<K>) -> Option<(K
         controller_uid,
     };
     Some((key, seen))
+}
+
+#[cfg(test)]
+mod tests {
+    use rkb_runtime::k8s_openapi::api::core::v1::ConfigMap;
+
+    use super::*;
+
+    fn seen(rv: &str) -> Seen {
+        Seen {
+            resource_version: rv.into(),
+            controller_uid: Some("owner".into()),
+        }
+    }
+
+    fn key() -> Key {
+        Key::of::<ConfigMap>("ns", "cm")
+    }
+
+    #[test]
+    fn an_applied_child_is_current_until_someone_else_changes_it() {
+        let index = ChildIndex::default();
+        assert!(!index.is_current(&key(), 1), "never applied");
+        index.record_applied(key(), 1, Some("10".into()));
+        assert!(index.is_current(&key(), 1), "before its own event arrives");
+        assert!(!index.is_current(&key(), 2), "other content");
+        index.applied_event(key(), seen("9"));
+        assert!(
+            index.is_current(&key(), 1),
+            "an older event was overwritten by the apply"
+        );
+        index.applied_event(key(), seen("10"));
+        assert!(index.is_current(&key(), 1), "its own event");
+        index.applied_event(key(), seen("11"));
+        assert!(
+            !index.is_current(&key(), 1),
+            "a later change by someone else"
+        );
+        index.record_applied(key(), 1, Some("12".into()));
+        assert!(index.is_current(&key(), 1), "applied again");
+    }
+
+    #[test]
+    fn an_apply_recorded_after_a_newer_event_is_dirty() {
+        let index = ChildIndex::default();
+        index.applied_event(key(), seen("11"));
+        index.record_applied(key(), 1, Some("10".into()));
+        assert!(!index.is_current(&key(), 1));
+    }
+
+    #[test]
+    fn deletion_and_relist_forget_what_is_gone() {
+        let index = ChildIndex::default();
+        index.record_applied(key(), 1, Some("10".into()));
+        index.applied_event(key(), seen("10"));
+        assert_eq!(index.controller_uid(&key()), Some(Some("owner".into())));
+        index.deleted_event(&key());
+        assert!(!index.is_current(&key(), 1) && !index.exists(&key()));
+
+        index.record_applied(key(), 1, Some("20".into()));
+        index.applied_event(key(), seen("20"));
+        index.relisted(kind_name::<ConfigMap>(), vec![(key(), seen("25"))]);
+        assert!(
+            !index.is_current(&key(), 1),
+            "changed while the watch was down"
+        );
+        index.relisted(kind_name::<ConfigMap>(), vec![]);
+        assert!(!index.exists(&key()));
+    }
+
+    #[test]
+    fn a_written_status_is_remembered() {
+        let index = ChildIndex::default();
+        assert!(!index.status_written(&key(), 7));
+        index.record_status(key(), 7);
+        assert!(index.status_written(&key(), 7) && !index.status_written(&key(), 8));
+    }
 }

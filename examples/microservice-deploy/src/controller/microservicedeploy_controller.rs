@@ -31,6 +31,7 @@ use serde::de::DeserializeOwned;
 
 use super::child_index::{ChildIndex, Key, fingerprint};
 use super::children;
+use super::metrics::ChildWrites;
 use super::namespace_defaults::NamespaceDefaults;
 use crate::api::v1::MicroServiceDeploy;
 
@@ -87,6 +88,7 @@ pub async fn controller(ctx: Context) -> Result<(), Error> {
 /// +kubebuilder:rbac:groups="",resources=resourcequotas;limitranges,verbs=get;list;watch;create;update;patch
 pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Error> {
     let index = ChildIndex::default();
+    let writes = ChildWrites::registered(&ctx);
     let reconcile_index = index.clone();
     let controller = Controller::for_kind::<MicroServiceDeploy>(&ctx)
         .owns::<Service>()
@@ -95,7 +97,7 @@ pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Err
         .owns::<Deployment>()
         .owns::<HorizontalPodAutoscaler>()
         .concurrency(settings.concurrency)
-        .run(move |msd, ctx| reconcile(msd, ctx, reconcile_index.clone()));
+        .run(move |msd, ctx| reconcile(msd, ctx, reconcile_index.clone(), writes.clone()));
     let (result, ..) = tokio::join!(
         controller,
         settings.namespace_defaults.ensure(&ctx),
@@ -115,13 +117,14 @@ pub async fn reconcile(
     msd: Arc<MicroServiceDeploy>,
     ctx: Context,
     index: ChildIndex,
+    writes: ChildWrites,
 ) -> Result<Action, ReconcileError> {
     // Children carry controller references: the garbage collector removes them, no finalizer needed.
     if msd.metadata.deletion_timestamp.is_some() {
         return Ok(Action::await_change());
     }
     let generation = msd.metadata.generation;
-    match apply_children(&msd, &ctx, &index).await {
+    match apply_children(&msd, &ctx, &index, &writes).await {
         Ok(shared_elsewhere) if shared_elsewhere.is_empty() => {
             let message = format!(
                 "Service, ServiceAccount, ConfigMap and Deployment applied{}",
@@ -129,7 +132,7 @@ pub async fn reconcile(
             );
             update_status(
                 &ctx,
-                &index,
+                (&index, &writes),
                 &msd,
                 new_condition(READY, TRUE, "Reconciled", message, generation),
             )
@@ -145,7 +148,7 @@ pub async fn reconcile(
             );
             update_status(
                 &ctx,
-                &index,
+                (&index, &writes),
                 &msd,
                 new_condition(READY, TRUE, "SharingService", message, generation),
             )
@@ -155,7 +158,7 @@ pub async fn reconcile(
         Err(e) => {
             // Best effort: the reconcile error (retried with backoff) matters more than recording it.
             let failed = new_condition(READY, FALSE, "ApplyFailed", e.to_string(), generation);
-            if let Err(status_error) = update_status(&ctx, &index, &msd, failed).await {
+            if let Err(status_error) = update_status(&ctx, (&index, &writes), &msd, failed).await {
                 tracing::warn!(error = %status_error, "cannot record the failure in status");
             }
             Err(e)
@@ -168,6 +171,7 @@ async fn apply_children(
     msd: &MicroServiceDeploy,
     ctx: &Context,
     index: &ChildIndex,
+    writes: &ChildWrites,
 ) -> Result<Vec<String>, ReconcileError> {
     let namespace = msd
         .namespace()
@@ -175,6 +179,7 @@ async fn apply_children(
     // controller=true and blockOwnerDeletion=true, as controllerutil.SetControllerReference.
     let owner = apply::controller_owner_ref(msd).map_err(api_error("owner reference"))?;
     let writer = Writer {
+        writes,
         ctx,
         namespace: &namespace,
         index,
@@ -204,6 +209,7 @@ fn hpa_note(msd: &MicroServiceDeploy) -> &'static str {
 
 /// Writes the children of one MicroServiceDeploy, skipping those the index says are already as desired.
 struct Writer<'a> {
+    writes: &'a ChildWrites,
     ctx: &'a Context,
     namespace: &'a str,
     index: &'a ChildIndex,
@@ -230,8 +236,10 @@ impl Writer<'_> {
         let key = Key::of::<K>(self.namespace, &name);
         let content = fingerprint(&obj);
         if self.index.is_current(&key, content) {
+            self.writes.inc(&K::kind(&()), "skipped");
             return Ok(());
         }
+        self.writes.inc(&K::kind(&()), "applied");
         let applied = apply::apply(&self.api::<K>(), &obj, self.ctx.field_manager())
             .await
             .map_err(api_error(format!("apply {} {name}", K::kind(&()))))?;
@@ -293,6 +301,7 @@ impl Writer<'_> {
                 ));
             }
         }
+        self.writes.inc("HorizontalPodAutoscaler", "deleted");
         self.index.forget(&key);
         Ok(())
     }
@@ -302,7 +311,7 @@ impl Writer<'_> {
 /// of the object, which would reconcile it again).
 async fn update_status(
     ctx: &Context,
-    index: &ChildIndex,
+    (index, writes): (&ChildIndex, &ChildWrites),
     msd: &MicroServiceDeploy,
     ready: rkb_runtime::Condition,
 ) -> Result<(), ReconcileError> {
@@ -322,6 +331,7 @@ async fn update_status(
         changed = true;
     }
     if !changed || index.status_written(&key, written) {
+        writes.inc("MicroServiceDeploy/status", "skipped");
         return Ok(());
     }
     let patch = MicroServiceDeploy {
@@ -335,6 +345,7 @@ async fn update_status(
         ..Default::default()
     };
     let api = ctx.api_in::<MicroServiceDeploy>(namespace);
+    writes.inc("MicroServiceDeploy/status", "applied");
     apply::apply_status(&api, &patch, ctx.field_manager())
         .await
         .map_err(api_error("apply status"))?;

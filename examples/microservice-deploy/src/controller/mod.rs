@@ -16,6 +16,7 @@
 
 pub mod child_index;
 pub mod children;
+pub mod metrics;
 pub mod microservicedeploy_controller;
 pub mod namespace_defaults;
 // rkb:scaffold:controller-modules
