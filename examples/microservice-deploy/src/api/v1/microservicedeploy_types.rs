@@ -15,13 +15,13 @@
 //! The MicroServiceDeploy kind: one instance (one version) of a microservice, as the seed's operations platform
 //! deploys it. Field names and meanings are the seed's (section 3.1).
 
-use rkb_runtime::TypeMeta;
 use rkb_runtime::k8s_openapi::api::core::v1::ResourceRequirements;
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use rkb_runtime::{DeepCopy, Kind, TypeMeta};
 use serde::{Deserialize, Serialize};
 
 /// MicroServiceDeploySpec defines the desired state of MicroServiceDeploy.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
 #[serde(rename_all = "camelCase")]
 pub struct MicroServiceDeploySpec {
     /// msName is the microservice's name: it names the Service and ServiceAccount, and labels the pods app=<msName>.
@@ -94,7 +94,7 @@ fn default_replicas() -> i32 {
 }
 
 /// MicroServiceDeployStatus defines the observed state of MicroServiceDeploy.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
 #[serde(rename_all = "camelCase")]
 pub struct MicroServiceDeployStatus {
     /// conditions represent the current state of the MicroServiceDeploy resource.
@@ -120,7 +120,7 @@ pub struct MicroServiceDeployStatus {
 /// +kubebuilder:printcolumn:name="Idle",type=boolean,JSONPath=`.spec.idle`
 /// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 /// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Kind)]
 pub struct MicroServiceDeploy {
     #[serde(flatten)]
     pub type_meta: TypeMeta,
@@ -138,51 +138,4 @@ pub struct MicroServiceDeploy {
     /// +optional
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<MicroServiceDeployStatus>,
-}
-
-// TEMPORARY-KIND-IMPL: until rkb-derive's `#[derive(Kind)]` reads rkb-manifests (derive/src/library.rs), this is the
-// impl the derive will generate. Remove it and put `Kind` back in the derive list above.
-impl rkb_runtime::Resource for MicroServiceDeploy {
-    type DynamicType = ();
-    type Scope = rkb_runtime::kube::core::NamespaceResourceScope;
-
-    fn kind(_: &()) -> std::borrow::Cow<'_, str> {
-        "MicroServiceDeploy".into()
-    }
-    fn group(_: &()) -> std::borrow::Cow<'_, str> {
-        "custom.ops".into()
-    }
-    fn version(_: &()) -> std::borrow::Cow<'_, str> {
-        "v1".into()
-    }
-    fn api_version(_: &()) -> std::borrow::Cow<'_, str> {
-        "custom.ops/v1".into()
-    }
-    fn plural(_: &()) -> std::borrow::Cow<'_, str> {
-        "microservicedeploys".into()
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl MicroServiceDeploy {
-    /// A MicroServiceDeploy named `name` with `spec`.
-    pub fn new(name: &str, spec: MicroServiceDeploySpec) -> Self {
-        Self {
-            type_meta: TypeMeta {
-                api_version: "custom.ops/v1".into(),
-                kind: "MicroServiceDeploy".into(),
-            },
-            metadata: ObjectMeta {
-                name: Some(name.to_string()),
-                ..ObjectMeta::default()
-            },
-            spec,
-            ..Self::default()
-        }
-    }
 }
