@@ -66,17 +66,24 @@ pub fn freeze_children(name: &str, schema: &mut Map<String, Value>) {
 
 /// The shared value behind a placeholder, if `v` is one.
 pub fn resolve(v: &Value) -> Option<Arc<Value>> {
+    resolve_with_id(v).map(|(_, shared)| shared)
+}
+
+/// Like [`resolve`], with the placeholder's id: the same id always stands for the same value, so
+/// work derived from it (printed YAML, structural checks) can be reused for the life of the process.
+pub fn resolve_with_id(v: &Value) -> Option<(usize, Arc<Value>)> {
     let Value::Object(m) = v else { return None };
     if m.len() != 1 {
         return None;
     }
     let id = m.get(KEY)?.as_u64()? as usize;
-    store()
+    let shared = store()
         .items
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .get(id)
-        .cloned()
+        .cloned()?;
+    Some((id, shared))
 }
 
 /// Replaces a placeholder by a private copy of what it stands for (before changing it).

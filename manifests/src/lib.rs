@@ -167,8 +167,11 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         .map(|plan| crd::crd_document(&mut sg, plan, opts.max_desc_len))
         .collect();
     diags.append(&mut sg.diags);
+    let roles = rbac::roles(&model.rbac, &opts.role_name);
+    let source_files = model.files.iter().map(|f| f.abs.clone()).collect();
     drop(sg);
-    let yamls = render_parallel(docs);
+    // The syntax trees are no longer needed: free them while the CRDs print.
+    let yamls = render_parallel(docs, move || drop(model));
     let crds = plans
         .iter()
         .zip(yamls)
@@ -179,7 +182,6 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
             yaml,
         })
         .collect::<Vec<_>>();
-    let roles = rbac::roles(&model.rbac, &opts.role_name);
     let rbac = if roles.is_empty() {
         None
     } else {
@@ -190,7 +192,6 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
                 .collect::<String>(),
         )
     };
-    let source_files = model.files.iter().map(|f| f.abs.clone()).collect();
     let ((crds, rbac), warnings) = finish((crds, rbac), diags)?;
     Ok(Output {
         crds,
@@ -201,12 +202,13 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
 }
 
 /// Prints the documents (`---` + YAML each) on up to 4 threads: printing and freeing the big schema trees
-/// is most of a run's time, and each document is independent.
-fn render_parallel(docs: Vec<serde_json::Value>) -> Vec<String> {
+/// is most of a run's time, and each document is independent. `meanwhile` runs on this thread.
+fn render_parallel(docs: Vec<serde_json::Value>, meanwhile: impl FnOnce()) -> Vec<String> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(4);
     if threads < 2 || docs.len() < 8 {
+        meanwhile();
         return docs
             .into_iter()
             .map(|d| format!("---\n{}", yaml::to_yaml(&d)))
@@ -229,6 +231,7 @@ fn render_parallel(docs: Vec<serde_json::Value>) -> Vec<String> {
                 })
             })
             .collect();
+        meanwhile();
         // A panic in a printer is a bug; re-raise it on this thread.
         handles
             .into_iter()

@@ -109,10 +109,48 @@ pub fn load_sources(
 /// syn parsing with proc-macro2's own lexer, so spans carry line/column even inside a proc macro
 /// (the derive calls us at compile time).
 fn parse_file(text: &str) -> syn::Result<syn::File> {
+    let text = doc_comments_as_bare_attrs(text);
     proc_macro2::fallback::force();
-    let r = syn::parse_file(text);
+    let r = syn::parse_file(&text);
     proc_macro2::fallback::unforce();
     r
+}
+
+/// The text syn parses: every `/// ...` line becomes `#[doc]` at the same line and column (and `//! ...`
+/// becomes `#![doc]`); [`doc_lines`] reads their text from the original source. The lexer would turn each
+/// doc line into an escaped string literal that we then unescape again, which was most of the parse
+/// time. Lines whose comment text holds `"`, `/*`, `*/` or a carriage return are left alone: dropping
+/// that text could change the syntax around a doc-looking line inside a string or block comment.
+fn doc_comments_as_bare_attrs(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("///") && !text.contains("//!") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body_end = line.strip_suffix('\n').map_or(line.len(), |l| {
+            l.strip_suffix('\r').map_or(l.len(), str::len)
+        });
+        let lead = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let code = &line[lead..body_end];
+        let attr = if code.starts_with("///") && !code.starts_with("////") {
+            "#[doc]"
+        } else if code.starts_with("//!") {
+            "#![doc]"
+        } else {
+            ""
+        };
+        let comment = code.get(3..).unwrap_or("");
+        let plain =
+            !comment.contains(['"', '\r']) && !comment.contains("/*") && !comment.contains("*/");
+        if attr.is_empty() || !plain {
+            out.push_str(line);
+            continue;
+        }
+        out.push_str(&line[..lead]);
+        out.push_str(attr);
+        out.push_str(&line[body_end..]);
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn module_of(rel: &Path, abs: &Path) -> (Vec<String>, bool) {
@@ -153,20 +191,39 @@ pub fn doc_lines(attrs: &[syn::Attribute], file: &SourceFile, inner: bool) -> Ve
         if is_inner != inner || !attr.path().is_ident("doc") {
             continue;
         }
-        let syn::Meta::NameValue(nv) = &attr.meta else {
-            continue;
+        let s = match &attr.meta {
+            syn::Meta::NameValue(syn::MetaNameValue {
+                value:
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }),
+                ..
+            }) => Some(s),
+            // A `///` or `//!` line, parsed as a bare `#[doc]` (see `doc_comments_as_bare_attrs`).
+            syn::Meta::Path(_) => None,
+            _ => continue,
         };
-        let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) = &nv.value
-        else {
+        let start = match s {
+            Some(s) => s.span().start(),
+            None => attr.pound_token.span.start(),
+        };
+        let src_line = file.line(start.line);
+        let rest = src_line
+            .char_indices()
+            .nth(start.column)
+            .map_or("", |(b, _)| &src_line[b..]);
+        let Some(s) = s else {
+            if let Some(text) = rest.strip_prefix("///").or(rest.strip_prefix("//!")) {
+                out.push(DocLine {
+                    text: text.to_string(),
+                    line: start.line,
+                    col: start.column + 4,
+                });
+            }
             continue;
         };
         let value = s.value();
-        let start = s.span().start();
-        let src_line = file.line(start.line);
-        let rest: String = src_line.chars().skip(start.column).collect();
         if rest.starts_with("///") || rest.starts_with("//!") {
             out.push(DocLine {
                 text: value,

@@ -143,16 +143,17 @@ impl<'m> SchemaGen<'m> {
                 Schema::new()
             }
         };
-        let td = &self.model.types[t];
+        // Borrowed from the model, not from `self`: no copies of markers needed.
+        let model = self.model;
+        let td = &model.types[t];
         if !td.doc.description.is_empty() {
             s.insert("description".into(), json!(td.doc.description));
         }
         let enum_values = match &td.kind {
-            TypeKind::Enum(v) => Some(v.clone()),
+            TypeKind::Enum(v) => Some(v.as_slice()),
             _ => None,
         };
-        let markers = td.doc.markers.clone();
-        self.apply_markers(&mut s, &markers, td.file, enum_values.as_deref());
+        self.apply_markers(&mut s, &td.doc.markers, td.file, enum_values);
         self.in_progress.pop();
         self.unflat.insert(t, s.clone());
         s
@@ -241,8 +242,7 @@ impl<'m> SchemaGen<'m> {
             } else {
                 prop.remove("description");
             }
-            let markers = f.doc.markers.clone();
-            self.apply_markers(&mut prop, &markers, file, None);
+            self.apply_markers(&mut prop, &f.doc.markers, file, None);
             if inline {
                 all_of.push(Value::Object(prop));
                 continue;

@@ -3,6 +3,8 @@
 
 use crate::schema::{At, Schema, SchemaGen};
 use serde_json::Value;
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
 
 /// Checks the structural-schema rules of apiextensions.k8s.io/v1 on `schema` (the root of version
 /// `version` of the kind defined by type `ty`).
@@ -131,11 +133,25 @@ fn walk_at(s: &Schema, path: &str, in_junctor: bool, root: bool, out: &mut Vec<(
             }
         }
     }
-    // Children, following shared k8s sub-schemas (frozen.rs).
-    let mut visit = |v: &Value, p: String| {
-        let shared = crate::frozen::resolve(v);
-        if let Value::Object(o) = shared.as_deref().unwrap_or(v) {
-            walk_at(o, &p, in_junctor, false, out);
+    // Children, following shared k8s sub-schemas (frozen.rs). A shared sub-schema found structural once
+    // is structural wherever it is used (the checks below the root only look inside it): skip it then.
+    let mut visit = |v: &Value, p: String| match crate::frozen::resolve_with_id(v) {
+        Some((id, shared)) => {
+            if structural_shared(id, in_junctor) {
+                return;
+            }
+            if let Value::Object(o) = &*shared {
+                let before = out.len();
+                walk_at(o, &p, in_junctor, false, out);
+                if out.len() == before {
+                    mark_structural_shared(id, in_junctor);
+                }
+            }
+        }
+        None => {
+            if let Value::Object(o) = v {
+                walk_at(o, &p, in_junctor, false, out);
+            }
         }
     };
     if let Some(Value::Object(props)) = s.get("properties") {
@@ -164,6 +180,26 @@ fn walk_at(s: &Schema, path: &str, in_junctor: bool, root: bool, out: &mut Vec<(
             }
         }
     }
+}
+
+/// Shared sub-schemas (frozen.rs id, inside a junctor) already found structural in this process.
+fn structural_ids() -> &'static Mutex<HashSet<(usize, bool)>> {
+    static S: OnceLock<Mutex<HashSet<(usize, bool)>>> = OnceLock::new();
+    S.get_or_init(Default::default)
+}
+
+fn structural_shared(id: usize, in_junctor: bool) -> bool {
+    structural_ids()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&(id, in_junctor))
+}
+
+fn mark_structural_shared(id: usize, in_junctor: bool) {
+    structural_ids()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert((id, in_junctor));
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 const BEST_WIDTH: usize = 80;
 const BEST_INDENT: usize = 2;
@@ -140,6 +142,16 @@ fn go_key_cmp_chars(a: &str, b: &str) -> Ordering {
     ar.len().cmp(&br.len())
 }
 
+/// Printed shared k8s sub-schemas by (frozen.rs id, indent, starting column): text and column after it.
+/// A `Vec<Container>` field prints the same few hundred lines in every CRD that has it; print them once
+/// per process.
+type Printed = HashMap<(usize, usize, usize), (Arc<str>, usize)>;
+
+fn printed() -> &'static Mutex<Printed> {
+    static P: OnceLock<Mutex<Printed>> = OnceLock::new();
+    P.get_or_init(Default::default)
+}
+
 struct Emitter {
     out: String,
     col: usize,
@@ -197,14 +209,14 @@ impl Emitter {
                 self.indent_to(indent);
             }
             // Shared k8s sub-schemas print as what they stand for.
-            let shared = crate::frozen::resolve(v);
-            let v = shared.as_deref().unwrap_or(v);
+            let shared = crate::frozen::resolve_with_id(v);
+            let v = shared.as_ref().map_or(v, |(_, s)| &**s);
             self.key(k);
             self.push_char(':');
             match v {
                 Value::Object(inner) if !inner.is_empty() => {
                     self.newline();
-                    self.mapping(inner, indent + BEST_INDENT);
+                    self.mapping_of(shared.as_ref().map(|s| s.0), inner, indent + BEST_INDENT);
                 }
                 Value::Array(items) if !items.is_empty() => {
                     self.newline();
@@ -220,15 +232,46 @@ impl Emitter {
         }
     }
 
+    /// [`Self::mapping`], reusing the text of shared sub-schema `shared` (a frozen.rs id) when it was
+    /// printed before at the same indent and column: what is printed depends on nothing else.
+    fn mapping_of(
+        &mut self,
+        shared: Option<usize>,
+        m: &serde_json::Map<String, Value>,
+        indent: usize,
+    ) {
+        let Some(id) = shared else {
+            return self.mapping(m, indent);
+        };
+        let key = (id, indent, self.col);
+        let hit = printed()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .cloned();
+        if let Some((text, col)) = hit {
+            self.out.push_str(&text);
+            self.col = col;
+            return;
+        }
+        let start = self.out.len();
+        self.mapping(m, indent);
+        let text: Arc<str> = Arc::from(&self.out[start..]);
+        printed()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, (text, self.col));
+    }
+
     fn sequence(&mut self, items: &[Value], indent: usize) {
         for item in items {
             self.indent_to(indent);
             self.push("- ");
-            let shared = crate::frozen::resolve(item);
-            let item = shared.as_deref().unwrap_or(item);
+            let shared = crate::frozen::resolve_with_id(item);
+            let item = shared.as_ref().map_or(item, |(_, s)| &**s);
             match item {
                 Value::Object(inner) if !inner.is_empty() => {
-                    self.mapping(inner, indent + BEST_INDENT)
+                    self.mapping_of(shared.as_ref().map(|s| s.0), inner, indent + BEST_INDENT)
                 }
                 Value::Array(inner) if !inner.is_empty() => {
                     self.sequence_inline(inner, indent + BEST_INDENT)
