@@ -98,16 +98,23 @@ pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Err
         .owns::<HorizontalPodAutoscaler>()
         .concurrency(settings.concurrency)
         .run(move |msd, ctx| reconcile(msd, ctx, reconcile_index.clone(), writes.clone()));
-    let (result, ..) = tokio::join!(
-        controller,
-        settings.namespace_defaults.ensure(&ctx),
-        index.clone().watch::<Service>(ctx.clone()),
-        index.clone().watch::<ServiceAccount>(ctx.clone()),
-        index.clone().watch::<ConfigMap>(ctx.clone()),
-        index.clone().watch::<Deployment>(ctx.clone()),
-        index.watch::<HorizontalPodAutoscaler>(ctx.clone()),
-    );
-    result
+    // The index watches and the namespace defaults serve the controller; whenever it ends (shutdown after draining,
+    // or an error the manager must see), everything ends with it.
+    let helpers = async {
+        tokio::join!(
+            settings.namespace_defaults.ensure(&ctx),
+            index.clone().watch::<Service>(ctx.clone()),
+            index.clone().watch::<ServiceAccount>(ctx.clone()),
+            index.clone().watch::<ConfigMap>(ctx.clone()),
+            index.clone().watch::<Deployment>(ctx.clone()),
+            index.watch::<HorizontalPodAutoscaler>(ctx.clone()),
+        );
+        std::future::pending::<std::convert::Infallible>().await
+    };
+    tokio::select! {
+        result = controller => result,
+        never = helpers => match never {},
+    }
 }
 
 /// Moves the cluster towards what a MicroServiceDeploy asks for. Every write is a server-side apply of the whole
