@@ -131,7 +131,7 @@ struct Analysis {
 
 fn analyze(project_root: &Path) -> Result<Analysis, Error> {
     let mut diags = Vec::new();
-    let files = load::load_sources(project_root, &mut diags)?;
+    let files = load::load_sources(project_root)?;
     for f in &files {
         load::plain_comment_markers(f, &mut diags);
     }
@@ -160,18 +160,32 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         plans,
         mut diags,
     } = analyze(project_root)?;
-    // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
-    let mut sg = schema::SchemaGen::new(&model, opts.max_desc_len.is_none());
-    let docs: Vec<serde_json::Value> = plans
-        .iter()
-        .map(|plan| crd::crd_document(&mut sg, plan, opts.max_desc_len))
-        .collect();
-    diags.append(&mut sg.diags);
-    let roles = rbac::roles(&model.rbac, &opts.role_name);
-    let source_files = model.files.iter().map(|f| f.abs.clone()).collect();
-    drop(sg);
-    // The syntax trees are no longer needed: free them while the CRDs print.
-    let yamls = render_parallel(docs, move || drop(model));
+    // Documents are built on this thread (the schema generator's caches are not shared) and printed on a
+    // second one as soon as each is built; the syntax trees are freed while the last ones print.
+    let (yamls, roles, source_files) = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
+        let printer = scope.spawn(move || {
+            rx.into_iter()
+                .map(|d| yaml::document(&d))
+                .collect::<Vec<_>>()
+        });
+        // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
+        let mut sg = schema::SchemaGen::new(&model, opts.max_desc_len.is_none());
+        for plan in &plans {
+            // A send fails only when the printer panicked; join() below re-raises that.
+            let _ = tx.send(crd::crd_document(&mut sg, plan, opts.max_desc_len));
+        }
+        drop(tx);
+        diags.append(&mut sg.diags);
+        drop(sg);
+        let roles = rbac::roles(&model.rbac, &opts.role_name);
+        let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
+        drop(model);
+        let yamls = printer
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (yamls, roles, source_files)
+    });
     let crds = plans
         .iter()
         .zip(yamls)
@@ -185,12 +199,7 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
     let rbac = if roles.is_empty() {
         None
     } else {
-        Some(
-            roles
-                .iter()
-                .map(|r| format!("---\n{}", yaml::to_yaml(r)))
-                .collect::<String>(),
-        )
+        Some(roles.iter().map(yaml::document).collect::<String>())
     };
     let ((crds, rbac), warnings) = finish((crds, rbac), diags)?;
     Ok(Output {
@@ -198,45 +207,6 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         rbac,
         warnings,
         source_files,
-    })
-}
-
-/// Prints the documents (`---` + YAML each) on up to 4 threads: printing and freeing the big schema trees
-/// is most of a run's time, and each document is independent. `meanwhile` runs on this thread.
-fn render_parallel(docs: Vec<serde_json::Value>, meanwhile: impl FnOnce()) -> Vec<String> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(4);
-    if threads < 2 || docs.len() < 8 {
-        meanwhile();
-        return docs
-            .into_iter()
-            .map(|d| format!("---\n{}", yaml::to_yaml(&d)))
-            .collect();
-    }
-    let chunk = docs.len().div_ceil(threads);
-    let mut chunks: Vec<Vec<serde_json::Value>> = Vec::new();
-    let mut it = docs.into_iter().peekable();
-    while it.peek().is_some() {
-        chunks.push(it.by_ref().take(chunk).collect());
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|c| {
-                scope.spawn(move || {
-                    c.into_iter()
-                        .map(|d| format!("---\n{}", yaml::to_yaml(&d)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        meanwhile();
-        // A panic in a printer is a bug; re-raise it on this thread.
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
     })
 }
 

@@ -10,7 +10,6 @@ pub struct SourceFile {
     pub abs: PathBuf,
     pub text: String,
     line_starts: Vec<usize>,
-    pub ast: syn::File,
     /// Module path of the file under the crate root, e.g. `["api", "v1", "demo_types"]`.
     pub module: Vec<String>,
     /// True for `mod.rs`, `lib.rs`, `main.rs` and `x.rs` files that have a sibling `x/` directory.
@@ -35,12 +34,8 @@ fn line_starts(text: &str) -> Vec<usize> {
     v
 }
 
-/// Walks `root/src` and parses every `.rs` file. Parse errors become diagnostics (with syn's location);
-/// the files that parsed are returned either way so one run reports every problem.
-pub fn load_sources(
-    root: &Path,
-    diags: &mut Vec<Diagnostic>,
-) -> Result<Vec<SourceFile>, crate::Error> {
+/// Walks `root/src` and reads every `.rs` file ([`parse`] parses one).
+pub fn load_sources(root: &Path) -> Result<Vec<SourceFile>, crate::Error> {
     let src = root.join("src");
     if !src.is_dir() {
         return Err(crate::Error::Diagnostics(vec![
@@ -65,45 +60,51 @@ pub fn load_sources(
         })?;
         let rel = abs.strip_prefix(root).unwrap_or(&abs).to_path_buf();
         let starts = line_starts(&text);
-        let ast = match parse_file(&text) {
-            Ok(ast) => ast,
-            Err(e) => {
-                let start = e.span().start();
-                let line = start.line;
-                let col = start.column + 1;
-                let src_line = text
-                    .lines()
-                    .nth(line.saturating_sub(1))
-                    .unwrap_or("")
-                    .to_string();
-                // proc-macro2's lexer only says "cannot parse string into token stream" for lexing failures.
-                let msg = e.to_string();
-                let msg = if msg.contains("cannot parse string into token stream") {
-                    "unbalanced delimiter or unterminated literal".to_string()
-                } else {
-                    msg
-                };
-                diags.push(
-                    Diagnostic::error(format!("Rust syntax error: {msg}"))
-                        .at(&rel, line, col, 1)
-                        .with_source_line(src_line)
-                        .with_hint("rkb manifests reads the API types with syn; fix the syntax (cargo check shows the same error)"),
-                );
-                continue;
-            }
-        };
         let (module, is_module_root) = module_of(&rel, &abs);
         files.push(SourceFile {
             rel,
             abs,
             text,
             line_starts: starts,
-            ast,
             module,
             is_module_root,
         });
     }
     Ok(files)
+}
+
+/// Parses `file` with syn. A syntax error becomes a diagnostic (with syn's location) and `None`. The
+/// model walks each tree right after parsing it and drops it: holding every file's tree at once only
+/// cost memory.
+pub fn parse(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Option<syn::File> {
+    let text = &file.text;
+    match parse_file(text) {
+        Ok(ast) => Some(ast),
+        Err(e) => {
+            let start = e.span().start();
+            let line = start.line;
+            let col = start.column + 1;
+            let src_line = text
+                .lines()
+                .nth(line.saturating_sub(1))
+                .unwrap_or("")
+                .to_string();
+            // proc-macro2's lexer only says "cannot parse string into token stream" for lexing failures.
+            let msg = e.to_string();
+            let msg = if msg.contains("cannot parse string into token stream") {
+                "unbalanced delimiter or unterminated literal".to_string()
+            } else {
+                msg
+            };
+            diags.push(
+                Diagnostic::error(format!("Rust syntax error: {msg}"))
+                    .at(&file.rel, line, col, 1)
+                    .with_source_line(src_line)
+                    .with_hint("rkb manifests reads the API types with syn; fix the syntax (cargo check shows the same error)"),
+            );
+            None
+        }
+    }
 }
 
 /// syn parsing with proc-macro2's own lexer, so spans carry line/column even inside a proc macro
@@ -311,5 +312,59 @@ pub fn plain_comment_markers(file: &SourceFile, diags: &mut Vec<Diagnostic>) {
                     "write markers in doc comments: `/// +...` (or `//! +...` for package markers)"
                 }),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(text: &str) -> SourceFile {
+        SourceFile {
+            rel: PathBuf::from("src/a.rs"),
+            abs: PathBuf::from("/src/a.rs"),
+            text: text.to_string(),
+            line_starts: line_starts(text),
+            module: Vec::new(),
+            is_module_root: false,
+        }
+    }
+
+    #[test]
+    fn doc_comment_lines_become_bare_attributes_in_place() {
+        let src = "//! +groupName=a.b\n/// Doc \"quoted\".\n  /// +kubebuilder:validation:Minimum=1\r\n//// plain\n/// a */ b\nstruct A;\n";
+        assert_eq!(
+            doc_comments_as_bare_attrs(src),
+            "#![doc]\n/// Doc \"quoted\".\n  #[doc]\r\n//// plain\n/// a */ b\nstruct A;\n"
+        );
+    }
+
+    #[test]
+    fn doc_lines_are_what_the_lexer_would_have_given() {
+        let text = "//! +groupName=a.b\n/// Plain doc.\n/// Quoted \"x\" stays a literal.\n///\n    ///   +kubebuilder:validation:Minimum=1 é\n#[doc = \" attr\"]\n/// after\npub struct A;\n";
+        let f = source(text);
+        let mut diags = Vec::new();
+        let ours = parse(&f, &mut diags).expect("parses");
+        proc_macro2::fallback::force();
+        let lexed = syn::parse_file(text).expect("parses");
+        proc_macro2::fallback::unforce();
+        let lines = |ast: &syn::File| {
+            let syn::Item::Struct(s) = &ast.items[0] else {
+                panic!("a struct")
+            };
+            let mut v = doc_lines(&ast.attrs, &f, true);
+            v.extend(doc_lines(&s.attrs, &f, false));
+            v.into_iter()
+                .map(|d| (d.text, d.line, d.col))
+                .collect::<Vec<_>>()
+        };
+        let want = lines(&lexed);
+        assert_eq!(want.len(), 7);
+        assert_eq!(
+            want[4],
+            ("   +kubebuilder:validation:Minimum=1 é".into(), 5, 8)
+        );
+        assert_eq!(lines(&ours), want);
+        assert!(diags.is_empty());
     }
 }

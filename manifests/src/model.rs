@@ -149,8 +149,12 @@ impl Model {
         }
         for (fi, f) in files.iter().enumerate() {
             let mut uses = UseMap::default();
+            let Some(ast) = crate::load::parse(f, diags) else {
+                m.uses.push(uses);
+                continue;
+            };
             // Inner docs of the file: package markers.
-            let lines = doc_lines(&f.ast.attrs, f, true);
+            let lines = doc_lines(&ast.attrs, f, true);
             let doc = build_doc(&lines, f, Target::Package, diags);
             m.take_package_doc(file_pkg[fi], doc);
             let mut cx = Walk {
@@ -161,7 +165,7 @@ impl Model {
                 uses: &mut uses,
                 diags,
             };
-            cx.items(&f.ast.items);
+            cx.items(&ast.items);
             m.uses.push(uses);
         }
         for p in &mut m.packages {
@@ -819,7 +823,7 @@ mod resolve_tests {
             fs::write(p, text).unwrap();
         }
         let mut diags = Vec::new();
-        let srcs = crate::load::load_sources(dir.path(), &mut diags).unwrap();
+        let srcs = crate::load::load_sources(dir.path()).unwrap();
         let m = Model::build(srcs, &mut diags);
         (dir, m, diags)
     }

@@ -12,10 +12,19 @@ const BEST_INDENT: usize = 2;
 
 /// Renders one document (without the leading `---`).
 pub fn to_yaml(v: &Value) -> String {
-    let mut e = Emitter {
-        out: String::with_capacity(4096),
-        col: 0,
-    };
+    render(v, String::with_capacity(4096))
+}
+
+/// Renders one document of a multi-document file: `---` and the YAML.
+pub fn document(v: &Value) -> String {
+    // A CRD with a k8s type in it is tens of KB: start big rather than grow through every size.
+    let mut out = String::with_capacity(32 * 1024);
+    out.push_str("---\n");
+    render(v, out)
+}
+
+fn render(v: &Value, out: String) -> String {
+    let mut e = Emitter { out, col: 0 };
     match v {
         Value::Object(m) if !m.is_empty() => e.mapping(m, 0),
         Value::Array(a) if !a.is_empty() => e.sequence(a, 0),
