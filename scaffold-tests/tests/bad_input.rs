@@ -72,6 +72,26 @@ fn init_over_a_cargo_project_is_refused() {
 }
 
 #[test]
+fn init_keeps_a_forge_readme_but_refuses_other_existing_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("README.md"), "# mine\n").unwrap();
+    std::fs::write(tmp.path().join("Makefile"), "all:\n").unwrap();
+    refused(
+        tmp.path(),
+        &["init", "--project-name", "x"],
+        &["Makefile already exists", "empty directory"],
+    );
+    std::fs::remove_file(tmp.path().join("Makefile")).unwrap();
+    let out = rkb_ok(tmp.path(), &["init", "--project-name", "x"]);
+    assert!(out.contains("kept the existing README.md"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("README.md")).unwrap(),
+        "# mine\n"
+    );
+    assert!(tmp.path().join("PROJECT").is_file());
+}
+
+#[test]
 fn invalid_names_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     refused(

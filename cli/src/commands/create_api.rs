@@ -108,7 +108,7 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
     };
 
     let renderer = Renderer::new();
-    let mut plan = Plan::new(dir);
+    let mut plan = Plan::new(dir, "pass --force to overwrite it");
     let render = |path: &str| -> Result<String> {
         let template = rkb_templates::api(path).ok_or_else(|| {
             anyhow::anyhow!("internal error: template api/{path} is not embedded")

@@ -10,6 +10,9 @@ use crate::names;
 use crate::project_config::{self, ProjectConfig};
 use crate::scaffold::{Plan, Renderer};
 
+/// Files init leaves alone when they exist; every other existing file stops init.
+const KEPT_IF_PRESENT: [&str; 3] = ["README.md", ".gitignore", ".dockerignore"];
+
 pub fn run(args: &InitArgs) -> Result<()> {
     let dir = &args.dir;
     refuse_initialised(dir)?;
@@ -40,8 +43,16 @@ pub fn run(args: &InitArgs) -> Result<()> {
     );
 
     let renderer = Renderer::new();
-    let mut plan = Plan::new(dir);
+    let mut plan = Plan::new(
+        dir,
+        "rkb init only creates files: move it away, or scaffold into an empty directory",
+    );
     for template in rkb_templates::init() {
+        // A repository created on a forge often has these already; they are the user's.
+        if KEPT_IF_PRESENT.contains(&template.path) && plan.exists(Path::new(template.path)) {
+            println!("kept the existing {}", template.path);
+            continue;
+        }
         plan.create(template.path, renderer.render(&template, &data)?, false)?;
     }
     plan.create(

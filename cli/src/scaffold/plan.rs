@@ -8,16 +8,24 @@ use anyhow::{Context as _, Result, bail};
 #[derive(Debug, Default)]
 pub struct Plan {
     root: PathBuf,
+    /// What the user can do when a file to create exists already (it depends on the command).
+    exists_hint: &'static str,
     /// Relative path -> new contents, and whether the file exists today.
     files: BTreeMap<PathBuf, (String, bool)>,
 }
 
 impl Plan {
-    pub fn new(root: &Path) -> Self {
+    /// `exists_hint` completes the error for a file that exists already, e.g. "pass --force to overwrite it".
+    pub fn new(root: &Path, exists_hint: &'static str) -> Self {
         Self {
             root: root.to_path_buf(),
+            exists_hint,
             files: BTreeMap::new(),
         }
+    }
+
+    pub fn exists(&self, rel: &Path) -> bool {
+        self.root.join(rel).exists()
     }
 
     pub fn root(&self) -> &Path {
@@ -34,10 +42,7 @@ impl Plan {
         let rel = rel.into();
         let exists = self.root.join(&rel).exists();
         if exists && !overwrite {
-            bail!(
-                "{} already exists; pass --force to overwrite it",
-                rel.display()
-            );
+            bail!("{} already exists; {}", rel.display(), self.exists_hint);
         }
         self.files.insert(rel, (contents, exists));
         Ok(())
@@ -160,7 +165,7 @@ mod tests {
     fn refuses_to_overwrite_without_force() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a"), "old").unwrap();
-        let mut plan = Plan::new(dir.path());
+        let mut plan = Plan::new(dir.path(), "pass --force to overwrite it");
         let err = plan
             .create("a", "new".into(), false)
             .unwrap_err()
@@ -178,7 +183,7 @@ mod tests {
     fn commit_writes_nested_files_and_reports_what_existed() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("b"), "old").unwrap();
-        let mut plan = Plan::new(dir.path());
+        let mut plan = Plan::new(dir.path(), "pass --force to overwrite it");
         plan.create("x/y/z.txt", "z".into(), false).unwrap();
         plan.update("b", "new".into()).unwrap();
         let written = plan.commit().unwrap();
