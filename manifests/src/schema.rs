@@ -34,6 +34,43 @@ pub struct SchemaGen<'m> {
     flattening: Vec<String>,
     /// Names of local types found to refer to themselves (their inner reference becomes `{}`).
     pub recursive: Vec<String>,
+    /// How many field types name each local type. A type named once has its flattened schema moved
+    /// into that one use instead of copied out of the cache (which kept every CRD's spec alive).
+    uses: Vec<usize>,
+}
+
+/// Counts the local types named by `ty` (and its generic arguments), as [`SchemaGen::expr_schema`]
+/// resolves them. Counting too many or too few only costs time: a schema taken out of the cache is
+/// rebuilt when asked for again.
+fn count_uses(model: &Model, file: usize, ty: &syn::Type, uses: &mut [usize]) {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            if let Resolved::Local(t) = model.resolve(file, &segs) {
+                uses[t] += 1;
+            }
+            if let Some(syn::PathArguments::AngleBracketed(a)) =
+                p.path.segments.last().map(|s| &s.arguments)
+            {
+                for g in &a.args {
+                    if let syn::GenericArgument::Type(t) = g {
+                        count_uses(model, file, t, uses);
+                    }
+                }
+            }
+        }
+        syn::Type::Reference(r) => count_uses(model, file, &r.elem, uses),
+        syn::Type::Paren(p) => count_uses(model, file, &p.elem, uses),
+        syn::Type::Group(g) => count_uses(model, file, &g.elem, uses),
+        syn::Type::Array(a) => count_uses(model, file, &a.elem, uses),
+        syn::Type::Slice(s) => count_uses(model, file, &s.elem, uses),
+        _ => {}
+    }
 }
 
 const TYPE_META_APIVERSION: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
@@ -66,6 +103,23 @@ impl<'m> SchemaGen<'m> {
             k8s: HashMap::new(),
             flattening: Vec::new(),
             recursive: Vec::new(),
+            uses: {
+                let mut uses = vec![0; model.types.len()];
+                for td in &model.types {
+                    match &td.kind {
+                        TypeKind::Struct(fields) => {
+                            for f in fields {
+                                count_uses(model, td.file, &f.ty, &mut uses);
+                            }
+                        }
+                        TypeKind::Alias(ty) | TypeKind::Newtype(ty) => {
+                            count_uses(model, td.file, ty, &mut uses)
+                        }
+                        _ => {}
+                    }
+                }
+                uses
+            },
         }
     }
 
@@ -588,7 +642,16 @@ impl<'m> SchemaGen<'m> {
 
     pub fn flatten_refs(&mut self, node: &mut Schema) {
         if let Some(Value::String(r)) = node.get("$ref").cloned() {
-            let ty = (*self.flattened(&r)).clone();
+            let used_once = r
+                .strip_prefix("local:")
+                .and_then(|i| i.parse::<usize>().ok())
+                .is_some_and(|t| self.uses.get(t) == Some(&1));
+            // Inside its own flattening a type is the `{}` placeholder: leave that in the cache.
+            let ty = if used_once && !self.flattening.contains(&r) {
+                self.take_flattened(&r)
+            } else {
+                (*self.flattened(&r)).clone()
+            };
             let field = std::mem::take(node);
             *node = preserve_fields(ty, field);
             return;
