@@ -209,7 +209,12 @@ impl<'m> SchemaGen<'m> {
         };
         self.apply_markers(&mut s, &td.doc.markers, td.file, enum_values);
         self.in_progress.pop();
-        self.unflat.insert(t, s.clone());
+        // Flattening asks once per type (its result is cached); field types ask again for named basic
+        // types. A struct named by at most one field is not asked for twice: don't keep a copy.
+        let asked_again = self.uses[t] > 1 || !matches!(td.kind, TypeKind::Struct(_));
+        if asked_again {
+            self.unflat.insert(t, s.clone());
+        }
         s
     }
 
