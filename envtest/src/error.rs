@@ -109,6 +109,16 @@ pub enum Error {
         message: String,
     },
 
+    /// A document given to [`Environment::client_with_rbac`](crate::Environment::client_with_rbac) is not
+    /// a ClusterRole or Role.
+    #[error("RBAC document {index}: {message}")]
+    RbacDocument {
+        /// 1-based index of the document.
+        index: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+
     /// A CRD was accepted but did not become Established.
     #[error("CRD {name} not Established after {timeout:?}: {conditions}")]
     CrdNotEstablished {

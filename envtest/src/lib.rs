@@ -39,6 +39,7 @@ mod eventually;
 mod kubeconfig;
 mod ports;
 mod process;
+mod rbac;
 
 pub use binaries::Binaries;
 pub use environment::{CONTROLLERS, Environment, EnvironmentBuilder};

@@ -298,3 +298,61 @@ async fn rbac_applies_to_users_other_than_the_admin() {
         other => panic!("expected 403 Forbidden, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_client_with_rbac_has_exactly_the_roles_it_was_given() {
+    let env = start(Environment::builder()).await;
+    let rbac = "---\n\
+apiVersion: rbac.authorization.k8s.io/v1\n\
+kind: ClusterRole\n\
+metadata:\n  name: reader\n\
+rules:\n- apiGroups: [\"\"]\n  resources: [configmaps]\n  verbs: [get, list]\n\
+---\n\
+apiVersion: rbac.authorization.k8s.io/v1\n\
+kind: Role\n\
+metadata:\n  name: secret-writer\n  namespace: default\n\
+rules:\n- apiGroups: [\"\"]\n  resources: [secrets]\n  verbs: [create]\n";
+    let client = env.client_with_rbac("operator", rbac).await.unwrap();
+
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    config_maps
+        .list(&Default::default())
+        .await
+        .expect("the ClusterRole allows listing ConfigMaps");
+    match config_maps
+        .create(&PostParams::default(), &ConfigMap::default())
+        .await
+    {
+        Err(kube::Error::Api(status)) => assert_eq!(status.code, 403, "{status:?}"),
+        other => panic!("creating a ConfigMap was not granted, expected 403, got {other:?}"),
+    }
+    let secret = k8s_openapi::api::core::v1::Secret {
+        metadata: ObjectMeta {
+            name: Some("s".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(client.clone(), "default");
+    secrets
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("the Role allows creating Secrets in default");
+    let elsewhere: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client, "kube-system");
+    assert!(
+        elsewhere
+            .create(&PostParams::default(), &secret)
+            .await
+            .is_err(),
+        "the Role is namespaced"
+    );
+
+    let Err(err) = env.client_with_rbac("other", "kind: ConfigMap\n").await else {
+        panic!("a ConfigMap is not an RBAC document");
+    };
+    assert!(
+        err.to_string().contains("expected a ClusterRole or Role"),
+        "{err}"
+    );
+}

@@ -56,7 +56,7 @@ pub mod workqueue;
 pub use context::Context;
 pub use controller::{Controller, ControllerBuilder};
 pub use error::{BoxError, Error};
-pub use manager::{Manager, ManagerBuilder};
+pub use manager::{Manager, ManagerBuilder, RunningManager};
 pub use options::{LogFormat, ManagerOptions};
 
 /// Kubernetes event publishing (events.k8s.io/v1).

@@ -281,6 +281,17 @@ impl Manager {
         self.run_until(stop).await
     }
 
+    /// Runs the manager on a background task, for tests and programs that do other work meanwhile.
+    /// [`RunningManager::stop`] stops it gracefully; dropping the handle stops it too, without waiting.
+    pub fn spawn(self) -> RunningManager {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(self.run_until(async {
+            // A dropped sender ends the wait as well: the handle's drop is a stop request.
+            let _ = stopped.await;
+        }));
+        RunningManager { stop, task }
+    }
+
     /// Runs until `stop` resolves (or a controller fails, or leadership is lost), then shuts down gracefully.
     pub async fn run_until(mut self, stop: impl Future<Output = ()> + Send) -> Result<(), Error> {
         let (servers_stop_tx, servers_stop_rx) = watch::channel(false);
@@ -513,5 +524,33 @@ mod tests {
             .err()
             .unwrap();
         assert!(matches!(err, Error::BindAddress { .. }), "{err}");
+    }
+}
+
+/// A manager started by [`Manager::spawn`].
+#[derive(Debug)]
+pub struct RunningManager {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: JoinHandle<Result<(), Error>>,
+}
+
+impl RunningManager {
+    /// Stops the manager gracefully (in-flight reconciles finish, leadership is released) and returns how it
+    /// ended. A panic of the manager's task resumes here, so a test sees it.
+    pub async fn stop(self) -> Result<(), Error> {
+        let _ = self.stop.send(());
+        match self.task.await {
+            Ok(result) => result,
+            Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+            Err(err) => Err(Error::Controller {
+                name: "manager".to_string(),
+                message: err.to_string(),
+            }),
+        }
+    }
+
+    /// Whether the manager has ended already (a controller failed, or leadership was lost).
+    pub fn is_finished(&self) -> bool {
+        self.task.is_finished()
     }
 }

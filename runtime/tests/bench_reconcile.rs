@@ -16,7 +16,6 @@ use kube::api::PostParams;
 use kube::runtime::watcher;
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::{Action, BoxError, Context, Controller, Manager};
-use tokio::sync::oneshot;
 
 const OBJECTS: usize = 500;
 
@@ -46,11 +45,8 @@ async fn time_to_reconcile_all(client: &kube::Client, label: &str, concurrency: 
             })
             .await
     });
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let start = Instant::now();
-    let task = tokio::spawn(mgr.run_until(async move {
-        let _ = stop_rx.await;
-    }));
+    let running = mgr.spawn();
     eventually("all reconciled", Duration::from_secs(120), || {
         let n = done.load(Ordering::Relaxed);
         async move { Ok::<_, Infallible>((n >= OBJECTS).then_some(())) }
@@ -58,8 +54,7 @@ async fn time_to_reconcile_all(client: &kube::Client, label: &str, concurrency: 
     .await
     .unwrap();
     let took = *last.get().expect("last reconcile time") - start;
-    let _ = stop_tx.send(());
-    task.await.unwrap().unwrap();
+    running.stop().await.unwrap();
     took
 }
 

@@ -19,7 +19,6 @@ use rkb_runtime::{
     Action, BoxError, Condition, Context, Controller, Manager, TypeMeta, apply, finalizer,
 };
 use serde::{Deserialize, Serialize};
-use tokio::sync::oneshot;
 
 const FINALIZER: &str = "test.rkb.dev/cleanup";
 const MANAGER: &str = "rkb-helpers-test";
@@ -156,10 +155,7 @@ async fn a_crd_controller_uses_finalizers_apply_conditions_and_events() {
             .run(reconcile)
             .await
     });
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(mgr.run_until(async move {
-        let _ = stop_rx.await;
-    }));
+    let running = mgr.spawn();
 
     let widgets: Api<Widget> = Api::namespaced(client.clone(), "default");
     let w = Widget {
@@ -279,6 +275,5 @@ async fn a_crd_controller_uses_finalizers_apply_conditions_and_events() {
     let seen = reasons(events.list(&ListParams::default()).await.unwrap().items);
     assert!(seen.iter().any(|r| r == "CleanedUp"), "events: {seen:?}");
 
-    let _ = stop_tx.send(());
-    task.await.expect("manager task").expect("clean stop");
+    running.stop().await.expect("clean stop");
 }

@@ -58,10 +58,7 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
         })
         .await
     });
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(mgr.run_until(async move {
-        let _ = stop_rx.await;
-    }));
+    let running = mgr.spawn();
 
     let healthz = eventually(
         "/healthz answering",
@@ -156,10 +153,7 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
         "{text}"
     );
 
-    let _ = stop_tx.send(());
-    task.await
-        .expect("manager task")
-        .expect("manager stops cleanly");
+    running.stop().await.expect("manager stops cleanly");
     // The listeners close with the manager.
     assert!(std::net::TcpStream::connect(metrics_addr).is_err());
 }

@@ -14,7 +14,6 @@ use kube::runtime::watcher;
 use kube::{Api, ResourceExt};
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::{Action, BoxError, Context, Controller, Manager};
-use tokio::sync::oneshot;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_namespaced_manager_sees_only_its_namespace() {
@@ -77,10 +76,7 @@ async fn a_namespaced_manager_sees_only_its_namespace() {
             })
             .await
     });
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(mgr.run_until(async move {
-        let _ = stop_rx.await;
-    }));
+    let running = mgr.spawn();
 
     eventually(
         "both namespaces and the watched ConfigMap",
@@ -103,6 +99,5 @@ async fn a_namespaced_manager_sees_only_its_namespace() {
     let seen = seen.lock().unwrap().clone();
     assert!(!seen.iter().any(|s| s.contains("other/")), "{seen:?}");
 
-    let _ = stop_tx.send(());
-    task.await.expect("manager task").expect("clean stop");
+    running.stop().await.expect("clean stop");
 }

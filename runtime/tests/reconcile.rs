@@ -53,10 +53,7 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
         })
         .await
     });
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(mgr.run_until(async move {
-        let _ = stop_rx.await;
-    }));
+    let running = mgr.spawn();
 
     let count = |value: &'static str| {
         let attempts = attempts.clone();
@@ -145,8 +142,7 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
         "backoff was not reset"
     );
 
-    let _ = stop_tx.send(());
-    task.await.expect("manager task").expect("clean stop");
+    running.stop().await.expect("clean stop");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -183,16 +179,12 @@ async fn a_stop_lets_the_in_flight_reconcile_finish() {
         })
         .await
     });
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(mgr.run_until(async move {
-        let _ = stop_rx.await;
-    }));
+    let running = mgr.spawn();
     tokio::time::timeout(Duration::from_secs(20), started_rx)
         .await
         .expect("reconcile started")
         .expect("sender kept");
-    let _ = stop_tx.send(());
-    task.await.expect("manager task").expect("clean stop");
+    running.stop().await.expect("clean stop");
     let returned = Instant::now();
     let finished = finished
         .lock()
@@ -231,10 +223,7 @@ async fn a_panicking_reconcile_is_retried_and_counted_as_an_error() {
         })
         .await
     });
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(mgr.run_until(async move {
-        let _ = stop_rx.await;
-    }));
+    let running = mgr.spawn();
 
     eventually(
         "a success after two panics",
@@ -267,6 +256,5 @@ async fn a_panicking_reconcile_is_retried_and_counted_as_an_error() {
         Some(2.0)
     );
 
-    let _ = stop_tx.send(());
-    task.await.expect("manager task").expect("clean stop");
+    running.stop().await.expect("clean stop");
 }

@@ -18,7 +18,6 @@ use kube::api::{ObjectMeta, PostParams};
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::{Manager, ManagerOptions};
 use rustls::pki_types::{CertificateDer, ServerName};
-use tokio::sync::oneshot;
 
 /// Writes a self-signed certificate for 127.0.0.1 as tls.crt/tls.key into `dir`; returns it to trust.
 fn write_cert(dir: &std::path::Path) -> CertificateDer<'static> {
@@ -110,10 +109,7 @@ async fn secure_metrics_need_tls_and_an_authorised_token() {
         probe.clone(),
     );
     probe.inc();
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(mgr.run_until(async move {
-        let _ = stop_rx.await;
-    }));
+    let running = mgr.spawn();
 
     // Plain HTTP gets no metrics: the TLS handshake fails and the connection closes.
     let plain = tokio::task::spawn_blocking(move || {
@@ -229,7 +225,6 @@ async fn secure_metrics_need_tls_and_an_authorised_token() {
         404
     );
 
-    let _ = stop_tx.send(());
-    task.await.expect("manager task").expect("clean stop");
+    running.stop().await.expect("clean stop");
     let _ = std::fs::remove_dir_all(dir);
 }

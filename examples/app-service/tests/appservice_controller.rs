@@ -25,15 +25,12 @@ use std::time::Duration;
 use rkb_runtime::envtest::{Environment, eventually};
 use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
 use rkb_runtime::k8s_openapi::api::core::v1::{ContainerPort, Service, ServicePort};
-use rkb_runtime::k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleRef, Subject};
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use rkb_runtime::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use rkb_runtime::kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use rkb_runtime::kube::{Api, Client};
-use rkb_runtime::{Manager, ManagerOptions, ObjectMeta, ResourceExt};
+use rkb_runtime::{Manager, ManagerOptions, ResourceExt, RunningManager};
 use serde_json::json;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 use app_service::api::v1alpha1::{AppService, AppServiceSpec, AppServiceStatus};
 use app_service::controller::appservice_controller::controller;
@@ -43,50 +40,7 @@ const NAMESPACE: &str = "default";
 const NAME: &str = "appservice-sample";
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A client that acts as the manager does in a cluster: as a user holding only the ClusterRole `rkb manifests`
-/// generated into config/rbac/role.yaml, so a missing `+kubebuilder:rbac` marker fails the test (the admin client
-/// would hide it).
-async fn manager_client(env: &Environment) -> anyhow::Result<Client> {
-    let admin = env.client();
-    let role: ClusterRole = serde_yaml::from_str(include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/config/rbac/role.yaml"
-    )))?;
-    let role_name = role.name_any();
-    Api::<ClusterRole>::all(admin.clone())
-        .create(&PostParams::default(), &role)
-        .await?;
-    let binding = ClusterRoleBinding {
-        metadata: ObjectMeta {
-            name: Some("manager-rolebinding".into()),
-            ..ObjectMeta::default()
-        },
-        role_ref: RoleRef {
-            api_group: "rbac.authorization.k8s.io".into(),
-            kind: "ClusterRole".into(),
-            name: role_name,
-        },
-        subjects: Some(vec![Subject {
-            kind: "User".into(),
-            name: MANAGER.into(),
-            api_group: Some("rbac.authorization.k8s.io".into()),
-            namespace: None,
-        }]),
-    };
-    Api::<ClusterRoleBinding>::all(admin)
-        .create(&PostParams::default(), &binding)
-        .await?;
-    let mut config = env.config().clone();
-    config.auth_info.impersonate = Some(MANAGER.into());
-    Ok(Client::try_from(config)?)
-}
-
 /// A manager running the controller, on ports nobody else uses ("0": no metrics or health listeners).
-struct RunningManager {
-    stop: oneshot::Sender<()>,
-    task: JoinHandle<Result<(), rkb_runtime::Error>>,
-}
-
 async fn start_manager(client: &Client) -> anyhow::Result<RunningManager> {
     let options = ManagerOptions {
         metrics_bind_address: "0".into(),
@@ -99,19 +53,7 @@ async fn start_manager(client: &Client) -> anyhow::Result<RunningManager> {
         .build()
         .await?;
     mgr.add(controller);
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(mgr.run_until(async {
-        let _ = stopped.await;
-    }));
-    Ok(RunningManager { stop, task })
-}
-
-impl RunningManager {
-    async fn stop(self) -> anyhow::Result<()> {
-        let _ = self.stop.send(());
-        self.task.await??;
-        Ok(())
-    }
+    Ok(mgr.spawn())
 }
 
 /// The Deployment once it asks for `replicas` pods of `image`.
@@ -195,7 +137,17 @@ async fn an_appservice_runs_as_a_deployment_and_a_service_from_creation_to_delet
     let api: Api<AppService> = Api::namespaced(client.clone(), NAMESPACE);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
     let services: Api<Service> = Api::namespaced(client.clone(), NAMESPACE);
-    let manager_client = manager_client(&env).await?;
+    // The manager acts as it does in a cluster: holding only the generated role.yaml, so a missing
+    // +kubebuilder:rbac marker fails the test (the admin client would hide it).
+    let manager_client = env
+        .client_with_rbac(
+            MANAGER,
+            include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/config/rbac/role.yaml"
+            )),
+        )
+        .await?;
     let manager = start_manager(&manager_client).await?;
 
     // The CRD validates: replicas cannot be negative; port defaults to 80.

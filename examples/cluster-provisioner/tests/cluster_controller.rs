@@ -27,10 +27,8 @@ use rkb_runtime::k8s_openapi::api::events::v1::Event;
 use rkb_runtime::kube::api::{DeleteParams, ListParams};
 use rkb_runtime::kube::{Api, Client};
 use rkb_runtime::metrics::{Metrics, sample};
-use rkb_runtime::{Condition, Manager, ManagerOptions};
+use rkb_runtime::{Condition, Manager, ManagerOptions, RunningManager};
 use serde_json::json;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 use cluster_provisioner::api::v1alpha1::{
     CONDITION_PROVISIONED, CONDITION_READY, Cluster, ClusterClient, ClusterSpec,
@@ -60,8 +58,7 @@ struct Harness {
     clusters: ClusterClient,
     dir: tempfile::TempDir,
     retry_base_delay: Duration,
-    stop: Option<oneshot::Sender<()>>,
-    running: Option<JoinHandle<Result<(), rkb_runtime::Error>>>,
+    manager: Option<RunningManager>,
     metrics: Metrics,
 }
 
@@ -78,8 +75,7 @@ impl Harness {
             client,
             dir: tempfile::tempdir()?,
             retry_base_delay,
-            stop: None,
-            running: None,
+            manager: None,
             metrics: Metrics::new(),
         };
         h.start_manager().await?;
@@ -105,21 +101,14 @@ impl Harness {
         options.retry_base_delay = self.retry_base_delay;
         options.retry_max_delay = Duration::from_secs(30);
         mgr.add(move |ctx| run(ctx, options));
-        let (stop, stopped) = oneshot::channel::<()>();
-        self.running = Some(tokio::spawn(mgr.run_until(async {
-            let _ = stopped.await;
-        })));
-        self.stop = Some(stop);
+        self.manager = Some(mgr.spawn());
         Ok(())
     }
 
     /// Stops the manager gracefully and waits for it.
     async fn stop_manager(&mut self) -> anyhow::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(running) = self.running.take() {
-            running.await??;
+        if let Some(manager) = self.manager.take() {
+            manager.stop().await?;
         }
         Ok(())
     }

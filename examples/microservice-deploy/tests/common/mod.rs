@@ -26,10 +26,8 @@ use microservice_deploy::controller::microservicedeploy_controller::{
 };
 use rkb_runtime::conditions::is_condition_true;
 use rkb_runtime::envtest::Environment;
-use rkb_runtime::{Api, Client, Manager, ManagerOptions};
+use rkb_runtime::{Api, Client, Manager, ManagerOptions, RunningManager};
 use serde_json::Value;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 /// The manager name in tests: the field manager of every apply.
 pub const MANAGER: &str = "microservice-deploy.ops";
@@ -38,8 +36,7 @@ pub const MANAGER: &str = "microservice-deploy.ops";
 pub struct Harness {
     pub env: Environment,
     pub client: Client,
-    stop: Option<oneshot::Sender<()>>,
-    running: Option<JoinHandle<Result<(), rkb_runtime::Error>>>,
+    manager: RunningManager,
 }
 
 impl Harness {
@@ -64,27 +61,16 @@ impl Harness {
             .build()
             .await?;
         mgr.add(move |ctx| controller_with(ctx, settings));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let running = tokio::spawn(mgr.run_until(async {
-            let _ = stopped.await;
-        }));
         Ok(Self {
             env,
             client,
-            stop: Some(stop),
-            running: Some(running),
+            manager: mgr.spawn(),
         })
     }
 
     /// Stops the manager gracefully and reports how it ended.
-    pub async fn stop(mut self) -> anyhow::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(running) = self.running.take() {
-            running.await??;
-        }
-        Ok(())
+    pub async fn stop(self) -> anyhow::Result<()> {
+        Ok(self.manager.stop().await?)
     }
 
     pub fn msds(&self, namespace: &str) -> Api<MicroServiceDeploy> {

@@ -27,10 +27,7 @@ async fn reconciles_a_appservice_from_creation_to_deletion() -> anyhow::Result<(
         .build()
         .await?;
     mgr.add(controller);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(mgr.run_until(async {
-        let _ = stopped.await;
-    }));
+    let running = mgr.spawn();
 
     let api: Api<AppService> = Api::namespaced(client.clone(), "default");
     let name = "appservice-sample";
@@ -55,7 +52,6 @@ async fn reconciles_a_appservice_from_creation_to_deletion() -> anyhow::Result<(
     })
     .await?;
 
-    let _ = stop.send(());
-    running.await??;
+    running.stop().await?;
     Ok(())
 }

@@ -41,10 +41,7 @@ async fn reconciles_a_demomicroservice_from_creation_to_deletion() -> anyhow::Re
         .build()
         .await?;
     mgr.add(controller);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(mgr.run_until(async {
-        let _ = stopped.await;
-    }));
+    let running = mgr.spawn();
 
     let api: Api<DemoMicroService> = Api::namespaced(client.clone(), "default");
     let name = "demomicroservice-sample";
@@ -69,7 +66,6 @@ async fn reconciles_a_demomicroservice_from_creation_to_deletion() -> anyhow::Re
     })
     .await?;
 
-    let _ = stop.send(());
-    running.await??;
+    running.stop().await?;
     Ok(())
 }
