@@ -39,21 +39,48 @@ fn render(v: &Value, out: String) -> String {
 /// go-yaml v2's key order (`keyList.Less`): letters sort after non-letters, digit runs compare as numbers.
 pub fn go_key_cmp(a: &str, b: &str) -> Ordering {
     if a.is_ascii() && b.is_ascii() {
-        return go_key_cmp_ascii(a.as_bytes(), b.as_bytes());
+        // All CRD keys in practice: compare the bytes, without allocating.
+        return go_key_cmp_units(a.as_bytes(), b.as_bytes());
     }
-    go_key_cmp_chars(a, b)
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    go_key_cmp_units(&a, &b)
 }
 
-/// The same order on ASCII keys (all CRD keys in practice), without allocating.
-fn go_key_cmp_ascii(ar: &[u8], br: &[u8]) -> Ordering {
+/// What [`go_key_cmp_units`] needs of a character: bytes for ASCII keys, chars for the rest.
+trait KeyUnit: Copy + Ord {
+    fn is_letter(self) -> bool;
+    /// The value of an ASCII digit, else `None`.
+    fn digit(self) -> Option<i64>;
+}
+
+impl KeyUnit for u8 {
+    fn is_letter(self) -> bool {
+        self.is_ascii_alphabetic()
+    }
+    fn digit(self) -> Option<i64> {
+        self.is_ascii_digit().then(|| i64::from(self - b'0'))
+    }
+}
+
+impl KeyUnit for char {
+    fn is_letter(self) -> bool {
+        self.is_alphabetic()
+    }
+    fn digit(self) -> Option<i64> {
+        self.is_ascii_digit().then(|| i64::from(self as u8 - b'0'))
+    }
+}
+
+fn go_key_cmp_units<T: KeyUnit>(ar: &[T], br: &[T]) -> Ordering {
     let mut i = 0;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
             i += 1;
             continue;
         }
-        let al = ar[i].is_ascii_alphabetic();
-        let bl = br[i].is_ascii_alphabetic();
+        let al = ar[i].is_letter();
+        let bl = br[i].is_letter();
         if al && bl {
             return ar[i].cmp(&br[i]);
         }
@@ -65,11 +92,11 @@ fn go_key_cmp_ascii(ar: &[u8], br: &[u8]) -> Ordering {
             };
         }
         let (mut an, mut bn) = (0i64, 0i64);
-        if ar[i] == b'0' || br[i] == b'0' {
+        if ar[i].digit() == Some(0) || br[i].digit() == Some(0) {
             let mut j = i;
-            while j > 0 && ar[j - 1].is_ascii_digit() {
+            while j > 0 && ar[j - 1].digit().is_some() {
                 j -= 1;
-                if ar[j] != b'0' {
+                if ar[j].digit() != Some(0) {
                     an = 1;
                     bn = 1;
                     break;
@@ -77,67 +104,13 @@ fn go_key_cmp_ascii(ar: &[u8], br: &[u8]) -> Ordering {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.wrapping_mul(10).wrapping_add(i64::from(ar[ai] - b'0'));
+        while let Some(d) = ar.get(ai).and_then(|c| c.digit()) {
+            an = an.wrapping_mul(10).wrapping_add(d);
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.wrapping_mul(10).wrapping_add(i64::from(br[bi] - b'0'));
-            bi += 1;
-        }
-        if an != bn {
-            return an.cmp(&bn);
-        }
-        if ai != bi {
-            return ai.cmp(&bi);
-        }
-        return ar[i].cmp(&br[i]);
-    }
-    ar.len().cmp(&br.len())
-}
-
-fn go_key_cmp_chars(a: &str, b: &str) -> Ordering {
-    let ar: Vec<char> = a.chars().collect();
-    let br: Vec<char> = b.chars().collect();
-    let mut i = 0;
-    while i < ar.len() && i < br.len() {
-        if ar[i] == br[i] {
-            i += 1;
-            continue;
-        }
-        let al = ar[i].is_alphabetic();
-        let bl = br[i].is_alphabetic();
-        if al && bl {
-            return ar[i].cmp(&br[i]);
-        }
-        if al || bl {
-            return if bl {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            };
-        }
-        let (mut an, mut bn) = (0i64, 0i64);
-        if ar[i] == '0' || br[i] == '0' {
-            let mut j = i;
-            while j > 0 && ar[j - 1].is_ascii_digit() {
-                j -= 1;
-                if ar[j] != '0' {
-                    an = 1;
-                    bn = 1;
-                    break;
-                }
-            }
-        }
-        let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
-            ai += 1;
-        }
-        let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+        while let Some(d) = br.get(bi).and_then(|c| c.digit()) {
+            bn = bn.wrapping_mul(10).wrapping_add(d);
             bi += 1;
         }
         if an != bn {
@@ -910,6 +883,37 @@ fn go_format_g(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_and_char_paths_order_keys_alike() {
+        // ASCII keys take the byte path; on them the char path (non-ASCII keys) must agree.
+        let keys = [
+            "x-kubernetes-list-type",
+            "type",
+            "a10",
+            "a9",
+            "items",
+            "1",
+            "_x",
+            "a09",
+            "B",
+            "0",
+            "00",
+        ];
+        let chars = |s: &str| s.chars().collect::<Vec<char>>();
+        for a in keys {
+            for b in keys {
+                assert_eq!(
+                    go_key_cmp_units(a.as_bytes(), b.as_bytes()),
+                    go_key_cmp_units(&chars(a), &chars(b)),
+                    "{a} {b}"
+                );
+            }
+        }
+        assert_eq!(go_key_cmp("é1", "é2"), Ordering::Less);
+        assert_eq!(go_key_cmp("é10", "é9"), Ordering::Greater);
+        assert_eq!(go_key_cmp("1é", "é"), Ordering::Less);
+    }
     use serde_json::json;
 
     #[test]
