@@ -1,6 +1,6 @@
 //! Stage 3b: CustomResourceDefinition documents, one per group+kind, all versions merged.
 
-use crate::model::{Model, Resolved, TypeKind};
+use crate::model::{Model, Resolved, TypeKind, path_segments};
 use crate::schema::{Schema, SchemaGen, flatten_all_of};
 use rkb_markers::{Diagnostic, Marker, Value as MValue};
 use serde_json::{Value, json};
@@ -30,7 +30,7 @@ pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
         };
         let has_meta = fields.iter().any(|f| {
             if let syn::Type::Path(p) = &f.ty {
-                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let segs = path_segments(&p.path);
                 matches!(model.resolve(t.file, &segs), Resolved::K8s(ref path) if path.ends_with("::ObjectMeta"))
             } else {
                 false

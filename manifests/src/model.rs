@@ -786,6 +786,12 @@ fn serde_field(attrs: &[syn::Attribute]) -> FieldAttrs {
     f
 }
 
+/// The identifiers of a path (`k8s_openapi::api::core::v1::Container` -> its five segments), as
+/// [`Model::resolve`] takes them.
+pub fn path_segments(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::RenameRule;

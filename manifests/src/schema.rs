@@ -3,7 +3,7 @@
 //! flattened (field docs and field-level validation kept over the referenced type) and `allOf` branches
 //! merged.
 
-use crate::model::{Field, Model, Prim, Resolved, TypeKind};
+use crate::model::{Field, Model, Prim, Resolved, TypeKind, path_segments};
 use rkb_markers::{Diagnostic, Marker, Value as MValue};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -45,12 +45,7 @@ pub struct SchemaGen<'m> {
 fn count_uses(model: &Model, file: usize, ty: &syn::Type, uses: &mut [usize]) {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segs = path_segments(&p.path);
             if let Resolved::Local(t) = model.resolve(file, &segs) {
                 uses[t] += 1;
             }
@@ -370,12 +365,7 @@ impl<'m> SchemaGen<'m> {
     pub fn expr_schema(&mut self, file: usize, ty: &syn::Type, at: At) -> Schema {
         match ty {
             syn::Type::Path(p) if p.qself.is_none() => {
-                let segs: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let segs = path_segments(&p.path);
                 let args: Vec<&syn::Type> = match p.path.segments.last().map(|s| &s.arguments) {
                     Some(syn::PathArguments::AngleBracketed(a)) => a
                         .args
