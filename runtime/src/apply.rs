@@ -19,11 +19,7 @@ pub async fn apply<K>(api: &Api<K>, obj: &K, field_manager: &str) -> Result<K, E
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
 {
-    let name = obj
-        .meta()
-        .name
-        .clone()
-        .ok_or(Error::MissingField("metadata.name"))?;
+    let name = crate::error::required_name(obj)?.to_string();
     let body = apply_body(obj)?;
     Ok(api
         .patch(
@@ -60,11 +56,7 @@ where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
     O: Resource<DynamicType = ()>,
 {
-    let name = obj
-        .meta()
-        .name
-        .clone()
-        .ok_or(Error::MissingField("metadata.name"))?;
+    let name = crate::error::required_name(obj)?.to_string();
     let mut desired = obj.clone();
     set_controller_reference(owner, &mut desired)?;
     let ours = controller_owner_ref(owner)?.uid;
@@ -130,11 +122,7 @@ pub async fn apply_status<K>(api: &Api<K>, obj: &K, field_manager: &str) -> Resu
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
 {
-    let name = obj
-        .meta()
-        .name
-        .clone()
-        .ok_or(Error::MissingField("metadata.name"))?;
+    let name = crate::error::required_name(obj)?.to_string();
     let full = apply_body(obj)?;
     let mut body = serde_json::Map::new();
     for key in ["apiVersion", "kind", "status"] {

@@ -89,3 +89,11 @@ pub enum Error {
 
 /// A boxed error: the convenient error type for reconcile functions (`?` converts any `std::error::Error`).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// An object's name, which every API call about it needs; objects built in code may lack one.
+pub(crate) fn required_name<K: kube::Resource>(obj: &K) -> Result<&str, Error> {
+    obj.meta()
+        .name
+        .as_deref()
+        .ok_or(Error::MissingField("metadata.name"))
+}

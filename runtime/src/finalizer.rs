@@ -70,11 +70,7 @@ where
     K: Resource + Clone + DeserializeOwned + Debug,
 {
     let ops: json_patch::Patch = serde_json::from_value(ops)?;
-    let name = obj
-        .meta()
-        .name
-        .as_deref()
-        .ok_or(Error::MissingField("metadata.name"))?;
+    let name = crate::error::required_name(obj)?;
     api.patch(name, &PatchParams::default(), &Patch::<()>::Json(ops))
         .await
         .map_err(|source| Error::Finalizer {
