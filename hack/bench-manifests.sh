@@ -19,7 +19,7 @@ command -v hyperfine >/dev/null || { log "error: hyperfine is needed (apt-get in
 CONTROLLER_GEN="$("$ROOT/hack/install-controller-gen.sh" | tail -n1)"
 log "building rkb (release)"
 (cd "$ROOT" && cargo build --release -q -p rkb)
-RKB="$ROOT/target/release/rkb"
+RKB="${CARGO_TARGET_DIR:-$ROOT/target}/release/rkb"
 
 if [ -n "${RKB_BENCH_WORK:-}" ]; then # keep the generated projects, e.g. to profile them
   WORK="$RKB_BENCH_WORK"; rm -rf "$WORK"; mkdir -p "$WORK"
