@@ -116,7 +116,9 @@ fn platform_suffix() -> String {
     format!("{}-{arch}", std::env::consts::OS)
 }
 
-/// The highest version directory for this platform that holds the two required binaries.
+/// The highest version directory for this platform that holds the two required binaries, preferring
+/// those that also hold kube-controller-manager: setup-envtest's downloads lack it, and a newer download
+/// beside a control plane built by `hack/setup-envtest.sh` must not make `with_controller_manager()` fail.
 fn newest_platform_dir(k8s: &Path) -> Option<PathBuf> {
     let suffix = format!("-{}", platform_suffix());
     let entries = std::fs::read_dir(k8s).ok()?;
@@ -126,8 +128,9 @@ fn newest_platform_dir(k8s: &Path) -> Option<PathBuf> {
             let name = e.file_name().into_string().ok()?;
             let version = parse_version(name.strip_suffix(&suffix)?)?;
             let dir = e.path();
+            let complete = dir.join("kube-controller-manager").is_file();
             (dir.join("etcd").is_file() && dir.join("kube-apiserver").is_file())
-                .then_some((version, dir))
+                .then_some(((complete, version), dir))
         })
         .max_by(|a, b| a.0.cmp(&b.0))
         .map(|(_, dir)| dir)
@@ -142,34 +145,45 @@ fn parse_version(s: &str) -> Option<Vec<u64>> {
 mod tests {
     use super::*;
 
-    fn fake_release(root: &Path, version: &str, with_binaries: bool) -> PathBuf {
+    fn fake_release(root: &Path, version: &str, binaries: &[&str]) -> PathBuf {
         let dir = root
             .join("k8s")
             .join(format!("{version}-{}", platform_suffix()));
         std::fs::create_dir_all(&dir).unwrap();
-        if with_binaries {
-            for b in ["etcd", "kube-apiserver"] {
-                std::fs::write(dir.join(b), "").unwrap();
-            }
+        for b in binaries {
+            std::fs::write(dir.join(b), "").unwrap();
         }
         dir
     }
 
+    const SETUP_ENVTEST: &[&str] = &["etcd", "kube-apiserver"];
+    const BUILT: &[&str] = &["etcd", "kube-apiserver", "kube-controller-manager"];
+
     #[test]
     fn picks_the_newest_complete_version_numerically() {
         let root = tempfile::tempdir().unwrap();
-        fake_release(root.path(), "1.9.0", true);
-        let want = fake_release(root.path(), "1.35.4", true);
-        fake_release(root.path(), "1.36.0", false); // incomplete: skipped
+        fake_release(root.path(), "1.9.0", SETUP_ENVTEST);
+        let want = fake_release(root.path(), "1.35.4", SETUP_ENVTEST);
+        fake_release(root.path(), "1.36.0", &["etcd"]); // incomplete: skipped
         let found = Binaries::locate_in(None, Some(root.path().into())).unwrap();
         assert_eq!(found.dir, want);
         assert_eq!(found.kube_apiserver, want.join("kube-apiserver"));
     }
 
     #[test]
+    fn prefers_a_control_plane_with_the_controller_manager_over_a_newer_download() {
+        let root = tempfile::tempdir().unwrap();
+        let built = fake_release(root.path(), "1.35.4", BUILT);
+        fake_release(root.path(), "1.36.0", SETUP_ENVTEST);
+        let found = Binaries::locate_in(None, Some(root.path().into())).unwrap();
+        assert_eq!(found.dir, built);
+        assert!(found.require_controller_manager().is_ok());
+    }
+
+    #[test]
     fn kubebuilder_assets_wins_and_is_named_when_empty() {
         let root = tempfile::tempdir().unwrap();
-        fake_release(root.path(), "1.35.4", true);
+        fake_release(root.path(), "1.35.4", SETUP_ENVTEST);
         let assets = tempfile::tempdir().unwrap();
         let err = Binaries::locate_in(Some(assets.path().into()), Some(root.path().into()))
             .unwrap_err()

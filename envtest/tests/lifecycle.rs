@@ -112,6 +112,32 @@ async fn the_kubeconfig_file_reaches_the_server_as_admin() {
         .create(&PostParams::default(), &ns)
         .await
         .unwrap();
+
+    // The same file works for kubectl (the one setup-envtest.sh links beside the binaries, else PATH's).
+    let linked = env.binaries().dir.join("kubectl");
+    let kubectl = if linked.exists() {
+        linked
+    } else {
+        PathBuf::from("kubectl")
+    };
+    let out = Command::new(kubectl)
+        .arg("--kubeconfig")
+        .arg(env.kubeconfig_path())
+        .args([
+            "get",
+            "namespace",
+            "from-kubeconfig",
+            "-o",
+            "jsonpath={.metadata.name}",
+        ])
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "from-kubeconfig");
 }
 
 #[tokio::test]

@@ -15,25 +15,25 @@ BINARIES=(etcd kube-apiserver kube-controller-manager)
 
 log() { echo "setup-envtest: $*" >&2; }
 
-usable() { # dir -> 0 when it holds runnable etcd and kube-apiserver
-  [ -x "$1/etcd" ] && [ -x "$1/kube-apiserver" ]
+usable() { # dir -> 0 when it holds all of the control plane the tests start
+  for b in "${BINARIES[@]}"; do [ -x "$1/$b" ] || return 1; done
 }
 
-# A user who already has setup-envtest's binaries keeps them.
-if [ -n "${KUBEBUILDER_ASSETS:-}" ] && usable "$KUBEBUILDER_ASSETS" && [ "${KUBEBUILDER_ASSETS%/}" != "${DEST%/}" ]; then
-  log "using KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
-  echo "$KUBEBUILDER_ASSETS"
-  exit 0
-fi
-
-if [ -f "$DEST/.rkb-stamp" ] && [ "$(cat "$DEST/.rkb-stamp")" = "$STAMP" ]; then
-  ok=1
-  for b in "${BINARIES[@]}"; do [ -x "$DEST/$b" ] || ok=0; done
-  if [ "$ok" = 1 ]; then
-    log "cached: $DEST ($STAMP)"
-    echo "$DEST"
+# A user who already has the binaries keeps them. setup-envtest's downloads have no
+# kube-controller-manager, which owner-reference cascade tests need: those are built instead.
+if [ -n "${KUBEBUILDER_ASSETS:-}" ] && [ "${KUBEBUILDER_ASSETS%/}" != "${DEST%/}" ]; then
+  if usable "$KUBEBUILDER_ASSETS"; then
+    log "using KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
+    echo "$KUBEBUILDER_ASSETS"
     exit 0
   fi
+  log "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS lacks one of ${BINARIES[*]}; using $DEST"
+fi
+
+if [ -f "$DEST/.rkb-stamp" ] && [ "$(cat "$DEST/.rkb-stamp")" = "$STAMP" ] && usable "$DEST"; then
+  log "cached: $DEST ($STAMP)"
+  echo "$DEST"
+  exit 0
 fi
 
 command -v go >/dev/null || { log "error: Go is needed to build the control plane (https://go.dev/doc/install)"; exit 1; }
