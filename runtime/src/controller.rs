@@ -2,10 +2,11 @@
 //! adds around a reconcile: leader gating, per-object exponential backoff with an overall rate limit, metrics,
 //! panic recovery, readiness after the cache syncs, and graceful shutdown.
 
+use std::collections::HashMap;
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::{FutureExt, StreamExt};
 use kube::Resource;
@@ -150,6 +151,7 @@ where
             name: name.clone(),
             metrics: ctx.metrics().controller(&name, usize::from(concurrency)),
             limiter: rate_limiter,
+            failing_uids: Mutex::default(),
             store: store.clone(),
             reconcile,
         });
@@ -171,12 +173,22 @@ where
                     async move { Ok::<_, std::convert::Infallible>(worker.reconcile(obj).await) }
                 },
                 |_, never, _| match *never {},
-                worker,
+                worker.clone(),
             )
             .for_each(|result| {
-                if let Err(e) = result {
+                match result {
+                    // kube-runtime does not call the reconciler for an object gone from the cache; it says so
+                    // here. Its failure count must go too, or a deleted failing object stays in the limiter
+                    // forever and a new object of the same name starts at the grown delay.
+                    Err(kc::Error::ObjectNotFound(gone)) => {
+                        let mut key = ObjectRef::<K>::new(&gone.name);
+                        key.namespace = gone.namespace.clone();
+                        worker.forget(&key);
+                        tracing::debug!(controller = %name, object = %gone, "object gone before its reconcile");
+                    }
                     // Watch errors are retried by the watcher's own backoff; they are worth a warning only.
-                    tracing::warn!(controller = %name, error = %e, "controller stream error");
+                    Err(e) => tracing::warn!(controller = %name, error = %e, "controller stream error"),
+                    Ok(_) => {}
                 }
                 futures::future::ready(())
             });
@@ -192,6 +204,9 @@ struct Worker<K: Resource<DynamicType = ()> + Clone + 'static, F> {
     name: String,
     metrics: ControllerMetrics,
     limiter: RateLimiter<ObjectRef<K>>,
+    /// The uid of the object each failure count belongs to: kube-runtime does not reconcile deletions, so a
+    /// new object under a failing object's name is recognised by its uid and starts with a clean count.
+    failing_uids: Mutex<HashMap<ObjectRef<K>, Option<String>>>,
     store: Store<K>,
     reconcile: F,
 }
@@ -204,6 +219,23 @@ where
     Fut: Future<Output = Result<Action, E>> + Send + 'static,
     E: Display + Send + 'static,
 {
+    fn failing_uids(&self) -> std::sync::MutexGuard<'_, HashMap<ObjectRef<K>, Option<String>>> {
+        self.failing_uids.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts one more failure of the object `key` names now (uid `uid`); returns the delay before its retry.
+    fn failed(&self, key: ObjectRef<K>, uid: Option<String>) -> std::time::Duration {
+        let delay = self.limiter.when(&key);
+        self.failing_uids().insert(key, uid);
+        delay
+    }
+
+    /// Drops what is remembered of `key`'s failures (after a success, or once the object is gone).
+    fn forget(&self, key: &ObjectRef<K>) {
+        self.limiter.forget(key);
+        self.failing_uids().remove(key);
+    }
+
     async fn reconcile(&self, obj: Arc<K>) -> Action {
         let key = ObjectRef::from_obj(&*obj);
         if !self.ctx.wait_for_leadership().await {
@@ -211,8 +243,17 @@ where
         }
         // A follower may have waited long for leadership: reconcile what the cache holds now.
         let Some(obj) = self.store.get(&key) else {
+            self.forget(&key);
             return Action::await_change();
         };
+        let uid = obj.meta().uid.clone();
+        if self
+            .failing_uids()
+            .get(&key)
+            .is_some_and(|failed| *failed != uid)
+        {
+            self.forget(&key);
+        }
         // `object` is namespace/name as kubectl prints it; `name` would clash with the span's own name in JSON logs.
         let object = match &key.namespace {
             Some(ns) => format!("{ns}/{}", key.name),
@@ -232,7 +273,7 @@ where
         let _entered = span.enter();
         match outcome {
             Ok(Ok(action)) => {
-                self.limiter.forget(&key);
+                self.forget(&key);
                 let result = if action == Action::await_change() {
                     ReconcileResult::Success
                 } else {
@@ -244,13 +285,13 @@ where
             }
             Ok(Err(error)) => {
                 recording.finish(ReconcileResult::Error);
-                let delay = self.limiter.when(&key);
+                let delay = self.failed(key, uid);
                 tracing::error!(%error, retry_in = ?delay, "reconciler error");
                 Action::requeue(delay)
             }
             Err(panic) => {
                 recording.panicked();
-                let delay = self.limiter.when(&key);
+                let delay = self.failed(key, uid);
                 let message = panic
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())

@@ -258,3 +258,86 @@ async fn a_panicking_reconcile_is_retried_and_counted_as_an_error() {
 
     running.stop().await.expect("clean stop");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_failing_object_leaves_no_backoff_behind() {
+    let env = Environment::start().await.expect("envtest");
+    let client = env.client();
+    let with_value = |value: &str| {
+        let mut cm = config_map("doomed", &[("test", "deleted-backoff")]);
+        cm.data = Some([("k".to_string(), value.to_string())].into());
+        cm
+    };
+    create_config_map(&client, &with_value("fail-old")).await;
+
+    let attempts: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
+    let mgr = Manager::builder("rkb-deleted-backoff-test")
+        .client(client.clone())
+        .options(quiet_options())
+        .build()
+        .await
+        .expect("build manager");
+    let recorded = attempts.clone();
+    mgr.add(move |ctx: Context| async move {
+        Controller::for_kind_with::<ConfigMap>(
+            &ctx,
+            watcher::Config::default().labels("test=deleted-backoff"),
+        )
+        .run(move |cm: Arc<ConfigMap>, _ctx| {
+            let recorded = recorded.clone();
+            async move {
+                let value = cm.data.as_ref().and_then(|d| d.get("k").cloned());
+                recorded
+                    .lock()
+                    .unwrap()
+                    .push((Instant::now(), value.unwrap_or_default()));
+                Err::<Action, BoxError>("always failing".into())
+            }
+        })
+        .await
+    });
+    let running = mgr.spawn();
+    let times_of = |value: &'static str| {
+        let attempts = attempts.clone();
+        move || -> Vec<Instant> {
+            let attempts = attempts.lock().unwrap();
+            attempts
+                .iter()
+                .filter(|(_, v)| v == value)
+                .map(|(t, _)| *t)
+                .collect()
+        }
+    };
+
+    // Nine failures (5 + 10 + ... + 1280 ms): the tenth retry of this name would wait 2.56 s.
+    let old = times_of("fail-old");
+    eventually("nine failures", Duration::from_secs(20), || {
+        let n = old().len();
+        async move { Ok::<_, Infallible>((n >= 9).then_some(())) }
+    })
+    .await
+    .unwrap();
+    let api: kube::Api<ConfigMap> = kube::Api::namespaced(client.clone(), "default");
+    api.delete("doomed", &Default::default()).await.unwrap();
+    // At once: kube-runtime does not reconcile deletions, so only the new object's uid tells it apart.
+    create_config_map(&client, &with_value("fail-new")).await;
+
+    let new = times_of("fail-new");
+    eventually(
+        "two failures of the new object",
+        Duration::from_secs(10),
+        || {
+            let n = new().len();
+            async move { Ok::<_, Infallible>((n >= 2).then_some(())) }
+        },
+    )
+    .await
+    .unwrap();
+    let times = new();
+    assert!(
+        times[1] - times[0] < Duration::from_millis(1000),
+        "the new object inherited the deleted one's backoff: retried after {:?}",
+        times[1] - times[0]
+    );
+    running.stop().await.expect("clean stop");
+}
