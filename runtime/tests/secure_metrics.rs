@@ -219,11 +219,21 @@ async fn secure_metrics_need_tls_and_an_authorised_token() {
     .await
     .unwrap();
     assert!(body.contains("rkb_secure_test_probe_total 1"), "{body}");
-    // The role covers /metrics only.
+    // Only /metrics is served on this port, authorised or not.
     assert_eq!(
-        https_get(addr, ca.clone(), "/other", Some(token)).await.0,
+        https_get(addr, ca.clone(), "/other", Some(token.clone()))
+            .await
+            .0,
         404
     );
+
+    // A rotated certificate (cert-manager rewriting the mounted files) is served from the next handshake on:
+    // a client trusting only the new certificate gets through (with the old one still served it would fail
+    // the handshake).
+    let rotated = write_cert(&dir);
+    assert_ne!(rotated, ca);
+    let (status, body) = https_get(addr, rotated, "/metrics", Some(token)).await;
+    assert_eq!(status, 200, "{body}");
 
     running.stop().await.expect("clean stop");
     let _ = std::fs::remove_dir_all(dir);
