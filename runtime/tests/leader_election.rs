@@ -298,3 +298,65 @@ async fn a_leader_whose_lease_is_taken_stops_at_once_with_an_error() {
     assert_eq!(leader_status(&a.metrics, lease), Some(0.0));
     assert_eq!(holder(&client, lease).await.as_deref(), Some("intruder"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leader_that_cannot_renew_within_the_deadline_gives_up_with_an_error() {
+    let env = Environment::start().await.expect("envtest");
+    let admin = env.client();
+    let lease = "unrenewable-test";
+    // The manager's own user: its Lease rights live in a Role whose binding is taken away below.
+    let client = env
+        .client_with_rbac(
+            "renewer",
+            r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: config-map-reader}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: lease-holder, namespace: default}
+rules:
+- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}
+"#,
+        )
+        .await
+        .expect("client with RBAC");
+    let (tx, mut seen) = mpsc::unbounded_channel();
+    create_config_map(&admin, &config_map("renew-a", &[("test", "renew")])).await;
+    let renew_deadline = Duration::from_secs(2);
+    let a = start(
+        &client,
+        "mgr-a",
+        leader_options(lease, 4, renew_deadline.as_secs(), 300),
+        "renew",
+        tx,
+    )
+    .await;
+    first_reconciler(&mut seen).await;
+
+    // Renewals now fail (403) while nobody else holds the lease.
+    let cut = Instant::now();
+    Api::<k8s_openapi::api::rbac::v1::RoleBinding>::namespaced(admin.clone(), "default")
+        .delete("renewer-lease-holder", &Default::default())
+        .await
+        .unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(15), a.task)
+        .await
+        .expect("the manager kept running without renewing its lease")
+        .expect("manager task");
+    assert!(
+        matches!(ended, Err(rkb_runtime::Error::LeadershipLost(ref m)) if m.contains("failed to renew within")),
+        "{ended:?}"
+    );
+    // It held on for the renew deadline: a failed renewal alone is retried, not fatal.
+    assert!(
+        cut.elapsed() >= renew_deadline,
+        "gave up after {:?}",
+        cut.elapsed()
+    );
+    assert_eq!(leader_status(&a.metrics, lease), Some(0.0));
+    assert_eq!(holder(&admin, lease).await.as_deref(), Some("mgr-a"));
+}
