@@ -1,4 +1,5 @@
-//! `Manager::run` in a real process: SIGTERM lets the in-flight reconcile finish, releases the Lease and exits 0.
+//! `Manager::run` in a real process: SIGTERM lets the in-flight reconcile finish, releases the Lease and exits 0;
+//! a second signal (here SIGINT twice, as an impatient Ctrl-C) exits 1 at once.
 //! The test re-runs its own binary as the operator process (the ignored `operator_process` test below).
 
 mod common;
@@ -40,7 +41,7 @@ async fn annotate(client: &Client, name: &str, key: &str) -> Result<(), kube::Er
 
 /// The operator: marks a ConfigMap "started", takes two seconds, marks it "done".
 #[tokio::test]
-#[ignore = "run as a child process by sigterm_finishes_work_releases_the_lease_and_exits_0"]
+#[ignore = "run as a child process by the other tests here"]
 async fn operator_process() {
     if std::env::var(CHILD_ENV).is_err() {
         return;
@@ -82,85 +83,116 @@ async fn operator_process() {
     }
 }
 
+/// The operator process, leading, with its reconcile of ConfigMap "signalled" under way.
+struct InFlight {
+    child: KillOnDrop,
+    leases: Api<Lease>,
+    configs: Api<ConfigMap>,
+}
+
+impl InFlight {
+    async fn start(env: &Environment) -> Self {
+        let client = env.client();
+        let child = KillOnDrop(
+            Command::new(std::env::current_exe().unwrap())
+                .args(["--ignored", "--exact", "operator_process", "--nocapture"])
+                .env(CHILD_ENV, "1")
+                .env("KUBECONFIG", env.kubeconfig_path())
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("spawn operator process"),
+        );
+        let this = InFlight {
+            child,
+            leases: Api::namespaced(client.clone(), "default"),
+            configs: Api::namespaced(client.clone(), "default"),
+        };
+        eventually(
+            "the operator process to lead",
+            Duration::from_secs(30),
+            || async {
+                Ok::<_, Infallible>(
+                    (this.holder().await.as_deref() == Some("operator-process")).then_some(()),
+                )
+            },
+        )
+        .await
+        .unwrap();
+        create_config_map(&client, &config_map("signalled", &[("test", "signal")])).await;
+        eventually(
+            "the reconcile to start",
+            Duration::from_secs(20),
+            || async { Ok::<_, Infallible>(this.marked("started").await.then_some(())) },
+        )
+        .await
+        .unwrap();
+        this
+    }
+
+    async fn holder(&self) -> Option<String> {
+        self.leases
+            .get_opt(LEASE)
+            .await
+            .ok()
+            .flatten()?
+            .spec?
+            .holder_identity
+    }
+
+    async fn marked(&self, key: &str) -> bool {
+        self.configs
+            .get("signalled")
+            .await
+            .is_ok_and(|cm| cm.annotations().contains_key(key))
+    }
+
+    fn signal(&self, name: &str) {
+        let pid = self.child.0.id().to_string();
+        let sent = Command::new("kill")
+            .args([format!("-{name}"), pid])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+    }
+
+    /// Waits for the process to end, at most `within`.
+    async fn exit_status(&mut self, within: Duration) -> std::process::ExitStatus {
+        let child = &mut self.child.0;
+        eventually("the operator process to exit", within, || {
+            let exited = child.try_wait();
+            async move { exited }
+        })
+        .await
+        .unwrap()
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_finishes_work_releases_the_lease_and_exits_0() {
     let env = Environment::start().await.expect("envtest");
-    let client = env.client();
-    let mut child = KillOnDrop(
-        Command::new(std::env::current_exe().unwrap())
-            .args(["--ignored", "--exact", "operator_process", "--nocapture"])
-            .env(CHILD_ENV, "1")
-            .env("KUBECONFIG", env.kubeconfig_path())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("spawn operator process"),
-    );
-
-    let leases: Api<Lease> = Api::namespaced(client.clone(), "default");
-    let holder = || {
-        let leases = leases.clone();
-        async move {
-            leases
-                .get_opt(LEASE)
-                .await
-                .ok()
-                .flatten()?
-                .spec?
-                .holder_identity
-        }
-    };
-    eventually(
-        "the operator process to lead",
-        Duration::from_secs(30),
-        || async {
-            Ok::<_, Infallible>(
-                (holder().await.as_deref() == Some("operator-process")).then_some(()),
-            )
-        },
-    )
-    .await
-    .unwrap();
-
-    create_config_map(&client, &config_map("signalled", &[("test", "signal")])).await;
-    let configs: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
-    let marked = |key: &'static str| {
-        let configs = configs.clone();
-        async move {
-            let cm = configs.get("signalled").await.ok()?;
-            cm.annotations().contains_key(key).then_some(())
-        }
-    };
-    eventually(
-        "the reconcile to start",
-        Duration::from_secs(20),
-        || async { Ok::<_, Infallible>(marked("started").await) },
-    )
-    .await
-    .unwrap();
-
-    let pid = child.0.id().to_string();
-    let killed = Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
+    let mut op = InFlight::start(&env).await;
+    op.signal("TERM");
     // Graceful shutdown must not hang: give it well over the two-second reconcile, then kill.
-    let status = eventually(
-        "the operator process to exit",
-        Duration::from_secs(20),
-        || {
-            let exited = child.0.try_wait();
-            async move { exited }
-        },
-    )
-    .await
-    .unwrap();
+    let status = op.exit_status(Duration::from_secs(20)).await;
     assert!(status.success(), "operator exited with {status}");
 
     // The reconcile in flight at SIGTERM completed, and the Lease was handed back.
     assert!(
-        marked("done").await.is_some(),
+        op.marked("done").await,
         "the in-flight reconcile was cut short"
     );
-    assert_eq!(holder().await, None);
+    assert_eq!(op.holder().await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_sigint_exits_at_once_with_1() {
+    let env = Environment::start().await.expect("envtest");
+    let mut op = InFlight::start(&env).await;
+    op.signal("INT");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    op.signal("INT");
+    // Well inside the two-second reconcile, which the user chose not to wait for.
+    let status = op.exit_status(Duration::from_millis(1500)).await;
+    assert_eq!(status.code(), Some(1), "operator exited with {status}");
+    assert!(!op.marked("done").await, "the reconcile was waited for");
 }
