@@ -322,16 +322,20 @@ mod tests {
         c.metadata.name.as_deref().unwrap()
     }
 
-    #[tokio::test]
-    async fn a_relist_becomes_adds_updates_and_deletes_of_what_changed() {
-        // Never contacted: events are fed to `process` directly.
+    /// An informer whose API server is never contacted: events are fed to `process` directly.
+    fn offline_informer() -> Informer<ConfigMap> {
         let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
         let client = kube::Client::try_from(config).unwrap();
-        let informer = Informer::<ConfigMap>::new(
+        Informer::new(
             Api::namespaced(client, "t"),
             watcher::Config::default(),
             None,
-        );
+        )
+    }
+
+    #[tokio::test]
+    async fn a_relist_becomes_adds_updates_and_deletes_of_what_changed() {
+        let informer = offline_informer();
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         let (t1, t2, t3) = (tx.clone(), tx.clone(), tx);
         informer.add_event_handler(
@@ -393,5 +397,29 @@ mod tests {
             .collect();
         cached.sort();
         assert_eq!(cached, ["a", "b", "d"]);
+    }
+
+    #[tokio::test]
+    async fn a_removed_handler_gets_no_further_events() {
+        let informer = offline_informer();
+        let (tx, mut rx) = mpsc::unbounded_channel::<&'static str>();
+        let (kept, removed) = (tx.clone(), tx);
+        informer.add_event_handler(HandlerFuncs::new().on_add(move |_: &Arc<ConfigMap>, _| {
+            let _ = kept.send("kept");
+        }));
+        let registration =
+            informer.add_event_handler(HandlerFuncs::new().on_add(move |_: &Arc<ConfigMap>, _| {
+                let _ = removed.send("removed");
+            }));
+        informer.remove_event_handler(&registration);
+        let mut writer = lock(&informer.shared.writer).take().unwrap();
+        informer
+            .shared
+            .process(&mut writer, Event::Apply(cm("a", "1")));
+        let mut got = Vec::new();
+        while let Ok(Some(e)) = tokio::time::timeout(Duration::from_millis(200), rx.recv()).await {
+            got.push(e);
+        }
+        assert_eq!(got, ["kept"]);
     }
 }
