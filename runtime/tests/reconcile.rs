@@ -10,8 +10,67 @@ use common::{config_map, create_config_map, quiet_options, touch_config_map};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::runtime::watcher;
 use rkb_envtest::{Environment, eventually};
-use rkb_runtime::{Action, BoxError, Context, Controller, Manager};
+use rkb_runtime::{Action, BoxError, Context, Controller, Manager, RunningManager};
 use tokio::sync::oneshot;
+
+/// When each reconcile ran and what data.k it saw.
+#[derive(Clone, Default)]
+struct Attempts(Arc<Mutex<Vec<(Instant, String)>>>);
+
+impl Attempts {
+    fn times(&self, value: &str) -> Vec<Instant> {
+        let attempts = self.0.lock().unwrap();
+        attempts
+            .iter()
+            .filter(|(_, v)| v == value)
+            .map(|(t, _)| *t)
+            .collect()
+    }
+
+    fn count(&self, value: &str) -> usize {
+        self.times(value).len()
+    }
+}
+
+/// A manager whose controller reconciles the ConfigMaps labelled `test=<label>`, recording every attempt, and
+/// fails while data.k starts with "fail".
+async fn spawn_recording_controller(
+    client: &kube::Client,
+    label: &str,
+) -> (RunningManager, Attempts) {
+    let attempts = Attempts::default();
+    let mgr = Manager::builder(format!("rkb-{label}-test"))
+        .client(client.clone())
+        .options(quiet_options())
+        .build()
+        .await
+        .expect("build manager");
+    let (recorded, selector) = (attempts.clone(), format!("test={label}"));
+    mgr.add(move |ctx: Context| async move {
+        Controller::for_kind_with::<ConfigMap>(&ctx, watcher::Config::default().labels(&selector))
+            .run(move |cm: Arc<ConfigMap>, _ctx| {
+                let recorded = recorded.clone();
+                async move {
+                    let value = cm
+                        .data
+                        .as_ref()
+                        .and_then(|d| d.get("k").cloned())
+                        .unwrap_or_default();
+                    recorded
+                        .0
+                        .lock()
+                        .unwrap()
+                        .push((Instant::now(), value.clone()));
+                    if value.starts_with("fail") {
+                        return Err::<Action, BoxError>(format!("failing on {value}").into());
+                    }
+                    Ok(Action::await_change())
+                }
+            })
+            .await
+    });
+    (mgr.spawn(), attempts)
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_success() {
@@ -19,55 +78,9 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
     let client = env.client();
     create_config_map(&client, &config_map("flaky", &[("test", "backoff")])).await;
 
-    // Fails while data.k is "fail"; every attempt's time is recorded.
-    let attempts: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
-    let mgr = Manager::builder("rkb-backoff-test")
-        .client(client.clone())
-        .options(quiet_options())
-        .build()
-        .await
-        .expect("build manager");
-    let recorded = attempts.clone();
-    mgr.add(move |ctx: Context| async move {
-        Controller::for_kind_with::<ConfigMap>(
-            &ctx,
-            watcher::Config::default().labels("test=backoff"),
-        )
-        .run(move |cm: Arc<ConfigMap>, _ctx| {
-            let recorded = recorded.clone();
-            async move {
-                let value = cm
-                    .data
-                    .as_ref()
-                    .and_then(|d| d.get("k").cloned())
-                    .unwrap_or_default();
-                recorded
-                    .lock()
-                    .unwrap()
-                    .push((Instant::now(), value.clone()));
-                if value.starts_with("fail") {
-                    return Err::<Action, BoxError>(format!("failing on {value}").into());
-                }
-                Ok(Action::await_change())
-            }
-        })
-        .await
-    });
-    let running = mgr.spawn();
-
-    let count = |value: &'static str| {
-        let attempts = attempts.clone();
-        move || {
-            attempts
-                .lock()
-                .unwrap()
-                .iter()
-                .filter(|(_, v)| v == value)
-                .count()
-        }
-    };
+    let (running, attempts) = spawn_recording_controller(&client, "backoff").await;
     eventually("first reconcile", Duration::from_secs(20), || {
-        let n = count("v")();
+        let n = attempts.count("v");
         async move { Ok::<_, Infallible>((n >= 1).then_some(())) }
     })
     .await
@@ -75,21 +88,13 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
 
     touch_config_map(&client, "flaky", "fail").await;
     // 5 ms doubling: attempts 1..=10 need 5+10+...+2560 ms ≈ 5.1 s after the first failure.
-    let failing = count("fail");
     eventually("ten failing attempts", Duration::from_secs(20), || {
-        let n = failing();
+        let n = attempts.count("fail");
         async move { Ok::<_, Infallible>((n >= 10).then_some(())) }
     })
     .await
     .unwrap();
-    let times: Vec<Instant> = attempts
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|(_, v)| v == "fail")
-        .map(|(t, _)| *t)
-        .take(10)
-        .collect();
+    let times: Vec<Instant> = attempts.times("fail").into_iter().take(10).collect();
     let intervals: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
     eprintln!("retry intervals: {intervals:?}");
     for (i, interval) in intervals.iter().enumerate() {
@@ -113,30 +118,23 @@ async fn a_failing_reconcile_is_retried_with_growing_intervals_and_resets_on_suc
     // A success resets the backoff: the next failure retries after ~5 ms again, not after seconds.
     touch_config_map(&client, "flaky", "ok").await;
     eventually("success", Duration::from_secs(20), || {
-        let n = count("ok")();
+        let n = attempts.count("ok");
         async move { Ok::<_, Infallible>((n >= 1).then_some(())) }
     })
     .await
     .unwrap();
     touch_config_map(&client, "flaky", "fail-again").await;
-    let again = count("fail-again");
     eventually(
         "two quick failures after the reset",
         Duration::from_secs(5),
         || {
-            let n = again();
+            let n = attempts.count("fail-again");
             async move { Ok::<_, Infallible>((n >= 3).then_some(())) }
         },
     )
     .await
     .unwrap();
-    let times: Vec<Instant> = attempts
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|(_, v)| v == "fail-again")
-        .map(|(t, _)| *t)
-        .collect();
+    let times = attempts.times("fail-again");
     assert!(
         times[1] - times[0] < Duration::from_millis(500),
         "backoff was not reset"
@@ -270,49 +268,11 @@ async fn a_deleted_failing_object_leaves_no_backoff_behind() {
     };
     create_config_map(&client, &with_value("fail-old")).await;
 
-    let attempts: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
-    let mgr = Manager::builder("rkb-deleted-backoff-test")
-        .client(client.clone())
-        .options(quiet_options())
-        .build()
-        .await
-        .expect("build manager");
-    let recorded = attempts.clone();
-    mgr.add(move |ctx: Context| async move {
-        Controller::for_kind_with::<ConfigMap>(
-            &ctx,
-            watcher::Config::default().labels("test=deleted-backoff"),
-        )
-        .run(move |cm: Arc<ConfigMap>, _ctx| {
-            let recorded = recorded.clone();
-            async move {
-                let value = cm.data.as_ref().and_then(|d| d.get("k").cloned());
-                recorded
-                    .lock()
-                    .unwrap()
-                    .push((Instant::now(), value.unwrap_or_default()));
-                Err::<Action, BoxError>("always failing".into())
-            }
-        })
-        .await
-    });
-    let running = mgr.spawn();
-    let times_of = |value: &'static str| {
-        let attempts = attempts.clone();
-        move || -> Vec<Instant> {
-            let attempts = attempts.lock().unwrap();
-            attempts
-                .iter()
-                .filter(|(_, v)| v == value)
-                .map(|(t, _)| *t)
-                .collect()
-        }
-    };
+    let (running, attempts) = spawn_recording_controller(&client, "deleted-backoff").await;
 
     // Nine failures (5 + 10 + ... + 1280 ms): the tenth retry of this name would wait 2.56 s.
-    let old = times_of("fail-old");
     eventually("nine failures", Duration::from_secs(20), || {
-        let n = old().len();
+        let n = attempts.count("fail-old");
         async move { Ok::<_, Infallible>((n >= 9).then_some(())) }
     })
     .await
@@ -322,18 +282,17 @@ async fn a_deleted_failing_object_leaves_no_backoff_behind() {
     // At once: kube-runtime does not reconcile deletions, so only the new object's uid tells it apart.
     create_config_map(&client, &with_value("fail-new")).await;
 
-    let new = times_of("fail-new");
     eventually(
         "two failures of the new object",
         Duration::from_secs(10),
         || {
-            let n = new().len();
+            let n = attempts.count("fail-new");
             async move { Ok::<_, Infallible>((n >= 2).then_some(())) }
         },
     )
     .await
     .unwrap();
-    let times = new();
+    let times = attempts.times("fail-new");
     assert!(
         times[1] - times[0] < Duration::from_millis(1000),
         "the new object inherited the deleted one's backoff: retried after {:?}",
