@@ -1,5 +1,5 @@
-//! `#[derive(DeepCopy)]`: `rkb_runtime::DeepCopy` with a field-wise `deep_copy_into` that calls
-//! `clone_from` per field, so strings, vectors and options in the target keep their allocations.
+//! `#[derive(DeepCopy)]`: `rkb_runtime::DeepCopy` with a field-wise `deep_copy_into`, so the
+//! target's strings, vectors and nested API types keep their allocations.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -20,30 +20,7 @@ pub fn expand(input: &DeriveInput, lines: &[MarkerLine]) -> syn::Result<TokenStr
     let ident = &input.ident;
     let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
     let body = match &input.data {
-        Data::Struct(s) => {
-            let fields: Vec<TokenStream> = match &s.fields {
-                Fields::Named(f) => f
-                    .named
-                    .iter()
-                    .map(|f| {
-                        let n = f.ident.as_ref().expect("named");
-                        quote!(::std::clone::Clone::clone_from(&mut out.#n, &self.#n);)
-                    })
-                    .collect(),
-                Fields::Unnamed(f) => (0..f.unnamed.len())
-                    .map(|i| {
-                        let i = Index::from(i);
-                        quote!(::std::clone::Clone::clone_from(&mut out.#i, &self.#i);)
-                    })
-                    .collect(),
-                Fields::Unit => Vec::new(),
-            };
-            quote! {
-                fn deep_copy_into(&self, out: &mut Self) {
-                    #(#fields)*
-                }
-            }
-        }
+        Data::Struct(s) => deep_copy_into(&s.fields),
         // Enums: variants differ in shape, so a plain clone is the honest copy.
         Data::Enum(_) => TokenStream::new(),
         Data::Union(_) => {
@@ -58,4 +35,31 @@ pub fn expand(input: &DeriveInput, lines: &[MarkerLine]) -> syn::Result<TokenStr
             #body
         }
     })
+}
+
+/// `deep_copy_into` copying field by field: nested `DeepCopy` types recurse, other fields use
+/// `clone_from` (the runtime's `deep_copy::__field` picks). Shared with `#[derive(Kind)]`.
+pub fn deep_copy_into(fields: &Fields) -> TokenStream {
+    let field = quote!(::rkb_runtime::deep_copy::__field);
+    let copies: Vec<TokenStream> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let member = match &f.ident {
+                Some(n) => quote!(#n),
+                None => {
+                    let i = Index::from(i);
+                    quote!(#i)
+                }
+            };
+            quote!((&#field::Src(&self.#member)).copy_into(&mut out.#member);)
+        })
+        .collect();
+    quote! {
+        fn deep_copy_into(&self, out: &mut Self) {
+            #[allow(unused_imports)]
+            use #field::{ViaClone as _, ViaDeepCopy as _};
+            #(#copies)*
+        }
+    }
 }

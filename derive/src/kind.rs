@@ -129,7 +129,8 @@ pub fn expand(
     };
 
     let deep_copy = if object_generate(lines) && !id.package_disables_deep_copy {
-        quote!(impl #rt::DeepCopy for #ident {})
+        let body = crate::deep_copy::deep_copy_into(&data.fields);
+        quote!(impl #rt::DeepCopy for #ident { #body })
     } else {
         TokenStream::new()
     };

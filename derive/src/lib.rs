@@ -22,7 +22,7 @@ mod library;
 pub fn derive_kind(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     let lines = doc_markers::marker_lines(&input.attrs);
-    let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from) else {
+    let Some(manifest_dir) = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from) else {
         return syn::Error::new_spanned(
             &input.ident,
             "CARGO_MANIFEST_DIR is not set; build with cargo",
@@ -32,6 +32,7 @@ pub fn derive_kind(input: TokenStream) -> TokenStream {
     };
     // The file being compiled picks between same-named kinds of different versions.
     let file = proc_macro::Span::call_site().local_file();
+    let root = library::project_root(&manifest_dir, file.as_deref());
     let id = match library::identity(
         &root,
         &input.ident.to_string(),

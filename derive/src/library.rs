@@ -80,6 +80,20 @@ pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity
     })
 }
 
+/// The project whose `src/api` the derive reads: the crate being compiled, or, when that has no
+/// `src/api` (trybuild compiles single files from a generated crate elsewhere), the nearest
+/// ancestor of the deriving file that holds the file under its `src/api`.
+pub fn project_root(manifest_dir: &Path, file: Option<&Path>) -> PathBuf {
+    if manifest_dir.join("src/api").is_dir() {
+        return manifest_dir.to_path_buf();
+    }
+    // A relative file name is relative to rustc's working directory, which is ours.
+    let file = file.and_then(|f| std::path::absolute(f).ok());
+    file.as_deref()
+        .and_then(|f| f.ancestors().find(|d| f.starts_with(d.join("src/api"))))
+        .map_or_else(|| manifest_dir.to_path_buf(), Path::to_path_buf)
+}
+
 /// `src/api/v1/widget_types.rs` -> `api::v1::widget_types` (mod.rs and lib.rs name their dir).
 fn module_of(root: &Path, file: &Path) -> Option<String> {
     let file = if file.is_absolute() {
@@ -120,4 +134,28 @@ fn package_file(root: &Path, rust_path: &str) -> Option<PathBuf> {
     }
     let flat = dir.with_extension("rs");
     flat.is_file().then_some(flat)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::project_root;
+    use std::path::Path;
+
+    #[test]
+    fn project_root_is_the_crate_unless_it_has_no_api() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let fixture = here.join("tests/fixture-operator");
+        let ui = here.join("tests/fixture-ui");
+        let case = ui.join("src/api/ui/v1/verb_tags.rs");
+        // A crate with src/api is the root, whatever file derives.
+        assert_eq!(project_root(&fixture, Some(&case)), fixture);
+        // trybuild's crate has none: the tree the file sits in.
+        assert_eq!(project_root(here, Some(&case)), ui);
+        // Neither: the crate, so the error names it.
+        assert_eq!(
+            project_root(here, Some(&here.join("tests/ui/opt_outs.rs"))),
+            here
+        );
+        assert_eq!(project_root(here, None), here);
+    }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use rkb_fixture_operator::api::clusterprovisioner::v1alpha1::{Cluster, ClusterSpec};
 use rkb_fixture_operator::api::plain::v1::Plain;
-use rkb_fixture_operator::api::testing::v1::{Gadget, Sensor, Widget, WidgetSpec};
+use rkb_fixture_operator::api::testing::v1::{Gadget, Sensor, Widget, WidgetSpec, WidgetStatus};
 use rkb_runtime::DeepCopy;
 use rkb_runtime::client::is_namespaced;
 use rkb_runtime::kube::Resource;
@@ -116,4 +116,72 @@ fn new_fills_type_meta_and_name() {
     assert_eq!(copy, c);
     copy.spec.config_path.push('x');
     assert_eq!(c.spec.config_path, "/p");
+}
+
+#[test]
+fn kind_deep_copy_into_reuses_nested_buffers() {
+    let src = Widget::new(
+        "w",
+        WidgetSpec {
+            replicas: 3,
+            color: Some("red".into()),
+            tags: vec!["a".into(), "b".into()],
+        },
+    );
+    let mut out = Widget::new(
+        "old",
+        WidgetSpec {
+            color: Some(String::with_capacity(32)),
+            tags: vec![String::with_capacity(32)],
+            ..Default::default()
+        },
+    );
+    out.spec.tags.reserve(8);
+    let (color, tags, tag0) = (
+        out.spec.color.as_ref().unwrap().as_ptr(),
+        out.spec.tags.as_ptr(),
+        out.spec.tags[0].as_ptr(),
+    );
+    let tags_cap = out.spec.tags.capacity();
+    src.deep_copy_into(&mut out);
+    assert_eq!(out, src);
+    // WidgetSpec's derived Clone::clone_from would reallocate all of these: the Kind's
+    // deep_copy_into recursed into WidgetSpec's own.
+    assert_eq!(out.spec.color.as_ref().unwrap().as_ptr(), color);
+    assert_eq!(out.spec.tags.as_ptr(), tags);
+    assert_eq!(out.spec.tags.capacity(), tags_cap);
+    assert_eq!(out.spec.tags[0].as_ptr(), tag0);
+
+    // Status present in the target, then in the source: the Option<WidgetStatus> recurses too.
+    let mut with_status = src.deep_copy();
+    with_status.status = Some(WidgetStatus {
+        phase: Some("Ready".into()),
+        ..Default::default()
+    });
+    let mut target = src.deep_copy();
+    target.status = Some(WidgetStatus {
+        phase: Some(String::with_capacity(32)),
+        ..Default::default()
+    });
+    let phase = target
+        .status
+        .as_ref()
+        .unwrap()
+        .phase
+        .as_ref()
+        .unwrap()
+        .as_ptr();
+    with_status.deep_copy_into(&mut target);
+    assert_eq!(target, with_status);
+    assert_eq!(
+        target
+            .status
+            .as_ref()
+            .unwrap()
+            .phase
+            .as_ref()
+            .unwrap()
+            .as_ptr(),
+        phase
+    );
 }
