@@ -414,11 +414,20 @@ fn extension_method(ident: &Ident, m: &Method) -> TokenStream {
                 self.inner.request_get(name, #sub).await
             }
         },
-        "create" => quote! {
-            #[doc = #doc]
-            pub async fn #name(&self, name: &str, input: &#input, pp: &#c::PostParams) -> ::std::result::Result<#result, #c::Error> {
-                self.inner.request_create(name, #sub, input, pp).await
-            }
+        // As client-gen: a create on a subresource names its object; a create on the collection does not.
+        "create" => match &m.subresource {
+            Some(s) => quote! {
+                #[doc = #doc]
+                pub async fn #name(&self, name: &str, input: &#input, pp: &#c::PostParams) -> ::std::result::Result<#result, #c::Error> {
+                    self.inner.request_create(::std::option::Option::Some((name, #s)), input, pp).await
+                }
+            },
+            None => quote! {
+                #[doc = #doc]
+                pub async fn #name(&self, input: &#input, pp: &#c::PostParams) -> ::std::result::Result<#result, #c::Error> {
+                    self.inner.request_create(::std::option::Option::None, input, pp).await
+                }
+            },
         },
         "update" => quote! {
             #[doc = #doc]

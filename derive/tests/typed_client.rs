@@ -105,6 +105,27 @@ async fn widget_client_has_every_verb() {
     let scaled = widgets.update_scale("w1", &bigger, &pp).await.unwrap();
     assert_eq!(scaled.spec.unwrap().replicas, Some(4));
     assert_eq!(widgets.get("w1").await.unwrap().spec.replicas, 4);
+    let patched: Scale = widgets
+        .patch_scale(
+            "w1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 6}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(patched.spec.unwrap().replicas, Some(6));
+    assert_eq!(widgets.get("w1").await.unwrap().spec.replicas, 6);
+    // verb=create on the collection: the object names itself.
+    let copy = widgets
+        .create_copy(&widget("w1-copy", 2), &pp)
+        .await
+        .unwrap();
+    assert_eq!(copy.spec.replicas, 2);
+    assert!(widgets.get("w1-copy").await.is_ok());
+    widgets
+        .delete("w1-copy", &DeleteParams::default())
+        .await
+        .unwrap();
 
     // server-side apply with managers, conflicts and force; apply_status
     let ann = widgets.clone().with_field_manager("ann");

@@ -38,18 +38,18 @@ where
         self.send(req).await
     }
 
-    /// POST `input` to `name`'s `subresource` (or to the collection when `None`).
+    /// POST `input` to the `(name, subresource)` given, or to the collection when `None` (client-gen's
+    /// create without a subresource takes no name: the object carries it).
     pub async fn request_create<I: Serialize, T: DeserializeOwned>(
         &self,
-        name: &str,
-        subresource: Option<&str>,
+        subresource_of: Option<(&str, &str)>,
         input: &I,
         pp: &PostParams,
     ) -> Result<T, Error> {
         let body = serde_json::to_vec(input)?;
         let pp = self.post_params(pp);
-        let req = match subresource {
-            Some(sub) => self.request().create_subresource(sub, name, &pp, body),
+        let req = match subresource_of {
+            Some((name, sub)) => self.request().create_subresource(sub, name, &pp, body),
             None => self.request().create(&pp, body),
         };
         self.send(req).await

@@ -35,6 +35,8 @@ pub struct WidgetStatus {
 /// +genclient
 /// +genclient:method=GetScale,verb=get,subresource=scale,result=k8s_openapi::api::autoscaling::v1::Scale
 /// +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s_openapi::api::autoscaling::v1::Scale,result=k8s_openapi::api::autoscaling::v1::Scale
+/// +genclient:method=PatchScale,verb=patch,subresource=scale,result=k8s_openapi::api::autoscaling::v1::Scale
+/// +genclient:method=CreateCopy,verb=create
 /// +kubebuilder:object:root=true
 /// +kubebuilder:subresource:status
 /// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas
