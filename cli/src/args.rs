@@ -109,7 +109,8 @@ pub enum CreateCommand {
 
 #[derive(Debug, Args)]
 pub struct CreateApiArgs {
-    /// API group (a DNS-1123 label such as `devops`); the full group is `<group>.<domain>`
+    /// API group (a DNS-1123 subdomain such as `devops`); the full group is `<group>.<domain>`. In multigroup
+    /// projects it also names the Rust module src/api/<group>/, with '-' and '.' written as '_'
     #[arg(long)]
     pub group: String,
     /// API version such as v1, v1alpha1, v2beta3
@@ -127,7 +128,8 @@ pub struct CreateApiArgs {
     /// Whether the resource is namespaced (false: cluster-scoped)
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub namespaced: bool,
-    /// Resource plural (default: English plural of the lower-cased kind)
+    /// Resource plural (default: English plural of the lower-cased kind); another plural is recorded in the
+    /// types as `+kubebuilder:resource:path=<plural>`
     #[arg(long)]
     pub plural: Option<String>,
     /// Overwrite files of an API that already exists

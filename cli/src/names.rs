@@ -27,12 +27,33 @@ pub fn validate_domain(domain: &str) -> Result<()> {
 }
 
 pub fn validate_project_name(name: &str) -> Result<()> {
-    if !is_dns1123_label(name) {
-        bail!(
-            "invalid project name {name:?}: it must be a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters); pass --project-name my-operator"
-        );
+    if let Some(problem) = project_name_problem(name) {
+        bail!("invalid project name {name:?}: {problem}; pass --project-name my-operator");
     }
     Ok(())
+}
+
+/// Why `name` cannot name a project, if it cannot: it is the Cargo package, and as a crate the scaffolded
+/// main.rs and tests name it in Rust paths.
+pub fn project_name_problem(name: &str) -> Option<String> {
+    if !is_dns1123_label(name) {
+        return Some(
+            "it must be a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters)"
+                .to_string(),
+        );
+    }
+    let ident = crate_ident(name);
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        return Some(
+            "it names the Rust crate, and a crate name cannot start with a digit".to_string(),
+        );
+    }
+    if is_rust_keyword(&ident) {
+        return Some(format!(
+            "it names the Rust crate {ident}, and `{ident}` is a Rust keyword"
+        ));
+    }
+    None
 }
 
 pub fn validate_group(group: &str, domain: &str) -> Result<()> {
@@ -77,6 +98,62 @@ pub fn validate_version(version: &str) -> Result<()> {
     Ok(())
 }
 
+/// Rust's strict and reserved keywords (edition 2024): none of them can name a module, crate or struct.
+const RUST_KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "Self", "static", "struct", "super", "trait", "true", "try", "type",
+    "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+fn is_rust_keyword(ident: &str) -> bool {
+    RUST_KEYWORDS.contains(&ident)
+}
+
+/// Every name the `create api` templates use unqualified: their imports and the prelude items they name.
+/// A kind's struct (imported beside them, or defined beside them) with one of these names does not compile.
+/// A unit test keeps this list in step with the templates.
+const NAMES_IN_SCAFFOLD: &[&str] = &[
+    "Action",
+    "Api",
+    "Arc",
+    "BoxError",
+    "Clone",
+    "Condition",
+    "Context",
+    "Controller",
+    "Debug",
+    "DeepCopy",
+    "Default",
+    "DeleteParams",
+    "Deserialize",
+    "Duration",
+    "Environment",
+    "Error",
+    "Event",
+    "FINALIZER",
+    "Kind",
+    "Manager",
+    "ObjectMeta",
+    "Ok",
+    "Option",
+    "PartialEq",
+    "PostParams",
+    "ResourceExt",
+    "Result",
+    "Serialize",
+    "String",
+    "TIMEOUT",
+    "TypeMeta",
+    "Vec",
+];
+
+/// The types a kind's scaffold and `#[derive(Kind)]` define beside the kind itself, in its version module.
+pub fn type_names_of(kind: &str) -> [String; 6] {
+    ["", "Spec", "Status", "Client", "Lister", "Informer"].map(|suffix| format!("{kind}{suffix}"))
+}
+
 pub fn validate_kind(kind: &str) -> Result<()> {
     let Some(first) = kind.chars().next() else {
         bail!(
@@ -98,6 +175,19 @@ pub fn validate_kind(kind: &str) -> Result<()> {
     if kind.len() > 63 {
         bail!("invalid --kind {kind:?}: a kind is at most 63 characters");
     }
+    if is_rust_keyword(kind) {
+        bail!(
+            "invalid --kind {kind:?}: the kind names a Rust struct, and `{kind}` is a Rust keyword; choose another name, e.g. --kind My{kind}"
+        );
+    }
+    if let Some(clash) = type_names_of(kind)
+        .into_iter()
+        .find(|name| NAMES_IN_SCAFFOLD.contains(&name.as_str()))
+    {
+        bail!(
+            "invalid --kind {kind:?}: the scaffolded Rust code already uses the name {clash} (an import or prelude item), so the kind's types would not compile; choose a more specific name, e.g. --kind My{kind}"
+        );
+    }
     Ok(())
 }
 
@@ -105,6 +195,32 @@ pub fn validate_plural(plural: &str) -> Result<()> {
     if !is_dns1123_label(plural) {
         bail!(
             "invalid --plural {plural:?}: a plural must be a DNS-1123 label in lower case, e.g. --plural demomicroservices"
+        );
+    }
+    Ok(())
+}
+
+/// The Rust module of a group in a multigroup project (src/api/<module>/, src/controller/<module>/): each run
+/// of '-' and '.' becomes one '_', as kubebuilder strips them from a group's Go package name.
+pub fn group_module(group: &str) -> String {
+    group
+        .split(['-', '.'])
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// In a multigroup project the group also names a Rust module, which must be an identifier.
+pub fn validate_group_module(group: &str) -> Result<()> {
+    let module = group_module(group);
+    if module.starts_with(|c: char| c.is_ascii_digit()) {
+        bail!(
+            "invalid --group {group:?}: in a multigroup project the group names the Rust module src/api/{module}/, which cannot start with a digit; choose a group that starts with a letter, e.g. --group my-{group}"
+        );
+    }
+    if is_rust_keyword(&module) {
+        bail!(
+            "invalid --group {group:?}: in a multigroup project the group names the Rust module src/api/{module}/, and `{module}` is a Rust keyword; choose another group, e.g. --group my-{group}"
         );
     }
     Ok(())
@@ -162,6 +278,116 @@ mod tests {
         );
         assert!(validate_kind("Demo_Service").is_err());
         assert!(validate_kind("").is_err());
+    }
+
+    /// The names a template's Rust uses unqualified: whatever its `use` lines import, and every other
+    /// upper-case identifier not reached through a `::` path. `{{kind}}` and what it prefixes are left out.
+    fn unqualified_names(source: &str) -> std::collections::BTreeSet<String> {
+        let mut names = std::collections::BTreeSet::new();
+        let mut in_use = false;
+        for line in source.lines() {
+            let mut code = line.replace("{{kind}}", "Zkind");
+            while let Some(start) = code.find("{{") {
+                let Some(len) = code[start..].find("}}") else {
+                    break;
+                };
+                // `{{{raw}}}` closes with three braces.
+                let end = start
+                    + len
+                    + if code[start + len..].starts_with("}}}") {
+                        3
+                    } else {
+                        2
+                    };
+                code.replace_range(start..end, " ");
+            }
+            let mut plain = String::new();
+            let mut in_string = false;
+            for c in code.chars() {
+                if c == '"' {
+                    in_string = !in_string;
+                } else if !in_string {
+                    plain.push(c);
+                }
+            }
+            let plain = plain.split("//").next().unwrap_or_default();
+            in_use |= plain.trim_start().starts_with("use ")
+                || plain.trim_start().starts_with("pub use ");
+            let mut rest = plain;
+            while let Some(start) = rest.find(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                let len = rest[start..]
+                    .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                    .unwrap_or(rest.len() - start);
+                let ident = &rest[start..start + len];
+                let qualified = rest[..start].ends_with("::");
+                if ident.starts_with(|c: char| c.is_ascii_uppercase())
+                    && !ident.starts_with("Zkind")
+                    && (in_use || !qualified)
+                {
+                    names.insert(ident.to_string());
+                }
+                rest = &rest[start + len..];
+            }
+            if plain.contains(';') {
+                in_use = false;
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn names_in_scaffold_match_the_api_templates() {
+        let mut used = std::collections::BTreeSet::new();
+        for path in [
+            "resource/types.rs",
+            "controller/controller.rs",
+            "controller/tests/controller.rs",
+            "version/mod.rs",
+        ] {
+            let template = rkb_templates::api(path).expect("embedded");
+            used.extend(unqualified_names(template.source));
+        }
+        let listed: std::collections::BTreeSet<String> =
+            NAMES_IN_SCAFFOLD.iter().map(|n| n.to_string()).collect();
+        let unlisted: Vec<_> = used.difference(&listed).collect();
+        assert!(
+            unlisted.is_empty(),
+            "the api templates use {unlisted:?} unqualified; add them to NAMES_IN_SCAFFOLD so such kinds are refused"
+        );
+        let stale: Vec<_> = listed.difference(&used).collect();
+        assert!(
+            stale.is_empty(),
+            "NAMES_IN_SCAFFOLD lists {stale:?}, which no api template uses"
+        );
+    }
+
+    #[test]
+    fn kinds_that_would_not_compile_are_refused() {
+        for bad in [
+            "Self",
+            "Condition",
+            "ObjectMeta",
+            "Serialize",
+            "Event",
+            "Vec",
+        ] {
+            assert!(validate_kind(bad).is_err(), "{bad}");
+        }
+        assert!(validate_kind("Conditions").is_ok());
+    }
+
+    #[test]
+    fn group_modules() {
+        assert_eq!(group_module("devops"), "devops");
+        assert_eq!(group_module("dev-ops"), "dev_ops");
+        assert_eq!(group_module("ship.fleet"), "ship_fleet");
+        // A run of separators is one '_': `a__b` would trip rustc's non_snake_case lint.
+        assert_eq!(group_module("a--b"), "a_b");
+        assert!(validate_group_module("dev-ops").is_ok());
+        assert!(validate_group_module("type").is_err());
+        assert!(validate_group_module("1st").is_err());
+        assert!(validate_project_name("1demo").is_err());
+        assert!(validate_project_name("type").is_err());
     }
 
     #[test]

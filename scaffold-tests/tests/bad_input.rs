@@ -16,6 +16,11 @@ fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
     assert_eq!(out.status.code(), Some(1), "rkb {args:?}: {stderr}");
     let first = stderr.lines().next().unwrap_or_default();
     assert!(first.starts_with("error: "), "rkb {args:?}: {stderr}");
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "rkb {args:?}: the error must be one line:\n{stderr}"
+    );
     for needle in expected {
         assert!(
             stderr.contains(needle),
@@ -268,5 +273,125 @@ fn a_missing_scaffold_marker_aborts_without_partial_writes() {
             "Other",
         ],
         &["src/main.rs", "rkb:scaffold:controllers"],
+    );
+}
+
+fn create_api<'a>(group: &'a str, version: &'a str, kind: &'a str) -> Vec<&'a str> {
+    vec![
+        "create",
+        "api",
+        "--group",
+        group,
+        "--version",
+        version,
+        "--kind",
+        kind,
+    ]
+}
+
+#[test]
+fn kinds_that_would_not_compile_are_refused() {
+    let p = project();
+    refused(
+        p.path(),
+        &create_api("devops", "v1", "Self"),
+        &["invalid --kind \"Self\"", "Rust keyword", "--kind MySelf"],
+    );
+    // Names the scaffolded types, controller and test import or take from the prelude.
+    for kind in [
+        "Condition",
+        "ObjectMeta",
+        "Serialize",
+        "Deserialize",
+        "Event",
+        "Vec",
+    ] {
+        refused(
+            p.path(),
+            &create_api("devops", "v1", kind),
+            &[
+                &format!("invalid --kind \"{kind}\""),
+                &format!("already uses the name {kind}"),
+                &format!("--kind My{kind}"),
+            ],
+        );
+    }
+    // Beside DemoMicroService: its own types, and a file name that differs only in case.
+    refused(
+        p.path(),
+        &create_api("devops", "v1", "DemoMicroServiceSpec"),
+        &["kind DemoMicroService", "type named DemoMicroServiceSpec"],
+    );
+    refused(
+        p.path(),
+        &create_api("devops", "v2", "DEMOMicroService"),
+        &["already has kind DemoMicroService", "letter case"],
+    );
+}
+
+#[test]
+fn groups_that_cannot_name_a_rust_module_are_refused_in_multigroup_projects() {
+    let tmp = tempfile::tempdir().unwrap();
+    rkb_ok(
+        tmp.path(),
+        &[
+            "init",
+            "--domain",
+            "my.domain",
+            "--multigroup",
+            "--project-name",
+            "fleet",
+        ],
+    );
+    refused(
+        tmp.path(),
+        &create_api("type", "v1", "Thing"),
+        &[
+            "invalid --group \"type\"",
+            "Rust keyword",
+            "--group my-type",
+        ],
+    );
+    refused(
+        tmp.path(),
+        &create_api("1st", "v1", "Thing"),
+        &["invalid --group \"1st\"", "digit", "--group my-1st"],
+    );
+    // dev-ops and dev.ops would share the module dev_ops.
+    rkb_ok(tmp.path(), &create_api("dev-ops", "v1", "Thing"));
+    refused(
+        tmp.path(),
+        &create_api("dev.ops", "v1", "Other"),
+        &[
+            "invalid --group \"dev.ops\"",
+            "src/api/dev_ops/",
+            "\"dev-ops\"",
+        ],
+    );
+}
+
+#[test]
+fn project_names_that_cannot_name_a_crate_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    refused(
+        tmp.path(),
+        &["init", "--project-name", "1password"],
+        &[
+            "invalid project name \"1password\"",
+            "digit",
+            "--project-name",
+        ],
+    );
+    refused(
+        tmp.path(),
+        &["init", "--project-name", "type"],
+        &["invalid project name \"type\"", "Rust keyword"],
+    );
+    let dir = tmp.path().join("2048");
+    std::fs::create_dir(&dir).unwrap();
+    refused(
+        &dir,
+        &["init"],
+        &["directory name \"2048\"", "--project-name"],
     );
 }

@@ -134,6 +134,21 @@ fn multigroup_second_kind_second_version_second_group() {
             "--namespaced=false",
         ],
     );
+    // The same kind in a second group, whose name is not a Rust identifier (dev-ops -> module dev_ops):
+    // its roles are named by group, so kustomize below sees no duplicates.
+    rkb_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "dev-ops",
+            "--version",
+            "v1",
+            "--kind",
+            "Canary",
+        ],
+    );
     rkb_ok(&dir, &["manifests"]);
 
     // The older version keeps the data: it was marked as the storage version when v2 arrived.
@@ -155,7 +170,78 @@ fn multigroup_second_kind_second_version_second_group() {
     seed_lock(&dir);
     cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo(&dir, &["fmt", "--", "--check"]);
-    run(Command::new("kubectl")
+    let rendered = run(Command::new("kubectl")
         .args(["kustomize", "config/default"])
         .current_dir(&dir));
+    for role in ["devops-canary-admin-role", "dev-ops-canary-admin-role"] {
+        assert!(
+            rendered.contains(&format!("name: fleet-{role}")),
+            "{role} missing from render"
+        );
+    }
+}
+
+/// `rkb init --namespaced`: the manager gets a Role and RoleBinding in its namespace instead of cluster roles.
+/// Its controller test is the quickstart's with another namespace, so it is built but not run here.
+#[test]
+fn namespaced_manager_builds_lints_and_renders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("app-operator");
+    std::fs::create_dir(&dir).unwrap();
+    rkb_ok(&dir, &["init", "--domain", "example.com", "--namespaced"]);
+    rkb_ok(
+        &dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "batch",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "AppService",
+        ],
+    );
+    rkb_ok(&dir, &["manifests"]);
+    seed_lock(&dir);
+
+    cargo(&dir, &["build", "--all-targets"]);
+    cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    cargo(&dir, &["fmt", "--", "--check"]);
+
+    let rendered = run(Command::new("kubectl")
+        .args(["kustomize", "config/default"])
+        .current_dir(&dir));
+    let docs: Vec<serde_yaml::Value> = rendered
+        .split("\n---\n")
+        .map(|d| serde_yaml::from_str(d).expect("kustomize renders YAML"))
+        .collect();
+    let find = |kind: &str, name: &str| {
+        docs.iter().find(|d| {
+            d["kind"].as_str() == Some(kind) && d["metadata"]["name"].as_str() == Some(name)
+        })
+    };
+    let role = find("Role", "app-operator-manager-role")
+        .unwrap_or_else(|| panic!("no namespaced manager Role in render:\n{rendered}"));
+    assert_eq!(
+        role["metadata"]["namespace"].as_str(),
+        Some("app-operator-system")
+    );
+    let rules = serde_yaml::to_string(&role["rules"]).unwrap();
+    assert!(
+        rules.contains("appservices/finalizers") && rules.contains("events.k8s.io"),
+        "RBAC from markers missing from the Role:\n{rules}"
+    );
+    let binding = find("RoleBinding", "app-operator-manager-rolebinding")
+        .unwrap_or_else(|| panic!("no manager RoleBinding in render:\n{rendered}"));
+    assert_eq!(binding["roleRef"]["kind"].as_str(), Some("Role"));
+    assert_eq!(
+        binding["roleRef"]["name"].as_str(),
+        Some("app-operator-manager-role")
+    );
+    assert!(
+        find("ClusterRole", "app-operator-manager-role").is_none(),
+        "a namespaced manager must not get a manager ClusterRole"
+    );
+    rkb_ok(&dir, &["manifests", "--check"]);
 }

@@ -22,6 +22,11 @@ struct ApiData {
     kind: String,
     lower_kind: String,
     plural: String,
+    /// The plural differs from the one derived from the kind, so the types carry `+kubebuilder:resource:path`.
+    custom_plural: bool,
+    /// The per-kind roles' name stem: `<kind>`, or `<group>-<kind>` in multigroup projects, where a kind
+    /// may exist in several groups (kubebuilder names them the same way).
+    rbac_name: String,
     /// Module path below `crate::api`, e.g. `v1` or `devops::v1` (multigroup).
     api_mod: String,
     /// Module path below `crate::controller`, e.g. `demomicroservice_controller` or `devops::...`.
@@ -48,6 +53,11 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
         bail!("nothing to scaffold: --resource=false and --controller=false; drop one of them");
     }
     check_group_layout(&config, &args.group)?;
+    if config.multigroup {
+        names::validate_group_module(&args.group)?;
+        check_group_module_is_free(&config, &args.group)?;
+    }
+    check_kind_fits_beside_others(&config, &args.group, &args.version, &args.kind)?;
     let existing = config.find(&args.group, &args.version, &args.kind).cloned();
     if existing.is_some() && !args.force {
         bail!(
@@ -85,24 +95,32 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| default_plural.clone());
     let full_group = names::full_group(&args.group, &config.domain);
+    let group_mod = names::group_module(&args.group);
     let api_mod = if config.multigroup {
-        format!("{}::{}", args.group, args.version)
+        format!("{group_mod}::{}", args.version)
     } else {
         args.version.clone()
     };
+    let lower = args.kind.to_lowercase();
     let data = ApiData {
         project: ProjectData::load(&config, dir),
         group: args.group.clone(),
         full_group: full_group.clone(),
         version: args.version.clone(),
         kind: args.kind.clone(),
-        lower_kind: args.kind.to_lowercase(),
+        lower_kind: lower.clone(),
         plural: plural.clone(),
+        custom_plural: plural != default_plural,
+        rbac_name: if config.multigroup {
+            format!("{}-{lower}", args.group)
+        } else {
+            lower.clone()
+        },
         api_mod: api_mod.clone(),
         controller_mod: if config.multigroup {
-            format!("{}::{}_controller", args.group, args.kind.to_lowercase())
+            format!("{group_mod}::{lower}_controller")
         } else {
-            format!("{}_controller", args.kind.to_lowercase())
+            format!("{lower}_controller")
         },
         namespaced: args.namespaced,
     };
@@ -116,10 +134,9 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
         renderer.render(&template, &data)
     };
     let api_dir = PathBuf::from("src/api").join(api_mod.replace("::", "/"));
-    let lower = &data.lower_kind;
 
     if args.resource {
-        add_api_modules(&mut plan, &config, &args.group, &args.version, &render)?;
+        add_api_modules(&mut plan, &config, &group_mod, &args.version, &render)?;
         plan.create(
             api_dir.join(format!("{lower}_types.rs")),
             render("resource/types.rs")?,
@@ -156,7 +173,11 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
         if other_versions.is_empty() {
             let mut listed = Vec::new();
             for role in ["admin", "editor", "viewer"] {
-                let file = format!("{lower}_{role}_role.yaml");
+                let file = if config.multigroup {
+                    format!("{}_{lower}_{role}_role.yaml", args.group)
+                } else {
+                    format!("{lower}_{role}_role.yaml")
+                };
                 plan.create(
                     format!("config/rbac/{file}"),
                     render(&format!("resource/config/rbac/{role}_role.yaml"))?,
@@ -177,7 +198,7 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
 
     if args.controller {
         let controller_dir = if config.multigroup {
-            PathBuf::from("src/controller").join(&args.group)
+            PathBuf::from("src/controller").join(&group_mod)
         } else {
             PathBuf::from("src/controller")
         };
@@ -186,7 +207,7 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
                 &mut plan,
                 Path::new("src/controller/mod.rs"),
                 "rkb:scaffold:controller-modules",
-                &args.group,
+                &group_mod,
             )?;
         }
         let module = format!("{lower}_controller");
@@ -211,7 +232,7 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
             )],
         )?;
         let test = if config.multigroup {
-            format!("{}_{module}.rs", args.group)
+            format!("{group_mod}_{module}.rs")
         } else {
             format!("{module}.rs")
         };
@@ -260,6 +281,57 @@ fn check_group_layout(config: &ProjectConfig, group: &str) -> Result<()> {
             other.group,
             other.group
         );
+    }
+    Ok(())
+}
+
+/// Two groups whose names differ only in '-' or '.' would share one Rust module.
+fn check_group_module_is_free(config: &ProjectConfig, group: &str) -> Result<()> {
+    let module = names::group_module(group);
+    if let Some(other) = config
+        .resources
+        .iter()
+        .find(|r| r.group != group && names::group_module(&r.group) == module)
+    {
+        bail!(
+            "invalid --group {group:?}: its Rust module src/api/{module}/ already holds group {:?}; choose a group that differs from it in more than '-' and '.'",
+            other.group
+        );
+    }
+    Ok(())
+}
+
+/// Kinds of one group share src/controller/ and tests/ (file names from the lower-case kind), and kinds of
+/// one version share a module (their types and the derive's are re-exported side by side).
+fn check_kind_fits_beside_others(
+    config: &ProjectConfig,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Result<()> {
+    let ours = names::type_names_of(kind);
+    for other in config
+        .resources
+        .iter()
+        .filter(|r| r.group == group && r.kind != kind)
+    {
+        if other.kind.eq_ignore_ascii_case(kind) {
+            bail!(
+                "invalid --kind {kind:?}: group {group:?} already has kind {}, and both would be scaffolded as {}_*.rs; choose a name that differs in more than letter case",
+                other.kind,
+                kind.to_lowercase()
+            );
+        }
+        if other.version != version {
+            continue;
+        }
+        let theirs = names::type_names_of(&other.kind);
+        if let Some(clash) = ours.iter().find(|name| theirs.contains(name)) {
+            bail!(
+                "invalid --kind {kind:?}: kind {} of {group}/{version} already defines a type named {clash} (<Kind>, <Kind>Spec, <Kind>Status, <Kind>Client, <Kind>Lister, <Kind>Informer); choose another name",
+                other.kind
+            );
+        }
     }
     Ok(())
 }
@@ -331,7 +403,7 @@ fn mark_storage_version(
         .filter(|r| r.api.is_some())
         .map(|r| {
             let module = if config.multigroup {
-                format!("{}/{}", r.group, r.version)
+                format!("{}/{}", names::group_module(&r.group), r.version)
             } else {
                 r.version.clone()
             };

@@ -107,9 +107,9 @@ fn default_project_name(dir: &Path) -> Result<String> {
                 dir.display()
             )
         })?;
-    if names::validate_project_name(&name).is_err() {
+    if let Some(problem) = names::project_name_problem(&name) {
         bail!(
-            "the directory name {name:?} is not a valid project name (a DNS-1123 label: lower-case letters, digits and '-'); pass --project-name my-operator"
+            "the directory name {name:?} is not a valid project name: {problem}; pass --project-name my-operator"
         );
     }
     Ok(name)

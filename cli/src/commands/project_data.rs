@@ -17,6 +17,8 @@ pub struct ProjectData {
     pub leader_election_id: String,
     /// The inside of the `rkb-runtime = { ... }` dependency table.
     pub runtime_dep: String,
+    /// Where CI installs rkb from: rkb is not on crates.io, so its git repository.
+    pub rkb_git: String,
     /// License header for `.rs` files, with a trailing blank line (empty without a license).
     pub boilerplate: String,
     /// The header without comment markers' trailing blank line, for hack/boilerplate.rs.txt.
@@ -56,6 +58,7 @@ impl ProjectData {
             domain: config.domain.clone(),
             leader_election_id: format!("{}.{}", config.project_name, config.domain),
             runtime_dep: runtime_dependency(dir, rkb_source),
+            rkb_git: env!("CARGO_PKG_REPOSITORY").to_string(),
             boilerplate,
             boilerplate_text,
             license_apache2: license == License::Apache2,
@@ -82,6 +85,7 @@ impl ProjectData {
             domain: config.domain.clone(),
             leader_election_id: format!("{}.{}", config.project_name, config.domain),
             runtime_dep: String::new(),
+            rkb_git: env!("CARGO_PKG_REPOSITORY").to_string(),
             license_apache2: !header.is_empty(),
             boilerplate,
             boilerplate_text: header,

@@ -16,10 +16,11 @@ pub const FINALIZER: &str = "appservice.finalizers.batch.example.com";
 /// +kubebuilder:rbac:groups=batch.example.com,resources=appservices,verbs=get;list;watch;create;update;patch;delete,namespace=app-operator-system
 /// +kubebuilder:rbac:groups=batch.example.com,resources=appservices/status,verbs=get;update;patch,namespace=app-operator-system
 /// +kubebuilder:rbac:groups=batch.example.com,resources=appservices/finalizers,verbs=update,namespace=app-operator-system
+/// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=app-operator-system
 pub async fn controller(ctx: Context) -> Result<(), Error> {
     // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their
-    // changes reconcile the AppService that owns them (and an rbac marker for each). Publishing events
-    // with `ctx.publish_event` needs groups=events.k8s.io,resources=events,verbs=create;patch.
+    // changes reconcile the AppService that owns them (and an rbac marker for each). The events marker
+    // above lets `ctx.publish_event` record what reconcile did on the AppService.
     Controller::for_kind::<AppService>(&ctx)
         .run(reconcile)
         .await

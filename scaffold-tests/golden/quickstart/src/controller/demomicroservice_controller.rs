@@ -30,10 +30,11 @@ pub const FINALIZER: &str = "demomicroservice.finalizers.devops.my.domain";
 /// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=get;list;watch;create;update;patch;delete
 /// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices/status,verbs=get;update;patch
 /// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices/finalizers,verbs=update
+/// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 pub async fn controller(ctx: Context) -> Result<(), Error> {
     // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their
-    // changes reconcile the DemoMicroService that owns them (and an rbac marker for each). Publishing events
-    // with `ctx.publish_event` needs groups=events.k8s.io,resources=events,verbs=create;patch.
+    // changes reconcile the DemoMicroService that owns them (and an rbac marker for each). The events marker
+    // above lets `ctx.publish_event` record what reconcile did on the DemoMicroService.
     Controller::for_kind::<DemoMicroService>(&ctx)
         .run(reconcile)
         .await
