@@ -59,6 +59,21 @@ pub fn rkb_ok(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `rkb init` of a multigroup project named "fleet" in `dir`.
+pub fn init_multigroup_fleet(dir: &Path) {
+    rkb_ok(
+        dir,
+        &[
+            "init",
+            "--domain",
+            "my.domain",
+            "--multigroup",
+            "--project-name",
+            "fleet",
+        ],
+    );
+}
+
 /// Every file below `dir` (relative path -> bytes), skipping build output.
 pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     walkdir::WalkDir::new(dir)

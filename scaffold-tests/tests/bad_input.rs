@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use rkb_scaffold_tests::{rkb, rkb_ok, snapshot};
+use rkb_scaffold_tests::{init_multigroup_fleet, rkb, rkb_ok, snapshot};
 
 /// Runs rkb expecting failure; asserts the message and that the tree is byte-for-byte unchanged.
 fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
@@ -332,17 +332,7 @@ fn kinds_that_would_not_compile_are_refused() {
 #[test]
 fn groups_that_cannot_name_a_rust_module_are_refused_in_multigroup_projects() {
     let tmp = tempfile::tempdir().unwrap();
-    rkb_ok(
-        tmp.path(),
-        &[
-            "init",
-            "--domain",
-            "my.domain",
-            "--multigroup",
-            "--project-name",
-            "fleet",
-        ],
-    );
+    init_multigroup_fleet(tmp.path());
     refused(
         tmp.path(),
         &create_api("type", "v1", "Thing"),

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rkb_scaffold_tests::{rkb_ok, snapshot, workspace_root};
+use rkb_scaffold_tests::{init_multigroup_fleet, rkb_ok, snapshot, workspace_root};
 
 fn read(path: impl AsRef<Path>) -> String {
     let path = path.as_ref();
@@ -119,17 +119,7 @@ fn a_custom_plural_reaches_the_crd_its_kustomization_and_rbac() {
 fn one_kind_in_two_groups_gets_roles_named_by_group() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    rkb_ok(
-        dir,
-        &[
-            "init",
-            "--domain",
-            "my.domain",
-            "--multigroup",
-            "--project-name",
-            "fleet",
-        ],
-    );
+    init_multigroup_fleet(dir);
     create_api(dir, "devops", "Thing", &[]);
     create_api(dir, "ship", "Thing", &[]);
 
@@ -174,17 +164,7 @@ fn one_kind_in_two_groups_gets_roles_named_by_group() {
 fn groups_with_dashes_and_dots_map_to_one_rust_module_name() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    rkb_ok(
-        dir,
-        &[
-            "init",
-            "--domain",
-            "my.domain",
-            "--multigroup",
-            "--project-name",
-            "fleet",
-        ],
-    );
+    init_multigroup_fleet(dir);
     create_api(dir, "dev-ops", "Thing", &[]);
     create_api(dir, "ship.fleet", "Boat", &[]);
 
