@@ -163,25 +163,9 @@ fn kind_deep_copy_into_reuses_nested_buffers() {
         phase: Some(String::with_capacity(32)),
         ..Default::default()
     });
-    let phase = target
-        .status
-        .as_ref()
-        .unwrap()
-        .phase
-        .as_ref()
-        .unwrap()
-        .as_ptr();
+    let phase_buffer = |w: &Widget| w.status.as_ref().unwrap().phase.as_ref().unwrap().as_ptr();
+    let phase = phase_buffer(&target);
     with_status.deep_copy_into(&mut target);
     assert_eq!(target, with_status);
-    assert_eq!(
-        target
-            .status
-            .as_ref()
-            .unwrap()
-            .phase
-            .as_ref()
-            .unwrap()
-            .as_ptr(),
-        phase
-    );
+    assert_eq!(phase_buffer(&target), phase);
 }
