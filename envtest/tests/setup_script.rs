@@ -63,12 +63,18 @@ fn pinned_dir_and_stamp(root: &Path) -> (PathBuf, String) {
     )
 }
 
+/// The pinned directory as a finished build leaves it: every binary, and the stamp of the pinned versions.
+fn built_control_plane(root: &Path) -> PathBuf {
+    let (dest, stamp) = pinned_dir_and_stamp(root);
+    fake_binaries(&dest, &BINARIES);
+    std::fs::write(dest.join(".rkb-stamp"), format!("{stamp}\n")).unwrap();
+    dest
+}
+
 #[test]
 fn a_matching_stamp_reuses_the_cache_and_prints_it_last() {
     let root = tempfile::tempdir().unwrap();
-    let (dest, stamp) = pinned_dir_and_stamp(root.path());
-    fake_binaries(&dest, &BINARIES);
-    std::fs::write(dest.join(".rkb-stamp"), format!("{stamp}\n")).unwrap();
+    let dest = built_control_plane(root.path());
     let out = run(root.path(), None);
     assert!(
         out.status.success(),
@@ -109,9 +115,7 @@ fn kubebuilder_assets_without_a_controller_manager_fall_back_to_the_built_contro
     let root = tempfile::tempdir().unwrap();
     let assets = root.path().join("setup-envtest-download");
     fake_binaries(&assets, &["etcd", "kube-apiserver"]);
-    let (dest, stamp) = pinned_dir_and_stamp(root.path());
-    fake_binaries(&dest, &BINARIES);
-    std::fs::write(dest.join(".rkb-stamp"), format!("{stamp}\n")).unwrap();
+    let dest = built_control_plane(root.path());
     let out = run(root.path(), Some(&assets));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");

@@ -124,7 +124,6 @@ fn one_kind_in_two_groups_gets_roles_named_by_group() {
     create_api(dir, "ship", "Thing", &[]);
 
     let kustomization = read(dir.join("config/rbac/kustomization.yaml"));
-    let mut names = Vec::new();
     for group in ["devops", "ship"] {
         for role in ["admin", "editor", "viewer"] {
             let file = format!("{group}_thing_{role}_role.yaml");
@@ -136,7 +135,6 @@ fn one_kind_in_two_groups_gets_roles_named_by_group() {
             let name = format!("name: {group}-thing-{role}-role");
             assert!(text.contains(&name), "{file} lacks {name}:\n{text}");
             assert!(text.contains(&format!("- {group}.my.domain\n")), "{text}");
-            names.push(name);
         }
     }
     // Every role in config/rbac has its own name, or kustomize refuses the tree.
