@@ -10,6 +10,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+// `rkb manifests` allocates many small syntax-tree and schema nodes on every core at once; with glibc's
+// allocator a fifth of the run went to malloc/free and its arena locks (docs/benchmarks.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
     match commands::run(cli) {

@@ -1,7 +1,8 @@
 //! Stage 3b: CustomResourceDefinition documents, one per group+kind, all versions merged.
 
-use crate::model::{Model, Resolved, TypeKind, path_segments};
+use crate::model::{Model, Resolved, TypeKind};
 use crate::schema::{Schema, SchemaGen, flatten_all_of};
+use crate::type_expr::TypeExpr;
 use rkb_markers::{Diagnostic, Marker, Value as MValue};
 use serde_json::{Value, json};
 
@@ -29,9 +30,8 @@ pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
             continue;
         };
         let has_meta = fields.iter().any(|f| {
-            if let syn::Type::Path(p) = &f.ty {
-                let segs = path_segments(&p.path);
-                matches!(model.resolve(t.file, &segs), Resolved::K8s(ref path) if path.ends_with("::ObjectMeta"))
+            if let TypeExpr::Path { segments, .. } = &f.ty {
+                matches!(model.resolve(t.file, segments), Resolved::K8s(ref path) if path.ends_with("::ObjectMeta"))
             } else {
                 false
             }

@@ -26,6 +26,7 @@ mod model;
 mod output;
 mod rbac;
 mod schema;
+mod type_expr;
 mod validate;
 mod yaml;
 
@@ -160,32 +161,13 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         plans,
         mut diags,
     } = analyze(project_root)?;
-    // Documents are built on this thread (the schema generator's caches are not shared) and printed on a
-    // second one as soon as each is built; the syntax trees are freed while the last ones print.
-    let (yamls, roles, source_files) = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
-        let printer = scope.spawn(move || {
-            rx.into_iter()
-                .map(|d| yaml::document(&d))
-                .collect::<Vec<_>>()
-        });
-        // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
-        let mut sg = schema::SchemaGen::new(&model, opts.max_desc_len.is_none());
-        for plan in &plans {
-            // A send fails only when the printer panicked; join() below re-raises that.
-            let _ = tx.send(crd::crd_document(&mut sg, plan, opts.max_desc_len));
-        }
-        drop(tx);
-        diags.append(&mut sg.diags);
-        drop(sg);
-        let roles = rbac::roles(&model.rbac, &opts.role_name);
-        let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
-        drop(model);
-        let yamls = printer
-            .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (yamls, roles, source_files)
-    });
+    let yamls = match crd_yamls_parallel(&model, &plans, opts) {
+        Some(yamls) => yamls,
+        None => crd_yamls(&model, &plans, opts, &mut diags),
+    };
+    let roles = rbac::roles(&model.rbac, &opts.role_name);
+    let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
+    drop(model);
     let crds = plans
         .iter()
         .zip(yamls)
@@ -208,6 +190,70 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         warnings,
         source_files,
     })
+}
+
+/// The YAML of every planned CRD, in plan order, built and printed on one thread; the schema
+/// generator's diagnostics go to `diags`.
+fn crd_yamls(
+    model: &model::Model,
+    plans: &[crd::CrdPlan],
+    opts: &Options,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
+    let mut sg = schema::SchemaGen::new(model, opts.max_desc_len.is_none());
+    let yamls = plans
+        .iter()
+        .map(|plan| yaml::document(&crd::crd_document(&mut sg, plan, opts.max_desc_len)))
+        .collect();
+    diags.append(&mut sg.diags);
+    yamls
+}
+
+/// Fewest CRDs worth a thread of their own.
+const MIN_CRDS_PER_THREAD: usize = 2;
+
+/// [`crd_yamls`] with the plans split between the cores, each share with its own schema generator.
+/// `None` when any share reported something: its caches are per generator, so which type a message
+/// is reported for first (and the hints that list what was seen so far) would depend on the split.
+/// The caller then runs the single-threaded build, whose messages are the reference.
+fn crd_yamls_parallel(
+    model: &model::Model,
+    plans: &[crd::CrdPlan],
+    opts: &Options,
+) -> Option<Vec<String>> {
+    // Small projects stay on one thread: starting one costs about as much as printing a small CRD.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(plans.len() / MIN_CRDS_PER_THREAD);
+    if threads <= 1 {
+        return None;
+    }
+    let share = plans.len().div_ceil(threads);
+    let built: Vec<(Vec<String>, Vec<Diagnostic>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = plans
+            .chunks(share)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut diags = Vec::new();
+                    let yamls = crd_yamls(model, part, opts, &mut diags);
+                    (yamls, diags)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let mut yamls = Vec::with_capacity(plans.len());
+    for (part, diags) in built {
+        if !diags.is_empty() {
+            return None;
+        }
+        yamls.extend(part);
+    }
+    Some(yamls)
 }
 
 /// Writes `out` under `project_root`: only files whose content changed, all-or-nothing (temp file + rename).
@@ -339,4 +385,28 @@ pub fn crd_yaml(project_root: &Path, group: &str, kind: &str) -> Result<String, 
             kind: kind.into(),
             known,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The split build must print exactly what the one-thread build prints, in the same order.
+    #[test]
+    fn crds_built_on_several_threads_match_the_one_thread_build() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/naming");
+        let Analysis {
+            model,
+            plans,
+            mut diags,
+        } = analyze(&root).expect("the naming case loads");
+        assert!(plans.len() >= 2, "a case with several kinds");
+        let opts = Options::default();
+        let one_thread = crd_yamls(&model, &plans, &opts, &mut diags);
+        assert!(diags.is_empty(), "{diags:?}");
+        if std::thread::available_parallelism().map_or(1, usize::from) > 1 {
+            let split = crd_yamls_parallel(&model, &plans, &opts).expect("no diagnostics");
+            assert_eq!(split, one_thread);
+        }
+    }
 }

@@ -73,7 +73,7 @@ pub fn load_sources(root: &Path) -> Result<Vec<SourceFile>, crate::Error> {
     Ok(files)
 }
 
-/// Parses `file` with syn. A syntax error becomes a diagnostic (with syn's location) and `None`. The
+/// Parses `file` with syn (inside [`with_fallback_lexer`]). A syntax error becomes a diagnostic (with syn's location) and `None`. The
 /// model walks each tree right after parsing it and drops it: holding every file's tree at once only
 /// cost memory.
 pub fn parse(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Option<syn::File> {
@@ -107,14 +107,23 @@ pub fn parse(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Option<syn::File
     }
 }
 
-/// syn parsing with proc-macro2's own lexer, so spans carry line/column even inside a proc macro
-/// (the derive calls us at compile time).
 fn parse_file(text: &str) -> syn::Result<syn::File> {
-    let text = doc_comments_as_bare_attrs(text);
+    syn::parse_file(&doc_comments_as_bare_attrs(text))
+}
+
+/// Runs `f` (which parses, possibly on threads it spawns) with proc-macro2's own lexer, so spans carry
+/// line/column even inside a proc macro (the derive calls us at compile time). The switch is
+/// process-wide: it is flipped once here, on the calling thread, never by the parsing threads.
+pub fn with_fallback_lexer<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            proc_macro2::fallback::unforce();
+        }
+    }
     proc_macro2::fallback::force();
-    let r = syn::parse_file(&text);
-    proc_macro2::fallback::unforce();
-    r
+    let _restore = Restore;
+    f()
 }
 
 /// The text syn parses: every `/// ...` line becomes `#[doc]` at the same line and column (and `//! ...`
@@ -344,10 +353,10 @@ mod tests {
         let text = "//! +groupName=a.b\n/// Plain doc.\n/// Quoted \"x\" stays a literal.\n///\n    ///   +kubebuilder:validation:Minimum=1 é\n#[doc = \" attr\"]\n/// after\npub struct A;\n";
         let f = source(text);
         let mut diags = Vec::new();
-        let ours = parse(&f, &mut diags).expect("parses");
-        proc_macro2::fallback::force();
-        let lexed = syn::parse_file(text).expect("parses");
-        proc_macro2::fallback::unforce();
+        let (ours, lexed) = with_fallback_lexer(|| {
+            let ours = parse(&f, &mut diags).expect("parses");
+            (ours, syn::parse_file(text).expect("parses"))
+        });
         let lines = |ast: &syn::File| {
             let syn::Item::Struct(s) = &ast.items[0] else {
                 panic!("a struct")

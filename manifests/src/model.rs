@@ -3,6 +3,7 @@
 
 use crate::docs::{Doc, build_doc};
 use crate::load::{SourceFile, doc_lines};
+use crate::type_expr::TypeExpr;
 use rkb_markers::{Diagnostic, Marker, Target};
 use std::collections::HashMap;
 
@@ -25,7 +26,7 @@ impl Package {
 
 pub struct Field {
     pub json_name: String,
-    pub ty: syn::Type,
+    pub ty: TypeExpr,
     pub doc: Doc,
     /// `#[serde(flatten)]`: Go's `json:",inline"`.
     pub flatten: bool,
@@ -39,9 +40,9 @@ pub struct Field {
 pub enum TypeKind {
     Struct(Vec<Field>),
     /// `type X = Y;`
-    Alias(syn::Type),
+    Alias(TypeExpr),
     /// `struct X(Y);` (serde serializes it as Y)
-    Newtype(syn::Type),
+    Newtype(TypeExpr),
     /// Unit-variant enum: JSON string values in declaration order.
     Enum(Vec<String>),
     /// Something the generator cannot express (reported when a CRD uses it).
@@ -147,26 +148,14 @@ impl Model {
                 });
             file_pkg.push(idx);
         }
-        for (fi, f) in files.iter().enumerate() {
-            let mut uses = UseMap::default();
-            let Some(ast) = crate::load::parse(f, diags) else {
-                m.uses.push(uses);
-                continue;
-            };
-            // Inner docs of the file: package markers.
-            let lines = doc_lines(&ast.attrs, f, true);
-            let doc = build_doc(&lines, f, Target::Package, diags);
-            m.take_package_doc(file_pkg[fi], doc);
-            let mut cx = Walk {
-                model: &mut m,
-                file: f,
-                fi,
-                pkg: file_pkg[fi],
-                uses: &mut uses,
-                diags,
-            };
-            cx.items(&ast.items);
-            m.uses.push(uses);
+        for (fi, items) in walk_files(&files, &file_pkg).into_iter().enumerate() {
+            m.types.extend(items.types);
+            m.rbac.extend(items.rbac);
+            m.packages[file_pkg[fi]]
+                .markers
+                .extend(items.package_markers);
+            m.uses.push(items.uses);
+            diags.extend(items.diags);
         }
         for p in &mut m.packages {
             for mk in &p.markers {
@@ -197,16 +186,6 @@ impl Model {
         }
         m.files = files;
         m
-    }
-
-    fn take_package_doc(&mut self, pkg: usize, doc: Doc) {
-        for mk in doc.markers {
-            if mk.name() == "kubebuilder:rbac" {
-                self.rbac.push(mk);
-            } else {
-                self.packages[pkg].markers.push(mk);
-            }
-        }
     }
 
     pub fn type_in_package(&self, pkg: usize, name: &str) -> Option<usize> {
@@ -385,13 +364,96 @@ fn prim_or_std(name: &str) -> Option<Resolved> {
     })
 }
 
+/// What one file adds to the model, in the order the walk meets it; merged in file order, so the model
+/// and its diagnostics do not depend on which thread walked which file.
+#[derive(Default)]
+struct FileItems {
+    types: Vec<TypeDef>,
+    uses: UseMap,
+    /// Every `+kubebuilder:rbac` marker.
+    rbac: Vec<Marker>,
+    /// Other markers of the file's package (inner docs of the file and of inline modules).
+    package_markers: Vec<Marker>,
+    diags: Vec<Diagnostic>,
+}
+
+impl FileItems {
+    fn take_package_doc(&mut self, doc: Doc) {
+        for mk in doc.markers {
+            if mk.name() == "kubebuilder:rbac" {
+                self.rbac.push(mk);
+            } else {
+                self.package_markers.push(mk);
+            }
+        }
+    }
+}
+
+/// Fewest files worth a parsing thread of their own.
+const MIN_FILES_PER_THREAD: usize = 4;
+
+/// Parses and walks every file, on as many threads as there are cores (files are independent until
+/// types are resolved); returns their items in file order.
+fn walk_files(files: &[SourceFile], file_pkg: &[usize]) -> Vec<FileItems> {
+    let walk = |fi: usize| {
+        let mut items = FileItems::default();
+        let f = &files[fi];
+        let Some(ast) = crate::load::parse(f, &mut items.diags) else {
+            return items;
+        };
+        // Inner docs of the file: package markers.
+        let lines = doc_lines(&ast.attrs, f, true);
+        let doc = build_doc(&lines, f, Target::Package, &mut items.diags);
+        items.take_package_doc(doc);
+        Walk {
+            out: &mut items,
+            file: f,
+            fi,
+            pkg: file_pkg[fi],
+        }
+        .items(&ast.items);
+        items
+    };
+    // A thread costs about as much as parsing a small file: small projects stay on one.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(files.len() / MIN_FILES_PER_THREAD);
+    crate::load::with_fallback_lexer(|| {
+        if threads <= 1 {
+            return (0..files.len()).map(walk).collect();
+        }
+        // Files are handed out one at a time: their sizes differ too much for fixed shares.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let mut walked: Vec<(usize, FileItems)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let fi = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if fi >= files.len() {
+                                break mine;
+                            }
+                            mine.push((fi, walk(fi)));
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        walked.sort_unstable_by_key(|(fi, _)| *fi);
+        walked.into_iter().map(|(_, items)| items).collect()
+    })
+}
+
 struct Walk<'a> {
-    model: &'a mut Model,
+    out: &'a mut FileItems,
     file: &'a SourceFile,
     fi: usize,
     pkg: usize,
-    uses: &'a mut UseMap,
-    diags: &'a mut Vec<Diagnostic>,
 }
 
 impl Walk<'_> {
@@ -402,16 +464,17 @@ impl Walk<'_> {
                 syn::Item::Enum(e) => self.enumm(e),
                 syn::Item::Type(t) => {
                     let doc = self.doc(&t.attrs, Target::Type);
-                    self.push_type(&t.ident, doc, TypeKind::Alias((*t.ty).clone()));
+                    self.push_type(&t.ident, doc, TypeKind::Alias(TypeExpr::from_syn(&t.ty)));
                 }
-                syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), self.uses),
+                syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), &mut self.out.uses),
                 syn::Item::Mod(m) => {
                     self.rbac_only(&m.attrs, Target::Package);
                     if let Some((_, inner)) = &m.content {
                         // Inner docs of an inline module.
                         let lines = doc_lines(&m.attrs, self.file, true);
-                        let doc = build_doc(&lines, self.file, Target::Package, self.diags);
-                        self.model.take_package_doc(self.pkg, doc);
+                        let doc =
+                            build_doc(&lines, self.file, Target::Package, &mut self.out.diags);
+                        self.out.take_package_doc(doc);
                         self.items(inner);
                     }
                 }
@@ -441,12 +504,12 @@ impl Walk<'_> {
 
     fn doc(&mut self, attrs: &[syn::Attribute], target: Target) -> Doc {
         let lines = doc_lines(attrs, self.file, false);
-        let mut doc = build_doc(&lines, self.file, target, self.diags);
+        let mut doc = build_doc(&lines, self.file, target, &mut self.out.diags);
         let (rbac, rest): (Vec<Marker>, Vec<Marker>) = doc
             .markers
             .drain(..)
             .partition(|m| m.name() == "kubebuilder:rbac");
-        self.model.rbac.extend(rbac);
+        self.out.rbac.extend(rbac);
         doc.markers = rest;
         doc
     }
@@ -459,7 +522,7 @@ impl Walk<'_> {
     fn push_type(&mut self, ident: &syn::Ident, doc: Doc, kind: TypeKind) {
         let start = ident.span().start();
         let name = ident.to_string();
-        self.model.types.push(TypeDef {
+        self.out.types.push(TypeDef {
             len: name.chars().count(),
             name,
             file: self.fi,
@@ -477,7 +540,7 @@ impl Walk<'_> {
         let kind = match &s.fields {
             // serde(transparent): serialized as its only field, like a newtype.
             syn::Fields::Named(named) if cattrs.transparent && named.named.len() == 1 => {
-                TypeKind::Newtype(named.named[0].ty.clone())
+                TypeKind::Newtype(TypeExpr::from_syn(&named.named[0].ty))
             }
             syn::Fields::Named(named) => {
                 let mut fields = Vec::new();
@@ -496,12 +559,13 @@ impl Walk<'_> {
                             .unwrap_or(rust_name.clone())
                     });
                     let start = ident.span().start();
+                    let ty = TypeExpr::from_syn(&f.ty);
                     let omit_empty =
-                        is_option(&f.ty) || fattrs.default || fattrs.skip_if || cattrs.default;
+                        ty.is_option() || fattrs.default || fattrs.skip_if || cattrs.default;
                     fields.push(Field {
                         len: rust_name.chars().count(),
                         json_name,
-                        ty: f.ty.clone(),
+                        ty,
                         doc: fdoc,
                         flatten: fattrs.flatten,
                         omit_empty,
@@ -512,7 +576,7 @@ impl Walk<'_> {
                 TypeKind::Struct(fields)
             }
             syn::Fields::Unnamed(un) if un.unnamed.len() == 1 => {
-                TypeKind::Newtype(un.unnamed[0].ty.clone())
+                TypeKind::Newtype(TypeExpr::from_syn(&un.unnamed[0].ty))
             }
             syn::Fields::Unnamed(_) => {
                 TypeKind::Unsupported("tuple structs with more than one field".into())
@@ -590,15 +654,6 @@ fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, out: &mut UseMap) {
             }
         }
     }
-}
-
-pub fn is_option(ty: &syn::Type) -> bool {
-    if let syn::Type::Path(p) = ty
-        && let Some(last) = p.path.segments.last()
-    {
-        return last.ident == "Option";
-    }
-    false
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -784,12 +839,6 @@ fn serde_field(attrs: &[syn::Attribute]) -> FieldAttrs {
         });
     }
     f
-}
-
-/// The identifiers of a path (`k8s_openapi::api::core::v1::Container` -> its five segments), as
-/// [`Model::resolve`] takes them.
-pub fn path_segments(path: &syn::Path) -> Vec<String> {
-    path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! flattened (field docs and field-level validation kept over the referenced type) and `allOf` branches
 //! merged.
 
-use crate::model::{Field, Model, Prim, Resolved, TypeKind, path_segments};
+use crate::model::{Field, Model, Prim, Resolved, TypeKind};
+use crate::type_expr::TypeExpr;
 use rkb_markers::{Diagnostic, Marker, Value as MValue};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -42,29 +43,18 @@ pub struct SchemaGen<'m> {
 /// Counts the local types named by `ty` (and its generic arguments), as [`SchemaGen::expr_schema`]
 /// resolves them. Counting too many or too few only costs time: a schema taken out of the cache is
 /// rebuilt when asked for again.
-fn count_uses(model: &Model, file: usize, ty: &syn::Type, uses: &mut [usize]) {
+fn count_uses(model: &Model, file: usize, ty: &TypeExpr, uses: &mut [usize]) {
     match ty {
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let segs = path_segments(&p.path);
-            if let Resolved::Local(t) = model.resolve(file, &segs) {
+        TypeExpr::Path { segments, args } => {
+            if let Resolved::Local(t) = model.resolve(file, segments) {
                 uses[t] += 1;
             }
-            if let Some(syn::PathArguments::AngleBracketed(a)) =
-                p.path.segments.last().map(|s| &s.arguments)
-            {
-                for g in &a.args {
-                    if let syn::GenericArgument::Type(t) = g {
-                        count_uses(model, file, t, uses);
-                    }
-                }
+            for arg in args {
+                count_uses(model, file, arg, uses);
             }
         }
-        syn::Type::Reference(r) => count_uses(model, file, &r.elem, uses),
-        syn::Type::Paren(p) => count_uses(model, file, &p.elem, uses),
-        syn::Type::Group(g) => count_uses(model, file, &g.elem, uses),
-        syn::Type::Array(a) => count_uses(model, file, &a.elem, uses),
-        syn::Type::Slice(s) => count_uses(model, file, &s.elem, uses),
-        _ => {}
+        TypeExpr::List(elem) => count_uses(model, file, elem, uses),
+        TypeExpr::Other(_) => {}
     }
 }
 
@@ -362,40 +352,22 @@ impl<'m> SchemaGen<'m> {
     }
 
     /// Schema of a type expression in a field (Go's typeToSchema with no type info).
-    pub fn expr_schema(&mut self, file: usize, ty: &syn::Type, at: At) -> Schema {
+    pub fn expr_schema(&mut self, file: usize, ty: &TypeExpr, at: At) -> Schema {
         match ty {
-            syn::Type::Path(p) if p.qself.is_none() => {
-                let segs = path_segments(&p.path);
-                let args: Vec<&syn::Type> = match p.path.segments.last().map(|s| &s.arguments) {
-                    Some(syn::PathArguments::AngleBracketed(a)) => a
-                        .args
-                        .iter()
-                        .filter_map(|g| match g {
-                            syn::GenericArgument::Type(t) => Some(t),
-                            _ => None,
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                let r = self.model.resolve(file, &segs);
-                self.resolved_schema(file, r, &segs, &args, at)
+            TypeExpr::Path { segments, args } => {
+                let r = self.model.resolve(file, segments);
+                self.resolved_schema(file, r, segments, args, at)
             }
-            syn::Type::Reference(r) => self.expr_schema(file, &r.elem, at),
-            syn::Type::Paren(p) => self.expr_schema(file, &p.elem, at),
-            syn::Type::Group(g) => self.expr_schema(file, &g.elem, at),
-            syn::Type::Array(a) => self.list_schema(file, &a.elem, at),
-            syn::Type::Slice(s) => self.list_schema(file, &s.elem, at),
-            other => {
-                let text = quote::ToTokens::to_token_stream(other).to_string();
+            TypeExpr::List(elem) => self.list_schema(file, elem, at),
+            TypeExpr::Other(text) => {
                 self.error(at, format!("unsupported type `{text}` in an API type"), Some("use String, bool, i32, i64, f64, Vec, BTreeMap<String, _>, Option, Box, serde_json::Value, a local type or a k8s-openapi type".into()));
                 Schema::new()
             }
         }
     }
 
-    fn list_schema(&mut self, file: usize, elem: &syn::Type, at: At) -> Schema {
-        if let syn::Type::Path(p) = elem
-            && p.path.is_ident("u8")
+    fn list_schema(&mut self, file: usize, elem: &TypeExpr, at: At) -> Schema {
+        if matches!(elem, TypeExpr::Path { segments, args } if args.is_empty() && segments.len() == 1 && segments[0] == "u8")
         {
             return json!({"type": "string", "format": "byte"})
                 .as_object()
@@ -414,7 +386,7 @@ impl<'m> SchemaGen<'m> {
         file: usize,
         r: Resolved,
         segs: &[String],
-        args: &[&syn::Type],
+        args: &[TypeExpr],
         at: At,
     ) -> Schema {
         let obj = |v: Value| v.as_object().cloned().unwrap_or_default();
@@ -434,7 +406,7 @@ impl<'m> SchemaGen<'m> {
                 };
                 let key = self.expr_schema(file, k, at);
                 if key.get("type") != Some(&json!("string")) {
-                    let text = quote::ToTokens::to_token_stream(*k).to_string();
+                    let text = k.to_rust();
                     self.error(
                         at,
                         format!("map keys must be strings, not `{text}`"),
