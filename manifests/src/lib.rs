@@ -24,6 +24,7 @@ pub mod k8s;
 mod load;
 mod model;
 mod output;
+mod parallel;
 mod rbac;
 mod schema;
 mod type_expr;
@@ -213,47 +214,30 @@ fn crd_yamls(
 /// Fewest CRDs worth a thread of their own.
 const MIN_CRDS_PER_THREAD: usize = 2;
 
-/// [`crd_yamls`] with the plans split between the cores, each share with its own schema generator.
-/// `None` when any share reported something: its caches are per generator, so which type a message
-/// is reported for first (and the hints that list what was seen so far) would depend on the split.
-/// The caller then runs the single-threaded build, whose messages are the reference.
+/// [`crd_yamls`] with the plans shared between the cores, one schema generator per thread. `None` when
+/// one thread would do, or when any generator reported something: its caches are per generator, so which
+/// type a message is reported for first (and the hints that list what was seen so far) would depend on
+/// the split. The caller then runs the single-threaded build, whose messages are the reference.
 fn crd_yamls_parallel(
     model: &model::Model,
     plans: &[crd::CrdPlan],
     opts: &Options,
 ) -> Option<Vec<String>> {
-    // Small projects stay on one thread: starting one costs about as much as printing a small CRD.
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(plans.len() / MIN_CRDS_PER_THREAD);
-    if threads <= 1 {
+    if parallel::threads_for(plans.len(), MIN_CRDS_PER_THREAD) == 1 {
         return None;
     }
-    let share = plans.len().div_ceil(threads);
-    let built: Vec<(Vec<String>, Vec<Diagnostic>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = plans
-            .chunks(share)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut diags = Vec::new();
-                    let yamls = crd_yamls(model, part, opts, &mut diags);
-                    (yamls, diags)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    let mut yamls = Vec::with_capacity(plans.len());
-    for (part, diags) in built {
-        if !diags.is_empty() {
-            return None;
-        }
-        yamls.extend(part);
-    }
-    Some(yamls)
+    parallel::map_indexed(
+        plans.len(),
+        MIN_CRDS_PER_THREAD,
+        || schema::SchemaGen::new(model, opts.max_desc_len.is_none()),
+        |sg, i| {
+            let doc = crd::crd_document(sg, &plans[i], opts.max_desc_len);
+            // Diagnostics stay in the generator: any at all sends the caller to the one-thread build.
+            sg.diags.is_empty().then(|| yaml::document(&doc))
+        },
+    )
+    .into_iter()
+    .collect()
 }
 
 /// Writes `out` under `project_root`: only files whose content changed, all-or-nothing (temp file + rename).
@@ -404,7 +388,7 @@ mod tests {
         let opts = Options::default();
         let one_thread = crd_yamls(&model, &plans, &opts, &mut diags);
         assert!(diags.is_empty(), "{diags:?}");
-        if std::thread::available_parallelism().map_or(1, usize::from) > 1 {
+        if parallel::threads_for(plans.len(), MIN_CRDS_PER_THREAD) > 1 {
             let split = crd_yamls_parallel(&model, &plans, &opts).expect("no diagnostics");
             assert_eq!(split, one_thread);
         }

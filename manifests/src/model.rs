@@ -392,60 +392,34 @@ impl FileItems {
 /// Fewest files worth a parsing thread of their own.
 const MIN_FILES_PER_THREAD: usize = 4;
 
-/// Parses and walks every file, on as many threads as there are cores (files are independent until
-/// types are resolved); returns their items in file order.
+/// Parses and walks every file, on every core (files are independent until types are resolved);
+/// returns their items in file order.
 fn walk_files(files: &[SourceFile], file_pkg: &[usize]) -> Vec<FileItems> {
-    let walk = |fi: usize| {
-        let mut items = FileItems::default();
-        let f = &files[fi];
-        let Some(ast) = crate::load::parse(f, &mut items.diags) else {
-            return items;
-        };
-        // Inner docs of the file: package markers.
-        let lines = doc_lines(&ast.attrs, f, true);
-        let doc = build_doc(&lines, f, Target::Package, &mut items.diags);
-        items.take_package_doc(doc);
-        Walk {
-            out: &mut items,
-            file: f,
-            fi,
-            pkg: file_pkg[fi],
-        }
-        .items(&ast.items);
-        items
-    };
-    // A thread costs about as much as parsing a small file: small projects stay on one.
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(files.len() / MIN_FILES_PER_THREAD);
     crate::load::with_fallback_lexer(|| {
-        if threads <= 1 {
-            return (0..files.len()).map(walk).collect();
-        }
-        // Files are handed out one at a time: their sizes differ too much for fixed shares.
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let mut walked: Vec<(usize, FileItems)> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut mine = Vec::new();
-                        loop {
-                            let fi = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            if fi >= files.len() {
-                                break mine;
-                            }
-                            mine.push((fi, walk(fi)));
-                        }
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-        walked.sort_unstable_by_key(|(fi, _)| *fi);
-        walked.into_iter().map(|(_, items)| items).collect()
+        crate::parallel::map_indexed(
+            files.len(),
+            MIN_FILES_PER_THREAD,
+            || (),
+            |(), fi| {
+                let mut items = FileItems::default();
+                let f = &files[fi];
+                let Some(ast) = crate::load::parse(f, &mut items.diags) else {
+                    return items;
+                };
+                // Inner docs of the file: package markers.
+                let lines = doc_lines(&ast.attrs, f, true);
+                let doc = build_doc(&lines, f, Target::Package, &mut items.diags);
+                items.take_package_doc(doc);
+                Walk {
+                    out: &mut items,
+                    file: f,
+                    fi,
+                    pkg: file_pkg[fi],
+                }
+                .items(&ast.items);
+                items
+            },
+        )
     })
 }
 

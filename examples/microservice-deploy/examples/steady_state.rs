@@ -43,7 +43,9 @@ use microservice_deploy::api::v1::{
     MicroServiceDeploy, MicroServiceDeploySpec, MicroServiceDeployStatus,
 };
 use microservice_deploy::controller::children;
-use microservice_deploy::controller::microservicedeploy_controller::{Settings, controller_with};
+use microservice_deploy::controller::microservicedeploy_controller::{
+    READY, Settings, controller_with,
+};
 use microservice_deploy::controller::namespace_defaults::NamespaceDefaults;
 use rkb_runtime::envtest::Environment;
 use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
@@ -60,6 +62,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The operator's name: its field manager, used by the raw client's applies too.
+const MANAGER: &str = "microservice-deploy.ops";
 
 #[derive(Parser)]
 struct Args {
@@ -111,7 +116,7 @@ fn main() -> anyhow::Result<()> {
 /// What the manager binary (src/main.rs) does.
 async fn operator(options: ManagerOptions, settings: Settings) -> anyhow::Result<()> {
     rkb_runtime::logging::init(options.log_format);
-    let mgr = rkb_runtime::Manager::builder("microservice-deploy.ops")
+    let mgr = rkb_runtime::Manager::builder(MANAGER)
         .options(options)
         .build()
         .await?;
@@ -331,7 +336,7 @@ where
         Write::Create => create(client, namespace, obj).await,
         Write::Apply => {
             let api = Api::<K>::namespaced(client.clone(), namespace);
-            rkb_runtime::apply::apply(&api, obj, "microservice-deploy.ops").await?;
+            rkb_runtime::apply::apply(&api, obj, MANAGER).await?;
             Ok(())
         }
     }
@@ -368,6 +373,14 @@ async fn raw_round(
     Ok(elapsed)
 }
 
+/// Creates one throwaway MicroServiceDeploy outside the measured namespace. The first create of a freshly
+/// installed CRD's kind takes the API server about 2 s (built-in kinds are warm from its start); this keeps that
+/// out of the measurement.
+async fn warm_up(client: &Client, count: usize) -> anyhow::Result<()> {
+    create_namespace(client, "warm-up").await?;
+    create(client, "warm-up", &instance(count, "warm-up")).await
+}
+
 /// What any operator of this API must send besides the children, without the children: each MicroServiceDeploy
 /// POSTed (by its user) and its status written once (by the operator, as the operator writes it). Added to the raw
 /// client's time it is a lower bound for the operator's.
@@ -378,8 +391,7 @@ async fn own_requests_round(
     namespace: &str,
 ) -> anyhow::Result<Duration> {
     create_namespace(client, namespace).await?;
-    create_namespace(client, "warm-up").await?;
-    create(client, "warm-up", &instance(count, "warm-up")).await?;
+    warm_up(client, count).await?;
     let cpu = ControlPlaneCpu::now();
     let started = Instant::now();
     for_each_instance(count, concurrency, |i| async move {
@@ -387,8 +399,8 @@ async fn own_requests_round(
             .create(&PostParams::default(), &instance(i, namespace))
             .await?;
         let ready = rkb_runtime::conditions::new_condition(
-            "Ready",
-            "True",
+            READY,
+            rkb_runtime::conditions::TRUE,
             "Reconciled",
             "Service, ServiceAccount, ConfigMap and Deployment applied, HPA applied",
             created.metadata.generation,
@@ -403,7 +415,7 @@ async fn own_requests_round(
             ..created
         };
         let api = Api::namespaced(client.clone(), namespace);
-        rkb_runtime::apply::apply_status(&api, &patch, "microservice-deploy.ops").await?;
+        rkb_runtime::apply::apply_status(&api, &patch, MANAGER).await?;
         Ok(())
     })
     .await?;
@@ -422,10 +434,7 @@ async fn operator_round(
 ) -> anyhow::Result<(Duration, u64)> {
     let client = env.client();
     create_namespace(&client, namespace).await?;
-    // The first create of a freshly installed CRD's kind takes the API server about 2 s (built-in kinds are warm
-    // from its start); one throwaway object outside the operator's namespace keeps that out of the measurement.
-    create_namespace(&client, "warm-up").await?;
-    create(&client, "warm-up", &instance(count, "warm-up")).await?;
+    warm_up(&client, count).await?;
     let free_port = || -> std::io::Result<u16> {
         Ok(std::net::TcpListener::bind("127.0.0.1:0")?
             .local_addr()?
