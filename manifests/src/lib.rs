@@ -1,8 +1,8 @@
 //! rkb-manifests: reads a Rust operator project's API types and `+kubebuilder` markers and produces the
 //! CRD and RBAC YAML controller-gen v0.21.0 would produce for the equivalent Go types.
 //!
-//! Stages, kept apart: **parse** (`load`: syn + doc comments; `model`: packages, types, fields,
-//! markers through `rkb-markers`) -> **validate** (marker targets and types, type resolution, structural
+//! Stages, kept apart: **parse** (`load` reads the files; `scan`, or syn when the scanner steps aside,
+//! turns each into an `outline`; `model`: packages, types, fields, markers through `rkb-markers`) -> **validate** (marker targets and types, type resolution, structural
 //! schema, CEL) -> **generate** (`schema`, `crd`, `rbac`, written by `yaml`). Every diagnostic of
 //! a run is collected; nothing is written unless everything generated.
 //!
@@ -23,9 +23,11 @@ mod frozen;
 pub mod k8s;
 mod load;
 mod model;
+mod outline;
 mod output;
 mod parallel;
 mod rbac;
+mod scan;
 mod schema;
 mod type_expr;
 mod validate;
@@ -168,7 +170,9 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
     };
     let roles = rbac::roles(&model.rbac, &opts.role_name);
     let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
-    drop(model);
+    // Freeing the model (many small allocations, made on the parsing threads) is slow and nothing
+    // waits for it. Should no thread start, the closure and the model are dropped right here.
+    let _ = std::thread::Builder::new().spawn(move || drop(model));
     let crds = plans
         .iter()
         .zip(yamls)
@@ -202,7 +206,8 @@ fn crd_yamls(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
     // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
-    let mut sg = schema::SchemaGen::new(model, opts.max_desc_len.is_none());
+    let uses = schema::type_uses(model);
+    let mut sg = schema::SchemaGen::new(model, &uses, opts.max_desc_len.is_none());
     let yamls = plans
         .iter()
         .map(|plan| yaml::document(&crd::crd_document(&mut sg, plan, opts.max_desc_len)))
@@ -226,10 +231,11 @@ fn crd_yamls_parallel(
     if parallel::threads_for(plans.len(), MIN_CRDS_PER_THREAD) == 1 {
         return None;
     }
+    let uses = schema::type_uses(model);
     parallel::map_indexed(
         plans.len(),
         MIN_CRDS_PER_THREAD,
-        || schema::SchemaGen::new(model, opts.max_desc_len.is_none()),
+        || schema::SchemaGen::new(model, &uses, opts.max_desc_len.is_none()),
         |sg, i| {
             let doc = crd::crd_document(sg, &plans[i], opts.max_desc_len);
             // Diagnostics stay in the generator: any at all sends the caller to the one-thread build.

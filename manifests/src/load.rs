@@ -1,4 +1,5 @@
-//! Stage 1a: read and syn-parse every `src/**/*.rs`, and pull doc comments (with their positions) off items.
+//! Stage 1a: read every `src/**/*.rs`; syn-parse one (when the scanner steps aside) and pull doc comments
+//! (with their positions) off its items.
 
 use rkb_markers::Diagnostic;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,26 @@ impl SourceFile {
         let end = self.line_starts.get(n).copied().unwrap_or(self.text.len());
         self.text[start..end].trim_end_matches(['\n', '\r'])
     }
+
+    /// A file that is not on disk, for tests.
+    #[cfg(test)]
+    pub fn from_text(rel: &str, text: &str) -> SourceFile {
+        SourceFile {
+            rel: PathBuf::from(rel),
+            abs: PathBuf::from("/").join(rel),
+            text: text.to_string(),
+            line_starts: line_starts(text),
+            module: Vec::new(),
+            is_module_root: false,
+        }
+    }
+
+    /// The 1-based line and 0-based character column of byte offset `byte` (a char boundary).
+    pub fn position(&self, byte: usize) -> (usize, usize) {
+        let line = self.line_starts.partition_point(|&s| s <= byte);
+        let start = self.line_starts[line - 1];
+        (line, self.text[start..byte].chars().count())
+    }
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
@@ -34,7 +55,7 @@ fn line_starts(text: &str) -> Vec<usize> {
     v
 }
 
-/// Walks `root/src` and reads every `.rs` file ([`parse`] parses one).
+/// Walks `root/src` and reads every `.rs` file, on every core ([`parse`] parses one).
 pub fn load_sources(root: &Path) -> Result<Vec<SourceFile>, crate::Error> {
     let src = root.join("src");
     if !src.is_dir() {
@@ -52,25 +73,34 @@ pub fn load_sources(root: &Path) -> Result<Vec<SourceFile>, crate::Error> {
         .map(|e| e.into_path())
         .collect();
     paths.sort();
-    let mut files = Vec::with_capacity(paths.len());
-    for abs in paths {
-        let text = std::fs::read_to_string(&abs).map_err(|source| crate::Error::Io {
-            path: abs.clone(),
-            source,
-        })?;
-        let rel = abs.strip_prefix(root).unwrap_or(&abs).to_path_buf();
-        let starts = line_starts(&text);
-        let (module, is_module_root) = module_of(&rel, &abs);
-        files.push(SourceFile {
-            rel,
-            abs,
-            text,
-            line_starts: starts,
-            module,
-            is_module_root,
-        });
-    }
-    Ok(files)
+    crate::parallel::map_indexed(
+        paths.len(),
+        MIN_FILES_PER_THREAD,
+        || (),
+        |(), i| read_source(root, &paths[i]),
+    )
+    .into_iter()
+    .collect()
+}
+
+/// Fewest files worth a reading thread of their own.
+const MIN_FILES_PER_THREAD: usize = 8;
+
+fn read_source(root: &Path, abs: &Path) -> Result<SourceFile, crate::Error> {
+    let text = std::fs::read_to_string(abs).map_err(|source| crate::Error::Io {
+        path: abs.to_path_buf(),
+        source,
+    })?;
+    let rel = abs.strip_prefix(root).unwrap_or(abs).to_path_buf();
+    let (module, is_module_root) = module_of(&rel, abs);
+    Ok(SourceFile {
+        rel,
+        abs: abs.to_path_buf(),
+        line_starts: line_starts(&text),
+        text,
+        module,
+        is_module_root,
+    })
 }
 
 /// Parses `file` with syn (inside [`with_fallback_lexer`]). A syntax error becomes a diagnostic (with syn's location) and `None`. The
@@ -185,7 +215,7 @@ fn module_of(rel: &Path, abs: &Path) -> (Vec<String>, bool) {
 }
 
 /// One doc line: the text after `///` (or `//!`, or a `#[doc = "..."]` string) and where it starts.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DocLine {
     pub text: String,
     pub line: usize,
@@ -329,14 +359,7 @@ mod tests {
     use super::*;
 
     fn source(text: &str) -> SourceFile {
-        SourceFile {
-            rel: PathBuf::from("src/a.rs"),
-            abs: PathBuf::from("/src/a.rs"),
-            text: text.to_string(),
-            line_starts: line_starts(text),
-            module: Vec::new(),
-            is_module_root: false,
-        }
+        SourceFile::from_text("src/a.rs", text)
     }
 
     #[test]

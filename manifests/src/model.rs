@@ -2,7 +2,8 @@
 //! unit enums, aliases, newtypes) and fields with their serde JSON names, plus every RBAC marker.
 
 use crate::docs::{Doc, build_doc};
-use crate::load::{SourceFile, doc_lines};
+use crate::load::{DocLine, SourceFile};
+use crate::outline::{self, Fields, Ident, Item, SerdeAttrs, UseName, Variant};
 use crate::type_expr::TypeExpr;
 use rkb_markers::{Diagnostic, Marker, Target};
 use std::collections::HashMap;
@@ -74,7 +75,8 @@ pub struct Model {
     pub uses: Vec<UseMap>,
     /// Every `+kubebuilder:rbac` marker, in file order.
     pub rbac: Vec<Marker>,
-    by_pkg: HashMap<(usize, String), usize>,
+    /// Per package: its types by name.
+    by_pkg: Vec<HashMap<String, usize>>,
     by_name: HashMap<String, Vec<usize>>,
     pkg_by_module: HashMap<Vec<String>, usize>,
 }
@@ -119,7 +121,7 @@ impl Model {
             types: Vec::new(),
             uses: Vec::new(),
             rbac: Vec::new(),
-            by_pkg: HashMap::new(),
+            by_pkg: Vec::new(),
             by_name: HashMap::new(),
             pkg_by_module: HashMap::new(),
             files: Vec::new(),
@@ -180,8 +182,9 @@ impl Model {
                 }
             }
         }
+        m.by_pkg = vec![HashMap::new(); m.packages.len()];
         for (i, t) in m.types.iter().enumerate() {
-            m.by_pkg.insert((t.package, t.name.clone()), i);
+            m.by_pkg[t.package].insert(t.name.clone(), i);
             m.by_name.entry(t.name.clone()).or_default().push(i);
         }
         m.files = files;
@@ -189,7 +192,7 @@ impl Model {
     }
 
     pub fn type_in_package(&self, pkg: usize, name: &str) -> Option<usize> {
-        self.by_pkg.get(&(pkg, name.to_string())).copied()
+        self.by_pkg.get(pkg)?.get(name).copied()
     }
 
     /// Resolves a path written in file `fi`.
@@ -403,20 +406,22 @@ fn walk_files(files: &[SourceFile], file_pkg: &[usize]) -> Vec<FileItems> {
             |(), fi| {
                 let mut items = FileItems::default();
                 let f = &files[fi];
-                let Some(ast) = crate::load::parse(f, &mut items.diags) else {
-                    return items;
+                // The scanner reads most files; syn reads the rest, and reports syntax errors.
+                let outline = match crate::scan::scan(f) {
+                    Some(outline) => outline,
+                    None => match crate::load::parse(f, &mut items.diags) {
+                        Some(ast) => outline::from_syn(&ast, f),
+                        None => return items,
+                    },
                 };
-                // Inner docs of the file: package markers.
-                let lines = doc_lines(&ast.attrs, f, true);
-                let doc = build_doc(&lines, f, Target::Package, &mut items.diags);
-                items.take_package_doc(doc);
-                Walk {
+                let mut walk = Walk {
                     out: &mut items,
                     file: f,
                     fi,
                     pkg: file_pkg[fi],
-                }
-                .items(&ast.items);
+                };
+                walk.package_docs(&outline.inner_docs);
+                walk.items(&outline.items);
                 items
             },
         )
@@ -431,54 +436,58 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn items(&mut self, items: &[syn::Item]) {
+    fn items(&mut self, items: &[Item]) {
         for item in items {
             match item {
-                syn::Item::Struct(s) => self.strukt(s),
-                syn::Item::Enum(e) => self.enumm(e),
-                syn::Item::Type(t) => {
-                    let doc = self.doc(&t.attrs, Target::Type);
-                    self.push_type(&t.ident, doc, TypeKind::Alias(TypeExpr::from_syn(&t.ty)));
+                Item::Struct {
+                    docs,
+                    serde,
+                    ident,
+                    fields,
+                } => self.strukt(docs, serde, ident, fields),
+                Item::Enum {
+                    docs,
+                    serde,
+                    ident,
+                    variants,
+                } => self.enumm(docs, serde, ident, variants),
+                Item::Alias { docs, ident, ty } => {
+                    let doc = self.doc(docs, Target::Type);
+                    self.push_type(ident, doc, TypeKind::Alias(ty.clone()));
                 }
-                syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), &mut self.out.uses),
-                syn::Item::Mod(m) => {
-                    self.rbac_only(&m.attrs, Target::Package);
-                    if let Some((_, inner)) = &m.content {
-                        // Inner docs of an inline module.
-                        let lines = doc_lines(&m.attrs, self.file, true);
-                        let doc =
-                            build_doc(&lines, self.file, Target::Package, &mut self.out.diags);
-                        self.out.take_package_doc(doc);
-                        self.items(inner);
-                    }
-                }
-                syn::Item::Impl(i) => {
-                    self.rbac_only(&i.attrs, Target::Package);
-                    for ii in &i.items {
-                        if let syn::ImplItem::Fn(f) = ii {
-                            self.rbac_only(&f.attrs, Target::Package);
+                Item::Use(names) => {
+                    for n in names {
+                        match n {
+                            UseName::Name(name, full) => {
+                                self.out.uses.names.insert(name.clone(), full.clone());
+                            }
+                            UseName::Glob(prefix) => self.out.uses.globs.push(prefix.clone()),
                         }
                     }
                 }
-                syn::Item::Trait(t) => {
-                    self.rbac_only(&t.attrs, Target::Package);
-                    for ti in &t.items {
-                        if let syn::TraitItem::Fn(f) = ti {
-                            self.rbac_only(&f.attrs, Target::Package);
-                        }
+                Item::Mod { docs, body } => {
+                    let _ = self.doc(docs, Target::Package);
+                    if let Some(body) = body {
+                        self.package_docs(&body.inner_docs);
+                        self.items(&body.items);
                     }
                 }
-                syn::Item::Fn(f) => self.rbac_only(&f.attrs, Target::Package),
-                syn::Item::Const(c) => self.rbac_only(&c.attrs, Target::Package),
-                syn::Item::Static(s) => self.rbac_only(&s.attrs, Target::Package),
-                _ => {}
+                // Not API types: only RBAC markers matter (others are reported as misplaced).
+                Item::Other { docs } => {
+                    let _ = self.doc(docs, Target::Package);
+                }
             }
         }
     }
 
-    fn doc(&mut self, attrs: &[syn::Attribute], target: Target) -> Doc {
-        let lines = doc_lines(attrs, self.file, false);
-        let mut doc = build_doc(&lines, self.file, target, &mut self.out.diags);
+    /// Inner docs of a file or inline module: package markers.
+    fn package_docs(&mut self, lines: &[DocLine]) {
+        let doc = build_doc(lines, self.file, Target::Package, &mut self.out.diags);
+        self.out.take_package_doc(doc);
+    }
+
+    fn doc(&mut self, lines: &[DocLine], target: Target) -> Doc {
+        let mut doc = build_doc(lines, self.file, target, &mut self.out.diags);
         let (rbac, rest): (Vec<Marker>, Vec<Marker>) = doc
             .markers
             .drain(..)
@@ -488,99 +497,94 @@ impl Walk<'_> {
         doc
     }
 
-    /// Items that are not API types: only RBAC markers matter (others are reported as misplaced).
-    fn rbac_only(&mut self, attrs: &[syn::Attribute], target: Target) {
-        let _ = self.doc(attrs, target);
-    }
-
-    fn push_type(&mut self, ident: &syn::Ident, doc: Doc, kind: TypeKind) {
-        let start = ident.span().start();
-        let name = ident.to_string();
+    fn push_type(&mut self, ident: &Ident, doc: Doc, kind: TypeKind) {
         self.out.types.push(TypeDef {
-            len: name.chars().count(),
-            name,
+            len: ident.name.chars().count(),
+            name: ident.name.clone(),
             file: self.fi,
             package: self.pkg,
             doc,
             kind,
-            line: start.line,
-            col: start.column + 1,
+            line: ident.line,
+            col: ident.col,
         });
     }
 
-    fn strukt(&mut self, s: &syn::ItemStruct) {
-        let doc = self.doc(&s.attrs, Target::Type);
-        let cattrs = serde_container(&s.attrs);
-        let kind = match &s.fields {
+    fn strukt(&mut self, docs: &[DocLine], cattrs: &SerdeAttrs, ident: &Ident, fields: &Fields) {
+        let doc = self.doc(docs, Target::Type);
+        let rename_all = cattrs.rename_all.as_deref().and_then(RenameRule::parse);
+        let kind = match fields {
             // serde(transparent): serialized as its only field, like a newtype.
-            syn::Fields::Named(named) if cattrs.transparent && named.named.len() == 1 => {
-                TypeKind::Newtype(TypeExpr::from_syn(&named.named[0].ty))
+            Fields::Named(named) if cattrs.transparent && named.len() == 1 => {
+                TypeKind::Newtype(named[0].ty.clone())
             }
-            syn::Fields::Named(named) => {
-                let mut fields = Vec::new();
-                for f in &named.named {
-                    let Some(ident) = &f.ident else { continue };
-                    let fattrs = serde_field(&f.attrs);
-                    let fdoc = self.doc(&f.attrs, Target::Field);
+            Fields::Named(named) => {
+                let mut out = Vec::new();
+                for f in named {
+                    let fdoc = self.doc(&f.docs, Target::Field);
+                    let fattrs = &f.serde;
                     if fattrs.skip {
                         continue;
                     }
-                    let rust_name = syn::ext::IdentExt::unraw(ident).to_string();
+                    let rust_name = f
+                        .ident
+                        .name
+                        .strip_prefix("r#")
+                        .unwrap_or(&f.ident.name)
+                        .to_string();
                     let json_name = fattrs.rename.clone().unwrap_or_else(|| {
-                        cattrs
-                            .rename_all
+                        rename_all
                             .map(|r| r.apply_to_field(&rust_name))
                             .unwrap_or(rust_name.clone())
                     });
-                    let start = ident.span().start();
-                    let ty = TypeExpr::from_syn(&f.ty);
                     let omit_empty =
-                        ty.is_option() || fattrs.default || fattrs.skip_if || cattrs.default;
-                    fields.push(Field {
+                        f.ty.is_option() || fattrs.default || fattrs.skip_if || cattrs.default;
+                    out.push(Field {
                         len: rust_name.chars().count(),
                         json_name,
-                        ty,
+                        ty: f.ty.clone(),
                         doc: fdoc,
                         flatten: fattrs.flatten,
                         omit_empty,
-                        line: start.line,
-                        col: start.column + 1,
+                        line: f.ident.line,
+                        col: f.ident.col,
                     });
                 }
-                TypeKind::Struct(fields)
+                TypeKind::Struct(out)
             }
-            syn::Fields::Unnamed(un) if un.unnamed.len() == 1 => {
-                TypeKind::Newtype(TypeExpr::from_syn(&un.unnamed[0].ty))
-            }
-            syn::Fields::Unnamed(_) => {
+            Fields::Tuple(types) if types.len() == 1 => TypeKind::Newtype(types[0].clone()),
+            Fields::Tuple(_) => {
                 TypeKind::Unsupported("tuple structs with more than one field".into())
             }
-            syn::Fields::Unit => TypeKind::Unsupported("unit structs".into()),
+            Fields::Unit => TypeKind::Unsupported("unit structs".into()),
         };
-        self.push_type(&s.ident, doc, kind);
+        self.push_type(ident, doc, kind);
     }
 
-    fn enumm(&mut self, e: &syn::ItemEnum) {
-        let doc = self.doc(&e.attrs, Target::Type);
-        let cattrs = serde_container(&e.attrs);
+    fn enumm(
+        &mut self,
+        docs: &[DocLine],
+        cattrs: &SerdeAttrs,
+        ident: &Ident,
+        variants: &[Variant],
+    ) {
+        let doc = self.doc(docs, Target::Type);
+        let rename_all = cattrs.rename_all.as_deref().and_then(RenameRule::parse);
         let mut values = Vec::new();
         let mut unit = true;
-        for v in &e.variants {
-            let _ = self.doc(&v.attrs, Target::Field);
-            if !matches!(v.fields, syn::Fields::Unit) {
+        for v in variants {
+            let _ = self.doc(&v.docs, Target::Field);
+            if !v.unit {
                 unit = false;
                 continue;
             }
-            let vattrs = serde_field(&v.attrs);
-            if vattrs.skip {
+            if v.serde.skip {
                 continue;
             }
-            let name = v.ident.to_string();
-            values.push(vattrs.rename.unwrap_or_else(|| {
-                cattrs
-                    .rename_all
-                    .map(|r| r.apply_to_variant(&name))
-                    .unwrap_or(name)
+            values.push(v.serde.rename.clone().unwrap_or_else(|| {
+                rename_all
+                    .map(|r| r.apply_to_variant(&v.name))
+                    .unwrap_or(v.name.clone())
             }));
         }
         let kind = if unit && !cattrs.untagged {
@@ -590,43 +594,7 @@ impl Walk<'_> {
                 "enums with data (only unit-variant enums map to a string enum)".into(),
             )
         };
-        self.push_type(&e.ident, doc, kind);
-    }
-}
-
-fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, out: &mut UseMap) {
-    match tree {
-        syn::UseTree::Path(p) => {
-            let mut pre = prefix;
-            pre.push(p.ident.to_string());
-            collect_use(&p.tree, pre, out);
-        }
-        syn::UseTree::Name(n) => {
-            let name = n.ident.to_string();
-            let mut full = prefix;
-            if name == "self" {
-                if let Some(last) = full.last().cloned() {
-                    out.names.insert(last, full);
-                }
-                return;
-            }
-            full.push(name.clone());
-            out.names.insert(name, full);
-        }
-        syn::UseTree::Rename(r) => {
-            let mut full = prefix;
-            let name = r.ident.to_string();
-            if name != "self" {
-                full.push(name);
-            }
-            out.names.insert(r.rename.to_string(), full);
-        }
-        syn::UseTree::Glob(_) => out.globs.push(prefix),
-        syn::UseTree::Group(g) => {
-            for t in &g.items {
-                collect_use(t, prefix.clone(), out);
-            }
-        }
+        self.push_type(ident, doc, kind);
     }
 }
 
@@ -716,103 +684,6 @@ impl RenameRule {
             Self::ScreamingKebab => snake().to_ascii_uppercase().replace('_', "-"),
         }
     }
-}
-
-#[derive(Default)]
-struct ContainerAttrs {
-    rename_all: Option<RenameRule>,
-    default: bool,
-    untagged: bool,
-    transparent: bool,
-}
-
-#[derive(Default)]
-struct FieldAttrs {
-    rename: Option<String>,
-    flatten: bool,
-    skip: bool,
-    default: bool,
-    skip_if: bool,
-}
-
-/// Consumes whatever follows a serde attribute key we don't care about.
-fn skip_meta(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
-    if meta.input.peek(syn::Token![=]) {
-        let _: syn::Expr = meta.value()?.parse()?;
-    } else if meta.input.peek(syn::token::Paren) {
-        meta.parse_nested_meta(|m| skip_meta(&m))?;
-    }
-    Ok(())
-}
-
-/// `rename = "x"` or `rename(serialize = "x", ...)`: the serialize name.
-fn ser_name(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
-    if meta.input.peek(syn::Token![=]) {
-        let s: syn::LitStr = meta.value()?.parse()?;
-        return Ok(Some(s.value()));
-    }
-    let mut out = None;
-    meta.parse_nested_meta(|m| {
-        if m.path.is_ident("serialize") {
-            let s: syn::LitStr = m.value()?.parse()?;
-            out = Some(s.value());
-            Ok(())
-        } else {
-            skip_meta(&m)
-        }
-    })?;
-    Ok(out)
-}
-
-fn serde_container(attrs: &[syn::Attribute]) -> ContainerAttrs {
-    let mut c = ContainerAttrs::default();
-    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = a.parse_nested_meta(|m| {
-            if m.path.is_ident("rename_all") {
-                c.rename_all = ser_name(&m)?.as_deref().and_then(RenameRule::parse);
-            } else if m.path.is_ident("default") {
-                c.default = true;
-                skip_meta(&m)?;
-            } else if m.path.is_ident("transparent") {
-                c.transparent = true;
-            } else if m.path.is_ident("untagged")
-                || m.path.is_ident("tag")
-                || m.path.is_ident("content")
-            {
-                c.untagged = true;
-                skip_meta(&m)?;
-            } else {
-                skip_meta(&m)?;
-            }
-            Ok(())
-        });
-    }
-    c
-}
-
-fn serde_field(attrs: &[syn::Attribute]) -> FieldAttrs {
-    let mut f = FieldAttrs::default();
-    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = a.parse_nested_meta(|m| {
-            if m.path.is_ident("rename") {
-                f.rename = ser_name(&m)?;
-            } else if m.path.is_ident("flatten") {
-                f.flatten = true;
-            } else if m.path.is_ident("skip") || m.path.is_ident("skip_serializing") {
-                f.skip = true;
-            } else if m.path.is_ident("default") {
-                f.default = true;
-                skip_meta(&m)?;
-            } else if m.path.is_ident("skip_serializing_if") {
-                f.skip_if = true;
-                skip_meta(&m)?;
-            } else {
-                skip_meta(&m)?;
-            }
-            Ok(())
-        });
-    }
-    f
 }
 
 #[cfg(test)]

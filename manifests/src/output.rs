@@ -43,9 +43,25 @@ pub fn write_all(files: &[Planned]) -> Result<Vec<PathBuf>, Error> {
     Ok(written)
 }
 
+/// Fewest files worth a reading thread of their own.
+const MIN_FILES_PER_THREAD: usize = 8;
+
+/// Whether each file already holds its planned content (read on every core: a re-run mostly finds
+/// nothing to write, and reading was then its last step). The first error is the one in file order.
+fn up_to_date(files: &[Planned]) -> Result<Vec<bool>, Error> {
+    crate::parallel::map_indexed(
+        files.len(),
+        MIN_FILES_PER_THREAD,
+        || (),
+        |(), i| Ok(read_existing(&files[i].path)?.as_deref() == Some(files[i].content.as_str())),
+    )
+    .into_iter()
+    .collect()
+}
+
 fn stage<'a>(files: &'a [Planned], staged: &mut Vec<(PathBuf, &'a Planned)>) -> Result<(), Error> {
-    for f in files {
-        if read_existing(&f.path)?.as_deref() == Some(f.content.as_str()) {
+    for (f, fresh) in files.iter().zip(up_to_date(files)?) {
+        if fresh {
             continue;
         }
         let dir = f.path.parent().unwrap_or(Path::new("."));

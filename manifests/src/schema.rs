@@ -35,9 +35,30 @@ pub struct SchemaGen<'m> {
     flattening: Vec<String>,
     /// Names of local types found to refer to themselves (their inner reference becomes `{}`).
     pub recursive: Vec<String>,
-    /// How many field types name each local type. A type named once has its flattened schema moved
-    /// into that one use instead of copied out of the cache (which kept every CRD's spec alive).
-    uses: Vec<usize>,
+    /// How many field types name each local type ([`type_uses`]). A type named once has its
+    /// flattened schema moved into that one use instead of copied out of the cache (which kept every
+    /// CRD's spec alive).
+    uses: &'m [usize],
+}
+
+/// How many field types name each local type of `model`, by type index; computed once per run and
+/// shared by every generator.
+pub fn type_uses(model: &Model) -> Vec<usize> {
+    let mut uses = vec![0; model.types.len()];
+    for td in &model.types {
+        match &td.kind {
+            TypeKind::Struct(fields) => {
+                for f in fields {
+                    count_uses(model, td.file, &f.ty, &mut uses);
+                }
+            }
+            TypeKind::Alias(ty) | TypeKind::Newtype(ty) => {
+                count_uses(model, td.file, ty, &mut uses)
+            }
+            _ => {}
+        }
+    }
+    uses
 }
 
 /// Counts the local types named by `ty` (and its generic arguments), as [`SchemaGen::expr_schema`]
@@ -77,7 +98,7 @@ pub fn type_meta_schema() -> Schema {
 
 impl<'m> SchemaGen<'m> {
     /// `share_k8s`: keep k8s types' sub-schemas shared (see frozen.rs) instead of copying them per use.
-    pub fn new(model: &'m Model, share_k8s: bool) -> Self {
+    pub fn new(model: &'m Model, uses: &'m [usize], share_k8s: bool) -> Self {
         SchemaGen {
             share_k8s,
             model,
@@ -88,23 +109,7 @@ impl<'m> SchemaGen<'m> {
             k8s: HashMap::new(),
             flattening: Vec::new(),
             recursive: Vec::new(),
-            uses: {
-                let mut uses = vec![0; model.types.len()];
-                for td in &model.types {
-                    match &td.kind {
-                        TypeKind::Struct(fields) => {
-                            for f in fields {
-                                count_uses(model, td.file, &f.ty, &mut uses);
-                            }
-                        }
-                        TypeKind::Alias(ty) | TypeKind::Newtype(ty) => {
-                            count_uses(model, td.file, ty, &mut uses)
-                        }
-                        _ => {}
-                    }
-                }
-                uses
-            },
+            uses,
         }
     }
 

@@ -1,0 +1,373 @@
+//! What the model reads of one source file, in owned data: items with their doc lines, serde
+//! attributes and field types, nothing else. Two front ends build it: [`crate::scan`] (fast, reads only
+//! this much and gives up on anything unusual) and [`from_syn`] (syn's full parse, the reference and
+//! the fallback). A test checks that the two agree on every file both can read.
+
+use crate::load::{DocLine, SourceFile, doc_lines};
+use crate::type_expr::TypeExpr;
+
+/// The items of a file, or of an inline module's body.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outline {
+    /// `//!` lines (inner docs): package markers.
+    pub inner_docs: Vec<DocLine>,
+    pub items: Vec<Item>,
+}
+
+/// An identifier as written (`r#type` keeps its `r#`) and where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    pub name: String,
+    pub line: usize,
+    /// 1-based character column.
+    pub col: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    Struct {
+        docs: Vec<DocLine>,
+        serde: SerdeAttrs,
+        ident: Ident,
+        fields: Fields,
+    },
+    Enum {
+        docs: Vec<DocLine>,
+        serde: SerdeAttrs,
+        ident: Ident,
+        variants: Vec<Variant>,
+    },
+    /// `type X = Y;`
+    Alias {
+        docs: Vec<DocLine>,
+        ident: Ident,
+        ty: TypeExpr,
+    },
+    /// The names a `use` item brings in, in order.
+    Use(Vec<UseName>),
+    /// `mod x;` (no body) or `mod x { ... }`.
+    Mod {
+        docs: Vec<DocLine>,
+        body: Option<Outline>,
+    },
+    /// Docs of an item read only for RBAC markers: impl and trait blocks, the fns inside them (each
+    /// its own entry, after the block's), fns, consts and statics.
+    Other { docs: Vec<DocLine> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fields {
+    Named(Vec<Field>),
+    Tuple(Vec<TypeExpr>),
+    Unit,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub docs: Vec<DocLine>,
+    pub serde: SerdeAttrs,
+    pub ident: Ident,
+    pub ty: TypeExpr,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub docs: Vec<DocLine>,
+    pub serde: SerdeAttrs,
+    pub name: String,
+    /// No fields (a discriminant is allowed).
+    pub unit: bool,
+}
+
+/// One name a `use` brings in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UseName {
+    /// `use a::b::C as D;` -> ("D", [a, b, C])
+    Name(String, Vec<String>),
+    /// `use a::b::*;` -> [a, b]
+    Glob(Vec<String>),
+}
+
+/// What the model reads of `#[serde(...)]` attributes, container and field keys together (a key that
+/// does not apply where it is written cannot compile, so mixing them loses nothing).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SerdeAttrs {
+    /// `rename_all = "..."` (or its `serialize = "..."`), as written.
+    pub rename_all: Option<String>,
+    /// `rename = "..."` (or its `serialize = "..."`).
+    pub rename: Option<String>,
+    pub default: bool,
+    pub transparent: bool,
+    /// `untagged`, `tag` or `content`: not a plain string enum.
+    pub untagged: bool,
+    pub flatten: bool,
+    /// `skip` or `skip_serializing`.
+    pub skip: bool,
+    pub skip_if: bool,
+}
+
+/// What a serde key does to [`SerdeAttrs`]; both front ends read keys through this.
+pub enum SerdeKey {
+    /// Takes a name: `key = "x"` or `key(serialize = "x", ...)`.
+    RenameAll,
+    Rename,
+    /// A flag; a value after it (`default = "path"`) is skipped.
+    Default,
+    Untagged,
+    SkipIf,
+    /// A flag with no value.
+    Transparent,
+    Flatten,
+    Skip,
+    /// Read past.
+    Other,
+}
+
+impl SerdeKey {
+    pub fn of(key: &str) -> Self {
+        match key {
+            "rename_all" => Self::RenameAll,
+            "rename" => Self::Rename,
+            "default" => Self::Default,
+            "untagged" | "tag" | "content" => Self::Untagged,
+            "skip_serializing_if" => Self::SkipIf,
+            "transparent" => Self::Transparent,
+            "flatten" => Self::Flatten,
+            "skip" | "skip_serializing" => Self::Skip,
+            _ => Self::Other,
+        }
+    }
+}
+
+impl SerdeAttrs {
+    /// Records a flag key (every key but the two renames).
+    pub fn set_flag(&mut self, key: &SerdeKey) {
+        match key {
+            SerdeKey::Default => self.default = true,
+            SerdeKey::Untagged => self.untagged = true,
+            SerdeKey::SkipIf => self.skip_if = true,
+            SerdeKey::Transparent => self.transparent = true,
+            SerdeKey::Flatten => self.flatten = true,
+            SerdeKey::Skip => self.skip = true,
+            SerdeKey::RenameAll | SerdeKey::Rename | SerdeKey::Other => {}
+        }
+    }
+
+    /// Records a rename key's serialize name (`None`: only a deserialize name was given).
+    pub fn set_name(&mut self, key: &SerdeKey, name: Option<String>) {
+        match key {
+            SerdeKey::RenameAll => self.rename_all = name,
+            SerdeKey::Rename => self.rename = name,
+            _ => {}
+        }
+    }
+}
+
+/// The outline of a file syn parsed.
+pub fn from_syn(ast: &syn::File, file: &SourceFile) -> Outline {
+    Outline {
+        inner_docs: doc_lines(&ast.attrs, file, true),
+        items: items(&ast.items, file),
+    }
+}
+
+fn items(list: &[syn::Item], file: &SourceFile) -> Vec<Item> {
+    let docs = |attrs: &[syn::Attribute]| doc_lines(attrs, file, false);
+    let mut out = Vec::new();
+    for item in list {
+        match item {
+            syn::Item::Struct(s) => out.push(Item::Struct {
+                docs: docs(&s.attrs),
+                serde: serde_attrs(&s.attrs),
+                ident: ident(&s.ident),
+                fields: match &s.fields {
+                    syn::Fields::Named(named) => Fields::Named(
+                        named
+                            .named
+                            .iter()
+                            .filter_map(|f| {
+                                Some(Field {
+                                    docs: docs(&f.attrs),
+                                    serde: serde_attrs(&f.attrs),
+                                    ident: ident(f.ident.as_ref()?),
+                                    ty: TypeExpr::from_syn(&f.ty),
+                                })
+                            })
+                            .collect(),
+                    ),
+                    syn::Fields::Unnamed(un) => Fields::Tuple(
+                        un.unnamed
+                            .iter()
+                            .map(|f| TypeExpr::from_syn(&f.ty))
+                            .collect(),
+                    ),
+                    syn::Fields::Unit => Fields::Unit,
+                },
+            }),
+            syn::Item::Enum(e) => out.push(Item::Enum {
+                docs: docs(&e.attrs),
+                serde: serde_attrs(&e.attrs),
+                ident: ident(&e.ident),
+                variants: e
+                    .variants
+                    .iter()
+                    .map(|v| Variant {
+                        docs: docs(&v.attrs),
+                        serde: serde_attrs(&v.attrs),
+                        name: v.ident.to_string(),
+                        unit: matches!(v.fields, syn::Fields::Unit),
+                    })
+                    .collect(),
+            }),
+            syn::Item::Type(t) => out.push(Item::Alias {
+                docs: docs(&t.attrs),
+                ident: ident(&t.ident),
+                ty: TypeExpr::from_syn(&t.ty),
+            }),
+            syn::Item::Use(u) => {
+                let mut names = Vec::new();
+                use_names(&u.tree, Vec::new(), &mut names);
+                out.push(Item::Use(names));
+            }
+            syn::Item::Mod(m) => out.push(Item::Mod {
+                docs: docs(&m.attrs),
+                body: m.content.as_ref().map(|(_, inner)| Outline {
+                    inner_docs: doc_lines(&m.attrs, file, true),
+                    items: items(inner, file),
+                }),
+            }),
+            syn::Item::Impl(i) => {
+                out.push(Item::Other {
+                    docs: docs(&i.attrs),
+                });
+                for ii in &i.items {
+                    if let syn::ImplItem::Fn(f) = ii {
+                        out.push(Item::Other {
+                            docs: docs(&f.attrs),
+                        });
+                    }
+                }
+            }
+            syn::Item::Trait(t) => {
+                out.push(Item::Other {
+                    docs: docs(&t.attrs),
+                });
+                for ti in &t.items {
+                    if let syn::TraitItem::Fn(f) = ti {
+                        out.push(Item::Other {
+                            docs: docs(&f.attrs),
+                        });
+                    }
+                }
+            }
+            syn::Item::Fn(syn::ItemFn { attrs, .. })
+            | syn::Item::Const(syn::ItemConst { attrs, .. })
+            | syn::Item::Static(syn::ItemStatic { attrs, .. }) => {
+                out.push(Item::Other { docs: docs(attrs) })
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn ident(i: &syn::Ident) -> Ident {
+    let start = i.span().start();
+    Ident {
+        name: i.to_string(),
+        line: start.line,
+        col: start.column + 1,
+    }
+}
+
+fn use_names(tree: &syn::UseTree, prefix: Vec<String>, out: &mut Vec<UseName>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            let mut pre = prefix;
+            pre.push(p.ident.to_string());
+            use_names(&p.tree, pre, out);
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            let mut full = prefix;
+            if name == "self" {
+                if let Some(last) = full.last().cloned() {
+                    out.push(UseName::Name(last, full));
+                }
+                return;
+            }
+            full.push(name.clone());
+            out.push(UseName::Name(name, full));
+        }
+        syn::UseTree::Rename(r) => {
+            let mut full = prefix;
+            let name = r.ident.to_string();
+            if name != "self" {
+                full.push(name);
+            }
+            out.push(UseName::Name(r.rename.to_string(), full));
+        }
+        syn::UseTree::Glob(_) => out.push(UseName::Glob(prefix)),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                use_names(t, prefix.clone(), out);
+            }
+        }
+    }
+}
+
+/// Reads every `#[serde(...)]` of `attrs`. A malformed one is read up to where it stops making sense
+/// (it would not compile anyway).
+fn serde_attrs(attrs: &[syn::Attribute]) -> SerdeAttrs {
+    let mut out = SerdeAttrs::default();
+    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|m| {
+            let key = m
+                .path
+                .get_ident()
+                .map_or(SerdeKey::Other, |i| SerdeKey::of(&i.to_string()));
+            match key {
+                SerdeKey::RenameAll | SerdeKey::Rename => {
+                    let name = ser_name(&m)?;
+                    out.set_name(&key, name);
+                }
+                SerdeKey::Transparent | SerdeKey::Flatten | SerdeKey::Skip => out.set_flag(&key),
+                _ => {
+                    out.set_flag(&key);
+                    skip_meta(&m)?;
+                }
+            }
+            Ok(())
+        });
+    }
+    out
+}
+
+/// Consumes whatever follows a serde key we don't read.
+fn skip_meta(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|m| skip_meta(&m))?;
+    }
+    Ok(())
+}
+
+/// `rename = "x"` or `rename(serialize = "x", ...)`: the serialize name.
+fn ser_name(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
+    if meta.input.peek(syn::Token![=]) {
+        let s: syn::LitStr = meta.value()?.parse()?;
+        return Ok(Some(s.value()));
+    }
+    let mut out = None;
+    meta.parse_nested_meta(|m| {
+        if m.path.is_ident("serialize") {
+            let s: syn::LitStr = m.value()?.parse()?;
+            out = Some(s.value());
+            Ok(())
+        } else {
+            skip_meta(&m)
+        }
+    })?;
+    Ok(out)
+}
