@@ -2,9 +2,10 @@
 //! CRD and RBAC YAML controller-gen v0.21.0 would produce for the equivalent Go types.
 //!
 //! Stages, kept apart: **parse** (`load` reads the files; `scan`, or syn when the scanner steps aside,
-//! turns each into an `outline`; `model`: packages, types, fields, markers through `rkb-markers`) -> **validate** (marker targets and types, type resolution, structural
-//! schema, CEL) -> **generate** (`schema`, `crd`, `rbac`, written by `yaml`). Every diagnostic of
-//! a run is collected; nothing is written unless everything generated.
+//! turns each into an `outline`; `model`: packages, types, fields, markers through `rkb-markers`) ->
+//! **validate** (marker targets and types, type resolution, structural schema, CEL) -> **generate**
+//! (`schema`, `crd`, `rbac`, written by `yaml`). Every diagnostic of a run is collected; nothing is
+//! written unless everything generated.
 //!
 //! ```no_run
 //! let root = std::path::Path::new(".");
