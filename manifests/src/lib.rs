@@ -165,9 +165,10 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         plans,
         mut diags,
     } = analyze(project_root)?;
-    let yamls = match crd_yamls_parallel(&model, &plans, opts) {
+    let uses = schema::type_uses(&model);
+    let yamls = match crd_yamls_parallel(&model, &uses, &plans, opts) {
         Some(yamls) => yamls,
-        None => crd_yamls(&model, &plans, opts, &mut diags),
+        None => crd_yamls(&model, &uses, &plans, opts, &mut diags),
     };
     let roles = rbac::roles(&model.rbac, &opts.role_name);
     let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
@@ -202,13 +203,13 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
 /// generator's diagnostics go to `diags`.
 fn crd_yamls(
     model: &model::Model,
+    uses: &[usize],
     plans: &[crd::CrdPlan],
     opts: &Options,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
     // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
-    let uses = schema::type_uses(model);
-    let mut sg = schema::SchemaGen::new(model, &uses, opts.max_desc_len.is_none());
+    let mut sg = schema::SchemaGen::new(model, uses, opts.max_desc_len.is_none());
     let yamls = plans
         .iter()
         .map(|plan| yaml::document(&crd::crd_document(&mut sg, plan, opts.max_desc_len)))
@@ -226,17 +227,17 @@ const MIN_CRDS_PER_THREAD: usize = 2;
 /// the split. The caller then runs the single-threaded build, whose messages are the reference.
 fn crd_yamls_parallel(
     model: &model::Model,
+    uses: &[usize],
     plans: &[crd::CrdPlan],
     opts: &Options,
 ) -> Option<Vec<String>> {
     if parallel::threads_for(plans.len(), MIN_CRDS_PER_THREAD) == 1 {
         return None;
     }
-    let uses = schema::type_uses(model);
     parallel::map_indexed(
         plans.len(),
         MIN_CRDS_PER_THREAD,
-        || schema::SchemaGen::new(model, &uses, opts.max_desc_len.is_none()),
+        || schema::SchemaGen::new(model, uses, opts.max_desc_len.is_none()),
         |sg, i| {
             let doc = crd::crd_document(sg, &plans[i], opts.max_desc_len);
             // Diagnostics stay in the generator: any at all sends the caller to the one-thread build.
@@ -393,10 +394,11 @@ mod tests {
         } = analyze(&root).expect("the naming case loads");
         assert!(plans.len() >= 2, "a case with several kinds");
         let opts = Options::default();
-        let one_thread = crd_yamls(&model, &plans, &opts, &mut diags);
+        let uses = schema::type_uses(&model);
+        let one_thread = crd_yamls(&model, &uses, &plans, &opts, &mut diags);
         assert!(diags.is_empty(), "{diags:?}");
         if parallel::threads_for(plans.len(), MIN_CRDS_PER_THREAD) > 1 {
-            let split = crd_yamls_parallel(&model, &plans, &opts).expect("no diagnostics");
+            let split = crd_yamls_parallel(&model, &uses, &plans, &opts).expect("no diagnostics");
             assert_eq!(split, one_thread);
         }
     }

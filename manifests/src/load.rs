@@ -255,55 +255,73 @@ pub fn doc_lines(attrs: &[syn::Attribute], file: &SourceFile, inner: bool) -> Ve
             .map_or("", |(b, _)| &src_line[b..]);
         let Some(s) = s else {
             if let Some(text) = rest.strip_prefix("///").or(rest.strip_prefix("//!")) {
-                out.push(DocLine {
-                    text: text.to_string(),
-                    line: start.line,
-                    col: start.column + 4,
-                });
+                place_doc(
+                    text,
+                    DocForm::Line,
+                    start.line,
+                    start.column,
+                    file,
+                    &mut out,
+                );
             }
             continue;
         };
-        let value = s.value();
-        if rest.starts_with("///") || rest.starts_with("//!") {
-            out.push(DocLine {
-                text: value,
-                line: start.line,
-                col: start.column + 4,
-            });
+        let form = if rest.starts_with("///") || rest.starts_with("//!") {
+            DocForm::Line
         } else if rest.starts_with("/**") || rest.starts_with("/*!") {
-            // Block doc: one DocLine per line of the block.
-            for (i, l) in value.split('\n').enumerate() {
-                let line = start.line + i;
-                let col = if i == 0 {
-                    start.column + 4
-                } else {
-                    let sl = file.line(line);
-                    sl.find(l.trim())
-                        .map(|b| sl[..b].chars().count() + 1)
-                        .unwrap_or(1)
-                };
-                out.push(DocLine {
-                    text: l.to_string(),
-                    line,
-                    col,
-                });
-            }
+            DocForm::Block
         } else {
-            // #[doc = "..."]: the string starts one character after the quote (raw strings: after r#*").
-            let skip = rest
-                .find('"')
-                .map(|i| rest[..=i].chars().count())
-                .unwrap_or(1);
-            for (i, l) in value.split('\n').enumerate() {
-                out.push(DocLine {
-                    text: l.to_string(),
-                    line: start.line + i,
-                    col: start.column + 1 + if i == 0 { skip } else { 0 },
-                });
+            DocForm::Attr {
+                quote: rest
+                    .find('"')
+                    .map(|i| rest[..=i].chars().count())
+                    .unwrap_or(1),
             }
-        }
+        };
+        place_doc(&s.value(), form, start.line, start.column, file, &mut out);
     }
     out
+}
+
+/// How a doc text was written; it decides where [`place_doc`] puts each line.
+pub enum DocForm {
+    /// `///` or `//!`: the text follows the three characters.
+    Line,
+    /// `/** */` or `/*! */`: the first line follows the three characters, each later line starts where
+    /// its text is found on its source line.
+    Block,
+    /// `#[doc = "..."]`: `quote` characters (`"`, or `r#"`...) come before the text on the first line.
+    Attr { quote: usize },
+}
+
+/// Pushes the lines of the doc text `value`, written as `form` from 1-based `line` and 0-based character
+/// column `col`, with the positions markers are reported at. Both front ends (syn and the scanner) place
+/// doc lines through this, so their positions cannot differ.
+pub fn place_doc(
+    value: &str,
+    form: DocForm,
+    line: usize,
+    col: usize,
+    file: &SourceFile,
+    out: &mut Vec<DocLine>,
+) {
+    for (i, text) in value.split('\n').enumerate() {
+        let col = match (&form, i) {
+            (DocForm::Attr { quote }, 0) => col + 1 + quote,
+            (DocForm::Attr { .. }, _) => col + 1,
+            (_, 0) => col + 4,
+            (_, _) => {
+                let src = file.line(line + i);
+                src.find(text.trim())
+                    .map_or(1, |b| src[..b].chars().count() + 1)
+            }
+        };
+        out.push(DocLine {
+            text: text.to_string(),
+            line: line + i,
+            col,
+        });
+    }
 }
 
 /// Warnings for marker-looking text in plain `//` comments (controller-gen reads those in Go, rkb does not).

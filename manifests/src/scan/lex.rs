@@ -52,7 +52,10 @@ pub fn lex(text: &str) -> Option<Vec<Token>> {
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                let eol = memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                let eol = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |n| i + n);
                 let body = &text[i..eol];
                 i = eol;
                 let kind = if body.starts_with("///") && !body.starts_with("////") {
@@ -181,10 +184,6 @@ fn matching(open: u8) -> u8 {
         b'[' => b']',
         _ => b'}',
     }
-}
-
-fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&c| c == needle)
 }
 
 /// End of a (nested) block comment starting at `i`.

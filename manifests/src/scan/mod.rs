@@ -11,7 +11,7 @@
 
 mod lex;
 
-use crate::load::{DocLine, SourceFile};
+use crate::load::{DocForm, DocLine, SourceFile, place_doc};
 use crate::outline::{Field, Fields, Ident, Item, Outline, SerdeAttrs, SerdeKey, UseName, Variant};
 use crate::type_expr::TypeExpr;
 use lex::{Kind, Token};
@@ -97,34 +97,17 @@ impl Scanner<'_> {
         })
     }
 
-    /// The doc lines of the doc comment at `i`, placed as [`crate::load::doc_lines`] places them.
+    /// The doc lines of the doc comment at `i`.
     fn doc_lines(&self, i: usize, out: &mut Vec<DocLine>) {
         let t = self.toks[i];
         let (line, col) = self.file.position(t.start);
         let comment = &self.text[t.start..t.end];
-        if comment.starts_with("//") {
-            out.push(DocLine {
-                text: comment[3..].to_string(),
-                line,
-                col: col + 4,
-            });
-            return;
-        }
-        // A block: one line per source line; later lines start where their text is found.
-        for (n, text) in comment[3..comment.len() - 2].split('\n').enumerate() {
-            let col = if n == 0 {
-                col + 4
-            } else {
-                let src = self.file.line(line + n);
-                src.find(text.trim())
-                    .map_or(1, |b| src[..b].chars().count() + 1)
-            };
-            out.push(DocLine {
-                text: text.to_string(),
-                line: line + n,
-                col,
-            });
-        }
+        let (text, form) = if comment.starts_with("//") {
+            (&comment[3..], DocForm::Line)
+        } else {
+            (&comment[3..comment.len() - 2], DocForm::Block)
+        };
+        place_doc(text, form, line, col, self.file, out);
     }
 
     /// Inner attributes, then items, up to `end`.
@@ -178,20 +161,14 @@ impl Scanner<'_> {
         Some(close + 1)
     }
 
-    /// The lines of the `#[doc = ...]` string literal at `i`, placed as [`crate::load::doc_lines`]
-    /// places them: each line of the value on the next source line, the first after the quote.
+    /// The lines of the `#[doc = ...]` string literal at `i`.
     fn doc_attr(&self, i: usize, docs: &mut Vec<DocLine>) -> Option<()> {
         let value = self.lit_str(i)?;
         let t = self.toks[i];
         let (line, col) = self.file.position(t.start);
+        // The literal's prefix (`"`, `r#"`...) is ASCII: bytes count as characters.
         let quote = self.text[t.start..t.end].find('"')? + 1;
-        for (n, text) in value.split('\n').enumerate() {
-            docs.push(DocLine {
-                text: text.to_string(),
-                line: line + n,
-                col: col + 1 + if n == 0 { quote } else { 0 },
-            });
-        }
+        place_doc(&value, DocForm::Attr { quote }, line, col, self.file, docs);
         Some(())
     }
 
@@ -525,8 +502,7 @@ impl Scanner<'_> {
         loop {
             match self.kind(i)? {
                 Kind::Punct(b'<') => depth += 1,
-                // `->` is not a closing angle.
-                Kind::Punct(b'>') if !(i > 0 && self.is_punct(i - 1, b'-')) => {
+                Kind::Punct(b'>') if !self.is_arrow_head(i) => {
                     depth -= 1;
                     if depth == 0 {
                         return Some(i + 1);
@@ -549,26 +525,36 @@ impl Scanner<'_> {
         if !self.is_open(j, b'(') {
             return None;
         }
-        j = self.toks[j].close + 1;
-        self.past_body(j, end)
+        let body = self.header_end(self.toks[j].close + 1, end)?;
+        match self.kind(body)? {
+            Kind::Open(_) => Some(self.toks[body].close + 1),
+            // A declaration without a body (in a trait).
+            Kind::Punct(b';') => Some(body + 1),
+            _ => None,
+        }
     }
 
-    /// From `i` (a signature or block header), past the first top-level `{...}` or `;`. Angle brackets
-    /// are tracked so that a brace inside generics makes the scanner give up.
-    fn past_body(&self, mut i: usize, end: usize) -> Option<usize> {
+    /// From `i` in an item's header (a fn signature, an impl or trait head), the first token outside
+    /// angle brackets that ends it: `{`, `;` or `=`. A brace inside angle brackets makes the scanner give
+    /// up.
+    fn header_end(&self, mut i: usize, end: usize) -> Option<usize> {
         let mut angles = 0i32;
         while i < end {
             match self.kind(i)? {
                 Kind::Punct(b'<') => angles += 1,
-                Kind::Punct(b'>') if !self.is_punct(i - 1, b'-') => angles -= 1,
-                Kind::Punct(b';') if angles == 0 => return Some(i + 1),
-                Kind::Open(b'{') if angles == 0 => return Some(self.toks[i].close + 1),
+                Kind::Punct(b'>') if !self.is_arrow_head(i) => angles -= 1,
+                Kind::Punct(b';' | b'=') | Kind::Open(b'{') if angles == 0 => return Some(i),
                 Kind::Open(b'{') => return None,
                 _ => {}
             }
             i = self.step(i);
         }
         None
+    }
+
+    /// The `>` at `i` ends a `->`, so it closes no angle bracket.
+    fn is_arrow_head(&self, i: usize) -> bool {
+        i > 0 && self.is_punct(i - 1, b'-')
     }
 
     /// An impl or trait block after its keyword: its docs, then each fn's.
@@ -579,21 +565,8 @@ impl Scanner<'_> {
         docs: Vec<DocLine>,
         items: &mut Vec<Item>,
     ) -> Option<usize> {
-        let mut j = i;
-        let mut angles = 0i32;
-        while j < end {
-            match self.kind(j)? {
-                Kind::Punct(b'<') => angles += 1,
-                Kind::Punct(b'>') if !self.is_punct(j - 1, b'-') => angles -= 1,
-                // `trait A = B;` (an alias) and other surprises are syn's.
-                Kind::Punct(b';') => return None,
-                Kind::Punct(b'=') if angles == 0 => return None,
-                Kind::Open(b'{') if angles == 0 => break,
-                Kind::Open(b'{') => return None,
-                _ => {}
-            }
-            j = self.step(j);
-        }
+        let j = self.header_end(i, end)?;
+        // `trait A = B;` (an alias) and other surprises are syn's.
         if !self.is_open(j, b'{') {
             return None;
         }
