@@ -41,7 +41,8 @@ pub enum Command {
         rkb manifests --check         # CI: exit 1 with a diff when committed manifests are stale\n  \
         rkb manifests --max-desc-len 0")]
     Manifests(ManifestsArgs),
-    /// Print rkb's version and the versions it scaffolds against
+    /// Print rkb's version, commit, build date and platform, and the versions it scaffolds against; inside a
+    /// project, warn when its rkb-runtime is another release
     #[command(after_help = "Examples:\n  rkb version")]
     Version,
     /// Print a shell completion script
@@ -88,8 +89,8 @@ pub struct InitArgs {
     /// Scaffold a namespace-scoped manager: it watches WATCH_NAMESPACE and gets Roles instead of ClusterRoles
     #[arg(long)]
     pub namespaced: bool,
-    /// Where the rkb source tree lives, for path dependencies on rkb-runtime (default: the tree rkb was built
-    /// from, if present; else the crates.io release)
+    /// Dev mode: build against the rkb checkout in this directory instead of the crates.io release (a
+    /// [patch.crates-io] override in .cargo/config.toml, kept out of git; Cargo.toml keeps the published form)
     #[arg(long, env = "RKB_SOURCE")]
     pub rkb_source: Option<PathBuf>,
     /// Directory to scaffold into

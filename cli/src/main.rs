@@ -1,6 +1,7 @@
 //! `rkb`: kubebuilder's workflow for Rust operators.
 
 mod args;
+mod civil;
 mod commands;
 mod names;
 mod project_config;

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+pub mod registry;
+
 /// A fixed date for license headers, so golden files do not change with the calendar.
 pub const SOURCE_DATE_EPOCH: &str = "1780000000"; // 2026-05-28
 
@@ -36,7 +38,7 @@ pub fn rkb_bin() -> &'static Path {
     })
 }
 
-/// Runs `rkb` in `dir` with a pinned date and this checkout as the rkb source.
+/// Runs `rkb` in `dir` with a pinned date and this checkout as the rkb source (dev mode).
 pub fn rkb(dir: &Path, args: &[&str]) -> Output {
     Command::new(rkb_bin())
         .args(args)
@@ -47,9 +49,24 @@ pub fn rkb(dir: &Path, args: &[&str]) -> Output {
         .expect("rkb runs")
 }
 
+/// Runs `rkb` as a user of the published crates would: no rkb source, so projects take rkb from crates.io.
+pub fn rkb_published(dir: &Path, args: &[&str]) -> Output {
+    Command::new(rkb_bin())
+        .args(args)
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
+        .env_remove("RKB_SOURCE")
+        .output()
+        .expect("rkb runs")
+}
+
 /// Runs `rkb` and fails the test with its output when it does not succeed.
 pub fn rkb_ok(dir: &Path, args: &[&str]) -> String {
-    let out = rkb(dir, args);
+    succeeded(args, rkb(dir, args))
+}
+
+/// The stdout of an `rkb` run, failing the test with its output when it did not succeed.
+pub fn succeeded(args: &[&str], out: Output) -> String {
     assert!(
         out.status.success(),
         "rkb {args:?} failed:\n{}{}",

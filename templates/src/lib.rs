@@ -9,8 +9,9 @@ use include_dir::{Dir, include_dir};
 static INIT: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/init");
 static API: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/api");
 
-/// The envtest build script, shared with this repository's own hack/ so the two never drift.
-pub const SETUP_ENVTEST_SH: &str = include_str!("../../hack/setup-envtest.sh");
+/// The envtest build script. This package holds the one copy; the repository's hack/setup-envtest.sh is a
+/// symlink to it, so the script rkb scaffolds is the one rkb's own tests run.
+pub const SETUP_ENVTEST_SH: &str = include_str!("../assets/setup-envtest.sh");
 
 /// A template: its path below `init/` or `api/` (without `.hbs`) and its handlebars source.
 #[derive(Debug, Clone, Copy)]

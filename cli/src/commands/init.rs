@@ -5,6 +5,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 
 use super::project_data::ProjectData;
+use super::runtime_source::{self, RuntimeSource};
 use crate::args::InitArgs;
 use crate::names;
 use crate::project_config::{self, ProjectConfig};
@@ -34,13 +35,8 @@ pub fn run(args: &InitArgs) -> Result<()> {
         resources: Vec::new(),
         version: "3".to_string(),
     };
-    let data = ProjectData::new(
-        &config,
-        dir,
-        args.license,
-        args.owner.as_deref(),
-        args.rkb_source.as_deref(),
-    );
+    let runtime_source = RuntimeSource::choose(dir, args.rkb_source.as_deref())?;
+    let data = ProjectData::new(&config, args.license, args.owner.as_deref());
 
     let renderer = Renderer::new();
     let mut plan = Plan::new(
@@ -61,10 +57,16 @@ pub fn run(args: &InitArgs) -> Result<()> {
         false,
     )?;
     plan.create(project_config::FILE_NAME, config.render()?, false)?;
+    if let Some(dev_config) = runtime_source.dev_config() {
+        plan.create(runtime_source::DEV_CONFIG, dev_config, false)?;
+    }
     if !plan.format_rust()? {
         eprintln!("note: rustfmt is not installed; the scaffolded Rust files are left unformatted");
     }
     plan.commit()?;
+    if let Some(note) = runtime_source.note() {
+        eprintln!("{note}");
+    }
 
     println!(
         "Scaffolded project {project_name} (domain {}) in {}",

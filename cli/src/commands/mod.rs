@@ -5,6 +5,7 @@ mod create_api;
 mod init;
 mod manifests;
 mod project_data;
+mod runtime_source;
 pub mod version;
 
 use std::process::ExitCode;
@@ -21,7 +22,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Manifests(args) => manifests::run(&args),
         Command::Version => {
-            println!("{}", version::LONG);
+            version::run(std::path::Path::new("."));
             Ok(ExitCode::SUCCESS)
         }
         Command::Completion { shell } => completion::run(shell).map(|()| ExitCode::SUCCESS),

@@ -1,10 +1,12 @@
 //! The values templates are filled with. Everything a template shows is computed here, once.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
+use super::runtime_source;
 use crate::args::License;
+use crate::civil;
 use crate::names;
 use crate::project_config::ProjectConfig;
 
@@ -15,10 +17,10 @@ pub struct ProjectData {
     pub crate_ident: String,
     pub domain: String,
     pub leader_election_id: String,
-    /// The inside of the `rkb-runtime = { ... }` dependency table.
-    pub runtime_dep: String,
-    /// Where CI installs rkb from: rkb is not on crates.io, so its git repository.
-    pub rkb_git: String,
+    /// The version requirement on rkb's crates (this CLI's major.minor), as published on crates.io.
+    pub rkb_requirement: String,
+    /// The exact CLI version, which scaffolded CI installs.
+    pub rkb_version: String,
     /// License header for `.rs` files, with a trailing blank line (empty without a license).
     pub boilerplate: String,
     /// The header without comment markers' trailing blank line, for hack/boilerplate.rs.txt.
@@ -32,13 +34,7 @@ pub struct ProjectData {
 }
 
 impl ProjectData {
-    pub fn new(
-        config: &ProjectConfig,
-        dir: &Path,
-        license: License,
-        owner: Option<&str>,
-        rkb_source: Option<&Path>,
-    ) -> Self {
+    pub fn new(config: &ProjectConfig, license: License, owner: Option<&str>) -> Self {
         let year = current_year();
         let owner = owner
             .unwrap_or("The {project} Authors")
@@ -57,8 +53,8 @@ impl ProjectData {
             crate_ident: names::crate_ident(&config.project_name),
             domain: config.domain.clone(),
             leader_election_id: format!("{}.{}", config.project_name, config.domain),
-            runtime_dep: runtime_dependency(dir, rkb_source),
-            rkb_git: env!("CARGO_PKG_REPOSITORY").to_string(),
+            rkb_requirement: runtime_source::version_requirement(),
+            rkb_version: env!("CARGO_PKG_VERSION").to_string(),
             boilerplate,
             boilerplate_text,
             license_apache2: license == License::Apache2,
@@ -84,8 +80,8 @@ impl ProjectData {
             crate_ident: names::crate_ident(&config.project_name),
             domain: config.domain.clone(),
             leader_election_id: format!("{}.{}", config.project_name, config.domain),
-            runtime_dep: String::new(),
-            rkb_git: env!("CARGO_PKG_REPOSITORY").to_string(),
+            rkb_requirement: runtime_source::version_requirement(),
+            rkb_version: env!("CARGO_PKG_VERSION").to_string(),
             license_apache2: !header.is_empty(),
             boilerplate,
             boilerplate_text: header,
@@ -115,66 +111,8 @@ fn apache2_header(year: u32, owner: &str) -> String {
     )
 }
 
-/// The year for license headers; SOURCE_DATE_EPOCH (the reproducible-builds convention) pins it.
+/// The year for license headers; SOURCE_DATE_EPOCH pins it.
 fn current_year() -> u32 {
-    let secs = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0)
-        });
-    year_of_unix_days((secs / 86_400) as i64)
-}
-
-/// Civil year of a day count since 1970-01-01 (Howard Hinnant's days-to-civil algorithm).
-fn year_of_unix_days(days: i64) -> u32 {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2)) as u32
-}
-
-/// The rkb source tree this binary was built from, when it is still there.
-fn built_from_source() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()?
-        .to_path_buf();
-    root.join("runtime/Cargo.toml").is_file().then_some(root)
-}
-
-/// How the project depends on rkb-runtime: a path into an rkb checkout when one is known (relative when the
-/// project lives inside it, as examples/ do), else the crates.io release.
-fn runtime_dependency(project_dir: &Path, rkb_source: Option<&Path>) -> String {
-    let source = rkb_source.map(Path::to_path_buf).or_else(built_from_source);
-    let Some(source) = source.and_then(|s| std::fs::canonicalize(s).ok()) else {
-        return format!("version = \"{}\"", env!("CARGO_PKG_VERSION"));
-    };
-    let runtime = source.join("runtime");
-    let project = std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
-    let path = if project.starts_with(&source) {
-        pathdiff::diff_paths(&runtime, &project).unwrap_or(runtime)
-    } else {
-        runtime
-    };
-    format!("path = \"{}\"", path.display())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn years_from_day_counts() {
-        assert_eq!(year_of_unix_days(0), 1970);
-        assert_eq!(year_of_unix_days(365), 1971);
-        assert_eq!(year_of_unix_days(20_454), 2026); // 2026-01-01
-        assert_eq!(year_of_unix_days(20_453), 2025); // 2025-12-31
-    }
+    let (year, _, _) = civil::civil_from_days((civil::unix_now() / 86_400) as i64);
+    year as u32
 }

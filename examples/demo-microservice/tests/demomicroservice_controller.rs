@@ -324,14 +324,14 @@ async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> 
 
     // Drift: a hand edit of the Deployment is put back (the controller watches the Deployments it owns).
     let hand_edit = json!({ "spec": { "template": { "spec": { "containers": [
-        { "name": NAME, "image": "example.invalid/hand-edited:1" }
+        { "name": NAME, "image": "localhost:5000/hand-edited:1" }
     ]}}}});
     let edited = deployments
         .patch(NAME, &PatchParams::default(), &Patch::Strategic(&hand_edit))
         .await?;
     assert_eq!(
         container_image(&edited).as_deref(),
-        Some("example.invalid/hand-edited:1")
+        Some("localhost:5000/hand-edited:1")
     );
     let repaired = deployment_with_image(&deployments, "stefanprodan/podinfo:0.0.2").await?;
     assert_eq!(repaired.uid(), deployment.uid());
