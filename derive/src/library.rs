@@ -54,9 +54,7 @@ pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity
         }
     };
     let crd_yaml = rkb_manifests::crd_yaml(root, &found.group, kind).map_err(|e| e.to_string())?;
-    let value: serde_json::Value = serde_yaml::from_str(&crd_yaml)
-        .map_err(|e| format!("rkb-manifests wrote a CRD that is not YAML: {e}"))?;
-    let crd_json = serde_json::to_string(&value).map_err(|e| e.to_string())?;
+    let crd_json = rkb_manifests::crd_json(root, &found.group, kind).map_err(|e| e.to_string())?;
     let package_disables_deep_copy = package_file(root, &found.rust_path)
         .and_then(|f| std::fs::read_to_string(f).ok())
         .is_some_and(|text| {

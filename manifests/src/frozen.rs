@@ -93,6 +93,40 @@ pub fn materialize(v: &mut Value) {
     }
 }
 
+/// `v` as compact JSON, every placeholder replaced by the value it stands for.
+pub fn to_json(v: &Value) -> String {
+    serde_json::to_string(&Thawed(v)).expect("JSON values always serialize")
+}
+
+/// Serializes a value as if every placeholder in it had been materialized, without copying anything.
+struct Thawed<'a>(&'a Value);
+
+impl serde::Serialize for Thawed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap as _, SerializeSeq as _};
+        if let Some(shared) = resolve(self.0) {
+            return Thawed(&shared).serialize(s);
+        }
+        match self.0 {
+            Value::Object(m) => {
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    map.serialize_entry(k, &Thawed(v))?;
+                }
+                map.end()
+            }
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for v in items {
+                    seq.serialize_element(&Thawed(v))?;
+                }
+                seq.end()
+            }
+            scalar => scalar.serialize(s),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +147,14 @@ mod tests {
         materialize(&mut items);
         assert_eq!(items, json!({"type": "integer"}));
         assert!(resolve(&json!({"type": "string"})).is_none());
+        assert_ne!(
+            s["properties"]["a"],
+            json!({"type": "string"}),
+            "frozen in place"
+        );
+        assert_eq!(
+            to_json(&s),
+            r#"{"items":{"type":"integer"},"properties":{"a":{"type":"string"}},"type":"object"}"#
+        );
     }
 }

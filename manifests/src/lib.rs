@@ -254,7 +254,9 @@ pub fn write(project_root: &Path, opts: &Options, out: &Output) -> Result<Vec<Pa
     output::write_all(&out.planned(project_root, opts))
 }
 
-/// `--check`: writes nothing; `Some(unified diff)` when a file on disk differs from `out`.
+/// `--check`: writes nothing; `Some(unified diff)` when a file on disk differs from `out`. Behind the `check`
+/// feature (on by default): the derive macro, which runs in every operator's build, never diffs.
+#[cfg(feature = "check")]
 pub fn check(project_root: &Path, opts: &Options, out: &Output) -> Result<Option<String>, Error> {
     output::diff_all(&out.planned(project_root, opts))
 }
@@ -362,26 +364,94 @@ pub fn crd_yaml(project_root: &Path, group: &str, kind: &str) -> Result<String, 
     let out = MEMO.get_or_try(project_root, || {
         generate(project_root, &Options::default()).map(std::sync::Arc::new)
     })?;
-    let known = out
+    let crds = out
         .crds
         .iter()
-        .map(|c| format!("{}/{}", c.group, c.kind))
+        .map(|c| (c.group.as_str(), c.kind.as_str(), &c.yaml));
+    find_crd(crds, group, kind)
+}
+
+/// The document [`crd_yaml`] prints, as compact JSON, for code that parses the CRD at run time without a YAML
+/// parser (the derive embeds it). Memoized the same way.
+pub fn crd_json(project_root: &Path, group: &str, kind: &str) -> Result<String, Error> {
+    static MEMO: Memo<std::sync::Arc<Vec<(String, String, String)>>> = Memo::new();
+    let all = MEMO.get_or_try(project_root, || {
+        crd_jsons(project_root).map(std::sync::Arc::new)
+    })?;
+    let crds = all
+        .iter()
+        .map(|(g, k, json)| (g.as_str(), k.as_str(), json));
+    find_crd(crds, group, kind)
+}
+
+/// (group, kind, JSON) of every CRD of the project.
+fn crd_jsons(project_root: &Path) -> Result<Vec<(String, String, String)>, Error> {
+    let Analysis {
+        model,
+        plans,
+        mut diags,
+    } = analyze(project_root)?;
+    let uses = schema::type_uses(&model);
+    let mut sg = schema::SchemaGen::new(&model, &uses, true);
+    let jsons = plans
+        .iter()
+        .map(|plan| {
+            let doc = crd::crd_document(&mut sg, plan, None);
+            (plan.group.clone(), plan.kind.clone(), frozen::to_json(&doc))
+        })
+        .collect();
+    diags.append(&mut sg.diags);
+    finish(jsons, diags).map(|(v, _)| v)
+}
+
+/// The text of the CRD of `group`/`kind` among `crds` (group, kind, text), or the error listing what there is.
+fn find_crd<'a>(
+    crds: impl Iterator<Item = (&'a str, &'a str, &'a String)> + Clone,
+    group: &str,
+    kind: &str,
+) -> Result<String, Error> {
+    if let Some((_, _, text)) = crds.clone().find(|(g, k, _)| *g == group && *k == kind) {
+        return Ok(text.clone());
+    }
+    let known = crds
+        .map(|(g, k, _)| format!("{g}/{k}"))
         .collect::<Vec<_>>()
         .join(", ");
-    out.crds
-        .iter()
-        .find(|c| c.group == group && c.kind == kind)
-        .map(|c| c.yaml.clone())
-        .ok_or_else(|| Error::UnknownKind {
-            group: group.into(),
-            kind: kind.into(),
-            known,
-        })
+    Err(Error::UnknownKind {
+        group: group.into(),
+        kind: kind.into(),
+        known,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The derive embeds `crd_json`; it must be the document `rkb manifests` writes, shared k8s sub-schemas
+    /// (placeholders in the generator) included.
+    #[test]
+    fn crd_json_is_the_document_crd_yaml_prints() {
+        for corpus in ["k8s-core", "k8s-workloads", "multi-version"] {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/corpus")
+                .join(corpus);
+            let out = generate(&root, &Options::default()).unwrap();
+            assert!(!out.crds.is_empty(), "{corpus}");
+            for crd in &out.crds {
+                let json = crd_json(&root, &crd.group, &crd.kind).unwrap();
+                assert!(
+                    !json.contains("$rkb-frozen"),
+                    "{corpus}: a placeholder leaked"
+                );
+                let from_json: serde_json::Value = serde_json::from_str(&json).unwrap();
+                let from_yaml: serde_json::Value = serde_yaml::from_str(&crd.yaml).unwrap();
+                assert_eq!(from_json, from_yaml, "{corpus}: {}/{}", crd.group, crd.kind);
+            }
+            let err = crd_json(&root, "no.such", "Kind").unwrap_err().to_string();
+            assert!(err.contains("no.such"), "{err}");
+        }
+    }
 
     /// The split build must print exactly what the one-thread build prints, in the same order.
     #[test]

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 /// A file to write: absolute path and full content.
 pub struct Planned {
     pub path: PathBuf,
+    /// The path shown in `--check` diffs.
+    #[cfg_attr(not(feature = "check"), allow(dead_code))]
     pub rel: PathBuf,
     pub content: String,
 }
@@ -86,6 +88,7 @@ fn stage<'a>(files: &'a [Planned], staged: &mut Vec<(PathBuf, &'a Planned)>) -> 
 
 /// A unified diff (`--- a/<file>` / `+++ b/<file>`) of every file whose content would change; `None` when
 /// everything is up to date.
+#[cfg(feature = "check")]
 pub fn diff_all(files: &[Planned]) -> Result<Option<String>, Error> {
     let mut out = String::new();
     for f in files {

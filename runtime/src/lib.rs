@@ -9,7 +9,7 @@
 //! }
 //! # async fn main_() -> Result<(), rkb_runtime::Error> {
 //! let mgr = rkb_runtime::Manager::builder("demo-operator")
-//!     .options(<rkb_runtime::ManagerOptions as clap::Parser>::parse())
+//!     .options(rkb_runtime::ManagerOptions::parse("Runs the demo controllers"))
 //!     .build()
 //!     .await?;
 //! mgr.add(controller);

@@ -1,14 +1,21 @@
 //! Structured logging with tracing: `RUST_LOG` filters (default `info`), `--log-format` picks text or JSON.
+//!
+//! `RUST_LOG` takes comma-separated directives: a bare level sets the default, `target=level` sets one module tree
+//! (`info,kube=warn,my_operator=debug`), as env_logger reads them. tracing-subscriber's `EnvFilter` also selects
+//! by span and field (`[reconcile{object=ns/a}]=debug`); that syntax is not read here, because its regex engine
+//! would add seconds to every operator's build. A directive that does not parse is reported on stderr and the
+//! default (`info`) is used.
 
-use tracing::Subscriber;
-use tracing_subscriber::EnvFilter;
+use tracing::{Level, Subscriber};
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::SubscriberExt as _;
 
 use crate::options::LogFormat;
 
 /// Installs the global subscriber, writing to stdout. Calling it twice (e.g. from tests) keeps the first one.
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = filter_from_env();
     // Colours only on a terminal: container log collectors would store the escape codes.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let _ =
@@ -20,7 +27,7 @@ pub fn init(format: LogFormat) {
 /// `ansi`).
 pub fn subscriber<W>(
     format: LogFormat,
-    filter: EnvFilter,
+    filter: Targets,
     ansi: bool,
     writer: W,
 ) -> Box<dyn Subscriber + Send + Sync>
@@ -28,11 +35,10 @@ where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
     let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
         .with_ansi(ansi)
         .with_writer(writer);
     match format {
-        LogFormat::Text => Box::new(builder.finish()),
+        LogFormat::Text => Box::new(builder.finish().with(filter)),
         LogFormat::Json => Box::new(
             builder
                 .json()
@@ -40,8 +46,30 @@ where
                 .with_current_span(true)
                 // The current span carries controller/namespace/object; the full list would repeat it.
                 .with_span_list(false)
-                .finish(),
+                .finish()
+                .with(filter),
         ),
+    }
+}
+
+/// The filter `RUST_LOG` asks for (see the module docs); `info` when it is unset or does not parse.
+pub fn filter_from_env() -> Targets {
+    parse_filter(std::env::var("RUST_LOG").ok().as_deref()).unwrap_or_else(|warning| {
+        eprintln!("{warning}");
+        Targets::new().with_default(Level::INFO)
+    })
+}
+
+/// `RUST_LOG`'s value as a filter, or the warning to print when it does not parse.
+fn parse_filter(spec: Option<&str>) -> Result<Targets, String> {
+    match spec.map(str::trim) {
+        None | Some("") => Ok(Targets::new().with_default(Level::INFO)),
+        Some(spec) => spec.parse().map_err(|err| {
+            format!(
+                "warning: RUST_LOG={spec:?} is not a log filter ({err}), logging at info; \
+                 write a level and target=level directives, e.g. RUST_LOG=info,kube=warn,my_operator=debug"
+            )
+        }),
     }
 }
 
@@ -68,7 +96,8 @@ mod tests {
     fn emit(format: LogFormat) -> String {
         let buffer = Buffer::default();
         let out = buffer.clone();
-        let subscriber = subscriber(format, EnvFilter::new("info"), false, move || out.clone());
+        let filter = parse_filter(Some("info,noisy=warn")).unwrap();
+        let subscriber = subscriber(format, filter, false, move || out.clone());
         tracing::subscriber::with_default(subscriber, || {
             let span = tracing::info_span!(
                 "reconcile",
@@ -79,6 +108,7 @@ mod tests {
             let _entered = span.enter();
             tracing::info!(retry_in = 5, "reconciler error");
             tracing::debug!("filtered out");
+            tracing::info!(target: "noisy::client", "filtered out by its target");
         });
         String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap()
     }
@@ -97,6 +127,21 @@ mod tests {
         assert_eq!(line["span"]["object"], "ns/a");
         assert_eq!(line["span"]["name"], "reconcile");
         assert!(line.get("spans").is_none(), "{line}");
+    }
+
+    #[test]
+    fn rust_log_directives_parse_or_warn() {
+        let filter = parse_filter(Some("warn,my_operator=debug")).unwrap();
+        assert!(filter.would_enable("my_operator::controller", &Level::DEBUG));
+        assert!(!filter.would_enable("kube_client", &Level::INFO));
+        let default = parse_filter(None).unwrap();
+        assert!(default.would_enable("anything", &Level::INFO));
+        assert!(!default.would_enable("anything", &Level::DEBUG));
+        let warning = parse_filter(Some("my_operator=loud")).unwrap_err();
+        assert!(
+            warning.starts_with("warning: RUST_LOG=\"my_operator=loud\" is not a log filter"),
+            "{warning}"
+        );
     }
 
     #[test]

@@ -188,7 +188,7 @@ impl Manager {
         ManagerBuilder {
             name: name.into(),
             // Without `.options(..)` (tests, embedding): no listeners, no leader election. The command line's
-            // defaults (health probes on :8081, ...) apply through `.options(ManagerOptions::parse())`.
+            // defaults (health probes on :8081, ...) apply through `.options(ManagerOptions::parse(about))`.
             options: ManagerOptions {
                 metrics_bind_address: "0".into(),
                 health_probe_bind_address: "0".into(),
@@ -306,31 +306,39 @@ impl Manager {
                         "serving metrics over HTTPS with authentication and authorisation"
                     );
                     let auth = Authorizer::new(self.shared.client.clone());
-                    let router = server::metrics_router(self.shared.metrics.clone(), Some(auth));
+                    let endpoints = server::Endpoints::Metrics {
+                        metrics: self.shared.metrics.clone(),
+                        auth: Some(Box::new(auth)),
+                    };
                     let listener =
                         TlsListener::new(listener, tls).map_err(|source| Error::Listen {
                             addr: addr.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0))),
                             source,
                         })?;
-                    tokio::spawn(server::serve_tls(listener, router, stop))
+                    tokio::spawn(server::serve(listener, endpoints, stop))
                 }
                 None => {
                     tracing::info!(
                         ?addr,
                         "serving metrics over plain HTTP, without authentication"
                     );
-                    let router = server::metrics_router(self.shared.metrics.clone(), None);
-                    tokio::spawn(server::serve(listener, router, stop))
+                    let endpoints = server::Endpoints::Metrics {
+                        metrics: self.shared.metrics.clone(),
+                        auth: None,
+                    };
+                    tokio::spawn(server::serve(listener, endpoints, stop))
                 }
             };
             servers.push(AbortOnDrop(task));
         }
         if let Some(listener) = self.health_listener.take() {
             tracing::info!(addr = ?listener.local_addr().ok(), "serving health probes");
-            let router = server::health_router(self.shared.readiness.clone());
+            let endpoints = server::Endpoints::Health {
+                readiness: self.shared.readiness.clone(),
+            };
             servers.push(AbortOnDrop(tokio::spawn(server::serve(
                 listener,
-                router,
+                endpoints,
                 until_true(servers_stop_rx.clone()),
             ))));
         }

@@ -1,84 +1,59 @@
 //! Command-line options of a manager, with kubebuilder v4's flag names so operators feel familiar.
+//!
+//! Each flag is one entry of [`FLAGS`]: its name, the placeholder of its value, its default, its help line and
+//! how it sets [`ManagerOptions`]. Parsing, `--help`, the defaults and the optional clap integration all read
+//! that table, so a flag is added in one place.
+//!
+//! [`ManagerOptions::parse`] reads the process's arguments with both Go's and GNU's spellings: `--flag=value`,
+//! `--flag value`, `-flag`, and booleans bare (`--leader-elect`) or with `=true`/`=false` (also Go's `1`, `t`,
+//! `F`, ...). `-h`/`--help` prints the flags and exits 0; a bad flag prints one line with a hint and exits 2.
+//!
+//! With the `clap` feature, `ManagerOptions` is a `clap::Args` made from the same table, so an operator with
+//! flags of its own flattens it into its clap parser (`#[command(flatten)] manager: ManagerOptions`). Without
+//! it, nothing of clap is compiled into the operator.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{ArgAction, Parser, ValueEnum};
-
 use crate::Error;
 
-/// The flags every rkb operator accepts. Embed with `#[command(flatten)]` or call `ManagerOptions::parse()`.
-#[derive(Clone, Debug, Parser)]
-#[command(about = "A Kubernetes operator built with rkb")]
+/// The flags every rkb operator accepts. Build with [`ManagerOptions::parse`] (the process's arguments),
+/// [`ManagerOptions::try_parse_from`], or `..ManagerOptions::default()` in code.
+#[derive(Clone, Debug)]
 pub struct ManagerOptions {
-    /// The address the metrics endpoint binds to, e.g. ":8443" or "127.0.0.1:8080"; "0" disables it.
-    #[arg(long, default_value = "0")]
+    /// `--metrics-bind-address`: where /metrics listens; "0" disables it.
     pub metrics_bind_address: String,
-
-    /// Serve metrics over HTTPS, allowing only requests whose bearer token passes a TokenReview and a
-    /// SubjectAccessReview for the URL; --metrics-secure=false serves plain HTTP to anyone.
-    #[arg(long, default_value_t = true, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    /// `--metrics-secure`: HTTPS with TokenReview/SubjectAccessReview; false serves plain HTTP.
     pub metrics_secure: bool,
-
-    /// Directory holding the metrics server's certificate and key; without it a self-signed one is made.
-    #[arg(long)]
+    /// `--metrics-cert-path`: directory of the metrics certificate; without it a self-signed one is made.
     pub metrics_cert_path: Option<PathBuf>,
-
-    /// File name of the metrics server's certificate (PEM) in --metrics-cert-path.
-    #[arg(long, default_value = "tls.crt")]
+    /// `--metrics-cert-name`: the certificate's file name in the directory.
     pub metrics_cert_name: String,
-
-    /// File name of the metrics server's private key (PEM) in --metrics-cert-path.
-    #[arg(long, default_value = "tls.key")]
+    /// `--metrics-cert-key`: the key's file name in the directory.
     pub metrics_cert_key: String,
-
-    /// The address the /healthz and /readyz endpoints bind to; "0" disables them.
-    #[arg(long, default_value = ":8081")]
+    /// `--health-probe-bind-address`: where /healthz and /readyz listen; "0" disables them.
     pub health_probe_bind_address: String,
-
-    /// Enable leader election, ensuring only one active manager reconciles.
-    #[arg(long, default_value_t = false, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    /// `--leader-elect`: only the Lease holder reconciles.
     pub leader_elect: bool,
-
-    /// Name of the Lease used for leader election (defaults to the name given to `Manager::builder`).
-    #[arg(long)]
+    /// `--leader-election-id`: the Lease name (default: the name given to `Manager::builder`).
     pub leader_election_id: Option<String>,
-
-    /// Namespace of the leader election Lease (defaults to the pod's namespace, else the kubeconfig's).
-    #[arg(long)]
+    /// `--leader-election-namespace`: the Lease's namespace (default: the pod's, else the kubeconfig's).
     pub leader_election_namespace: Option<String>,
-
-    /// How long followers wait after the last observed renewal before taking the lease over.
-    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    /// `--leader-elect-lease-duration`.
     pub leader_elect_lease_duration: Duration,
-
-    /// How long the leader keeps retrying to renew before it gives leadership up.
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    /// `--leader-elect-renew-deadline`.
     pub leader_elect_renew_deadline: Duration,
-
-    /// How often candidates try to acquire and the leader renews.
-    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    /// `--leader-elect-retry-period`.
     pub leader_elect_retry_period: Duration,
-
-    /// Watch only the namespace named by the WATCH_NAMESPACE environment variable.
-    #[arg(long, default_value_t = false, action = ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    /// `--namespaced`: watch only WATCH_NAMESPACE.
     pub namespaced: bool,
-
-    /// Log output format.
-    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    /// `--log-format`.
     pub log_format: LogFormat,
 }
 
-impl Default for ManagerOptions {
-    fn default() -> Self {
-        // Parsing an empty command line keeps the defaults in one place (the attributes above).
-        <Self as Parser>::parse_from(["manager"])
-    }
-}
-
 /// How log lines are rendered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LogFormat {
     /// Human-readable lines.
     #[default]
@@ -87,8 +62,366 @@ pub enum LogFormat {
     Json,
 }
 
-fn parse_duration(s: &str) -> Result<Duration, humantime::DurationError> {
-    humantime::parse_duration(s)
+/// One command-line flag: everything about it in one place.
+pub struct Flag {
+    /// The name, without dashes.
+    pub name: &'static str,
+    /// The placeholder of its value in --help (`None`: a boolean, which may stand alone).
+    pub value: Option<&'static str>,
+    /// The value it has when not given ("" for none).
+    pub default: &'static str,
+    /// One line for --help.
+    pub help: &'static str,
+    /// Stores a value in the options, or says why it is not one.
+    pub set: fn(&mut ManagerOptions, &str) -> Result<(), String>,
+}
+
+/// Every flag of [`ManagerOptions`], in --help order.
+pub const FLAGS: &[Flag] = &[
+    Flag {
+        name: "metrics-bind-address",
+        value: Some("ADDR"),
+        default: "0",
+        help: "The address the metrics endpoint binds to, e.g. \":8443\" or \"127.0.0.1:8080\"; \"0\" disables it.",
+        set: |o, v| store(&mut o.metrics_bind_address, v),
+    },
+    Flag {
+        name: "metrics-secure",
+        value: None,
+        default: "true",
+        help: "Serve metrics over HTTPS to requests whose bearer token passes a TokenReview and a SubjectAccessReview; false serves plain HTTP to anyone.",
+        set: |o, v| put(&mut o.metrics_secure, parse_bool(v)),
+    },
+    Flag {
+        name: "metrics-cert-path",
+        value: Some("DIR"),
+        default: "",
+        help: "Directory holding the metrics server's certificate and key; without it a self-signed one is made.",
+        set: |o, v| {
+            put(
+                &mut o.metrics_cert_path,
+                Ok((!v.is_empty()).then(|| PathBuf::from(v))),
+            )
+        },
+    },
+    Flag {
+        name: "metrics-cert-name",
+        value: Some("FILE"),
+        default: "tls.crt",
+        help: "File name of the metrics server's certificate (PEM) in --metrics-cert-path.",
+        set: |o, v| store(&mut o.metrics_cert_name, v),
+    },
+    Flag {
+        name: "metrics-cert-key",
+        value: Some("FILE"),
+        default: "tls.key",
+        help: "File name of the metrics server's private key (PEM) in --metrics-cert-path.",
+        set: |o, v| store(&mut o.metrics_cert_key, v),
+    },
+    Flag {
+        name: "health-probe-bind-address",
+        value: Some("ADDR"),
+        default: ":8081",
+        help: "The address the /healthz and /readyz endpoints bind to; \"0\" disables them.",
+        set: |o, v| store(&mut o.health_probe_bind_address, v),
+    },
+    Flag {
+        name: "leader-elect",
+        value: None,
+        default: "false",
+        help: "Enable leader election, ensuring only one active manager reconciles.",
+        set: |o, v| put(&mut o.leader_elect, parse_bool(v)),
+    },
+    Flag {
+        name: "leader-election-id",
+        value: Some("NAME"),
+        default: "",
+        help: "Name of the Lease used for leader election (default: the manager's name).",
+        set: |o, v| {
+            put(
+                &mut o.leader_election_id,
+                Ok((!v.is_empty()).then(|| v.to_string())),
+            )
+        },
+    },
+    Flag {
+        name: "leader-election-namespace",
+        value: Some("NAMESPACE"),
+        default: "",
+        help: "Namespace of the leader election Lease (default: the pod's namespace, else the kubeconfig's).",
+        set: |o, v| {
+            put(
+                &mut o.leader_election_namespace,
+                Ok((!v.is_empty()).then(|| v.to_string())),
+            )
+        },
+    },
+    Flag {
+        name: "leader-elect-lease-duration",
+        value: Some("DURATION"),
+        default: "15s",
+        help: "How long followers wait after the last observed renewal before taking the lease over.",
+        set: |o, v| put(&mut o.leader_elect_lease_duration, parse_duration(v)),
+    },
+    Flag {
+        name: "leader-elect-renew-deadline",
+        value: Some("DURATION"),
+        default: "10s",
+        help: "How long the leader keeps retrying to renew before it gives leadership up.",
+        set: |o, v| put(&mut o.leader_elect_renew_deadline, parse_duration(v)),
+    },
+    Flag {
+        name: "leader-elect-retry-period",
+        value: Some("DURATION"),
+        default: "2s",
+        help: "How often candidates try to acquire and the leader renews.",
+        set: |o, v| put(&mut o.leader_elect_retry_period, parse_duration(v)),
+    },
+    Flag {
+        name: "namespaced",
+        value: None,
+        default: "false",
+        help: "Watch only the namespace named by the WATCH_NAMESPACE environment variable.",
+        set: |o, v| put(&mut o.namespaced, parse_bool(v)),
+    },
+    Flag {
+        name: "log-format",
+        value: Some("text|json"),
+        default: "text",
+        help: "Log output format.",
+        set: |o, v| {
+            o.log_format = match v {
+                "text" => LogFormat::Text,
+                "json" => LogFormat::Json,
+                _ => return Err("expected text or json".into()),
+            };
+            Ok(())
+        },
+    },
+];
+
+/// Stores a parsed value in its field.
+fn put<T>(field: &mut T, value: Result<T, String>) -> Result<(), String> {
+    *field = value?;
+    Ok(())
+}
+
+fn store(field: &mut String, value: &str) -> Result<(), String> {
+    put(field, Ok(value.to_string()))
+}
+
+/// Go's strconv.ParseBool, which kubebuilder's flags use.
+fn parse_bool(v: &str) -> Result<bool, String> {
+    match v {
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
+        _ => Err("expected true or false".into()),
+    }
+}
+
+fn parse_duration(v: &str) -> Result<Duration, String> {
+    humantime::parse_duration(v).map_err(|e| format!("{e} (write e.g. 15s, 500ms, 1m30s)"))
+}
+
+impl Default for ManagerOptions {
+    /// Every flag at its default: the table's, so defaults live in one place.
+    fn default() -> Self {
+        let mut options = Self {
+            metrics_bind_address: String::new(),
+            metrics_secure: false,
+            metrics_cert_path: None,
+            metrics_cert_name: String::new(),
+            metrics_cert_key: String::new(),
+            health_probe_bind_address: String::new(),
+            leader_elect: false,
+            leader_election_id: None,
+            leader_election_namespace: None,
+            leader_elect_lease_duration: Duration::ZERO,
+            leader_elect_renew_deadline: Duration::ZERO,
+            leader_elect_retry_period: Duration::ZERO,
+            namespaced: false,
+            log_format: LogFormat::Text,
+        };
+        for flag in FLAGS {
+            (flag.set)(&mut options, flag.default).expect("every default parses");
+        }
+        options
+    }
+}
+
+/// Why the command line gave no options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// `-h`/`--help`: the text to print (then exit 0).
+    Help(String),
+    /// A flag that does not exist, lacks its value or has a bad one: the message (then exit 2).
+    Invalid(String),
+}
+
+impl ManagerOptions {
+    /// The options the process was started with. Prints the flags and exits 0 on `--help`; prints the problem
+    /// and exits 2 on a bad flag. `about` heads the --help text.
+    pub fn parse(about: &str) -> Self {
+        let args: Vec<String> = std::env::args().collect();
+        match Self::try_parse_from(about, args) {
+            Ok(options) => options,
+            Err(ParseError::Help(text)) => {
+                print!("{text}");
+                std::process::exit(0)
+            }
+            Err(ParseError::Invalid(message)) => {
+                eprintln!("error: {message}\n\nFor the list of flags, try '--help'.");
+                std::process::exit(2)
+            }
+        }
+    }
+
+    /// Parses `args` (the program name first).
+    pub fn try_parse_from<I, T>(about: &str, args: I) -> Result<Self, ParseError>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        let mut args = args.into_iter().map(Into::into);
+        let program = args.next().unwrap_or_else(|| "manager".into());
+        let mut options = Self::default();
+        while let Some(arg) = args.next() {
+            if matches!(arg.as_str(), "-h" | "--help" | "-help") {
+                return Err(ParseError::Help(help(about, &program)));
+            }
+            let Some(spelled) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')) else {
+                return Err(ParseError::Invalid(format!(
+                    "unexpected argument {arg:?}: the manager takes flags only"
+                )));
+            };
+            let (name, inline) = match spelled.split_once('=') {
+                Some((name, value)) => (name, Some(value.to_string())),
+                None => (spelled, None),
+            };
+            let flag = find(name).map_err(ParseError::Invalid)?;
+            let value = match (inline, flag.value) {
+                (Some(value), _) => value,
+                (None, None) => "true".to_string(),
+                (None, Some(placeholder)) => args.next().ok_or_else(|| {
+                    ParseError::Invalid(format!("--{name} needs a value: --{name} {placeholder}"))
+                })?,
+            };
+            (flag.set)(&mut options, &value).map_err(|why| {
+                ParseError::Invalid(format!("invalid value {value:?} for --{name}: {why}"))
+            })?;
+        }
+        Ok(options)
+    }
+}
+
+/// The flag called `name`, or an error that suggests the closest one.
+fn find(name: &str) -> Result<&'static Flag, String> {
+    if let Some(flag) = FLAGS.iter().find(|f| f.name == name) {
+        return Ok(flag);
+    }
+    let closest = FLAGS
+        .iter()
+        .map(|f| (edit_distance(f.name, name), f.name))
+        .min()
+        .filter(|(distance, _)| *distance <= name.len().max(3) / 3);
+    Err(match closest {
+        Some((_, suggestion)) => format!("unknown flag --{name}; did you mean --{suggestion}?"),
+        None => format!("unknown flag --{name}"),
+    })
+}
+
+/// Levenshtein distance, for did-you-mean.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// The --help text: `about`, usage, then one entry per flag with its default.
+fn help(about: &str, program: &str) -> String {
+    let program = std::path::Path::new(program)
+        .file_name()
+        .map_or_else(|| program.to_string(), |n| n.to_string_lossy().into_owned());
+    let mut text = format!("{about}\n\nUsage: {program} [FLAGS]\n\nFlags:\n");
+    for flag in FLAGS {
+        let spelled = match flag.value {
+            Some(placeholder) => format!("--{} {placeholder}", flag.name),
+            None => format!("--{}[=true|false]", flag.name),
+        };
+        let default = if flag.default.is_empty() {
+            String::new()
+        } else {
+            format!(" [default: {}]", flag.default)
+        };
+        text.push_str(&format!("  {spelled}\n          {}{default}\n", flag.help));
+    }
+    text.push_str("  -h, --help\n          Print this help.\n");
+    text
+}
+
+#[cfg(feature = "clap")]
+mod clap_args {
+    //! `ManagerOptions` as clap arguments, built from [`super::FLAGS`].
+
+    use clap::{Arg, ArgMatches, Command, FromArgMatches};
+
+    use super::{FLAGS, ManagerOptions};
+
+    impl FromArgMatches for ManagerOptions {
+        fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+            let mut options = Self::default();
+            options.update_from_arg_matches(matches)?;
+            Ok(options)
+        }
+
+        fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+            for flag in FLAGS {
+                if let Some(value) = matches.get_one::<String>(flag.name) {
+                    (flag.set)(self, value).map_err(|why| {
+                        clap::Error::raw(
+                            clap::error::ErrorKind::InvalidValue,
+                            format!("invalid value {value:?} for --{}: {why}\n", flag.name),
+                        )
+                    })?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    impl clap::Args for ManagerOptions {
+        fn augment_args(command: Command) -> Command {
+            FLAGS.iter().fold(command, |command, flag| {
+                let mut arg = Arg::new(flag.name).long(flag.name).help(flag.help);
+                arg = match flag.value {
+                    Some(placeholder) => arg.value_name(placeholder),
+                    None => arg
+                        .num_args(0..=1)
+                        .require_equals(true)
+                        .default_missing_value("true"),
+                };
+                if !flag.default.is_empty() {
+                    arg = arg.default_value(flag.default);
+                }
+                command.arg(arg)
+            })
+        }
+
+        fn augment_args_for_update(command: Command) -> Command {
+            Self::augment_args(command)
+        }
+    }
 }
 
 /// Parses a bind address the way controller-runtime does: "0" (or empty) disables the listener, ":8080" binds every
@@ -155,11 +488,23 @@ impl ManagerOptions {
 mod tests {
     use super::*;
 
+    fn parse(args: &[&str]) -> Result<ManagerOptions, ParseError> {
+        ManagerOptions::try_parse_from("about", std::iter::once("m").chain(args.iter().copied()))
+    }
+
+    fn invalid(args: &[&str]) -> String {
+        match parse(args) {
+            Err(ParseError::Invalid(message)) => message,
+            other => panic!("{args:?} parsed: {other:?}"),
+        }
+    }
+
     #[test]
     fn defaults_match_kubebuilder() {
         let o = ManagerOptions::default();
         assert_eq!(o.metrics_bind_address, "0");
         assert!(o.metrics_secure);
+        assert_eq!(o.metrics_cert_path, None);
         assert_eq!(
             (o.metrics_cert_name.as_str(), o.metrics_cert_key.as_str()),
             ("tls.crt", "tls.key")
@@ -175,19 +520,22 @@ mod tests {
 
     #[test]
     fn flags_parse() {
-        let o = <ManagerOptions as Parser>::try_parse_from([
-            "m",
+        let o = parse(&[
             "--metrics-bind-address=:8443",
             "--leader-elect",
-            "--leader-elect-lease-duration=4s",
-            "--leader-elect-renew-deadline=3s",
+            "--leader-elect-lease-duration",
+            "4s",
+            "-leader-elect-renew-deadline=3s",
             "--leader-elect-retry-period=500ms",
             "--log-format=json",
+            "--metrics-cert-path=/certs",
         ])
         .unwrap();
         assert!(o.leader_elect);
+        assert_eq!(o.leader_elect_lease_duration, Duration::from_secs(4));
         assert_eq!(o.leader_elect_retry_period, Duration::from_millis(500));
         assert_eq!(o.log_format, LogFormat::Json);
+        assert_eq!(o.metrics_cert_path, Some(PathBuf::from("/certs")));
         assert_eq!(
             parse_bind_address("x", &o.metrics_bind_address).unwrap(),
             Some("0.0.0.0:8443".parse().unwrap())
@@ -197,21 +545,70 @@ mod tests {
 
     #[test]
     fn booleans_take_go_style_values() {
-        let parse = |args: &[&str]| {
-            let mut all = vec!["m"];
-            all.extend_from_slice(args);
-            <ManagerOptions as Parser>::try_parse_from(all).unwrap()
-        };
-        assert!(!parse(&["--metrics-secure=false"]).metrics_secure);
-        assert!(parse(&["--metrics-secure"]).metrics_secure);
-        assert!(parse(&["--leader-elect"]).leader_elect);
-        assert!(parse(&["--leader-elect=true"]).leader_elect);
-        assert!(!parse(&["--leader-elect=false"]).leader_elect);
-        assert!(parse(&["--namespaced"]).namespaced);
+        assert!(!parse(&["--metrics-secure=false"]).unwrap().metrics_secure);
+        assert!(parse(&["--metrics-secure"]).unwrap().metrics_secure);
+        assert!(parse(&["--leader-elect"]).unwrap().leader_elect);
+        assert!(parse(&["--leader-elect=true"]).unwrap().leader_elect);
+        assert!(parse(&["--leader-elect=T"]).unwrap().leader_elect);
+        assert!(!parse(&["--leader-elect=0"]).unwrap().leader_elect);
+        assert!(parse(&["-namespaced"]).unwrap().namespaced);
     }
 
     #[test]
+    fn bad_flags_say_what_and_how() {
+        assert_eq!(
+            invalid(&["--leader-elct"]),
+            "unknown flag --leader-elct; did you mean --leader-elect?"
+        );
+        assert_eq!(invalid(&["--verbose"]), "unknown flag --verbose");
+        assert_eq!(
+            invalid(&["--leader-elect-lease-duration"]),
+            "--leader-elect-lease-duration needs a value: --leader-elect-lease-duration DURATION"
+        );
+        assert_eq!(
+            invalid(&["--log-format=yaml"]),
+            "invalid value \"yaml\" for --log-format: expected text or json"
+        );
+        assert_eq!(
+            invalid(&["--leader-elect=maybe"]),
+            "invalid value \"maybe\" for --leader-elect: expected true or false"
+        );
+        assert!(
+            invalid(&["--leader-elect-retry-period=soon"])
+                .starts_with("invalid value \"soon\" for --leader-elect-retry-period: ")
+        );
+        assert_eq!(
+            invalid(&["extra"]),
+            "unexpected argument \"extra\": the manager takes flags only"
+        );
+    }
+
+    #[test]
+    fn help_lists_every_flag_with_its_default() {
+        let Err(ParseError::Help(text)) = parse(&["--leader-elect", "--help"]) else {
+            panic!("--help gives the help text");
+        };
+        assert!(text.starts_with("about\n\nUsage: m [FLAGS]\n"), "{text}");
+        for flag in FLAGS {
+            assert!(
+                text.contains(&format!("--{}", flag.name)),
+                "{} missing:\n{text}",
+                flag.name
+            );
+        }
+        assert!(
+            text.contains("--health-probe-bind-address ADDR\n"),
+            "{text}"
+        );
+        assert!(text.contains("[default: :8081]"), "{text}");
+        assert!(text.contains("--leader-elect[=true|false]\n"), "{text}");
+    }
+
+    #[cfg(feature = "clap")]
+    #[test]
     fn flattens_into_an_operator_s_own_arguments() {
+        use clap::Parser;
+
         #[derive(Parser)]
         struct Args {
             #[command(flatten)]
@@ -224,10 +621,22 @@ mod tests {
             "--leader-elect",
             "--extra",
             "--health-probe-bind-address=:9000",
+            "--leader-elect-retry-period=1s",
         ])
         .unwrap();
         assert!(a.extra && a.manager.leader_elect);
         assert_eq!(a.manager.health_probe_bind_address, ":9000");
+        assert_eq!(a.manager.leader_elect_retry_period, Duration::from_secs(1));
+        assert_eq!(
+            a.manager.metrics_cert_name, "tls.crt",
+            "defaults come from the table"
+        );
+        let defaults = Args::try_parse_from(["op"]).unwrap().manager;
+        assert_eq!(
+            format!("{defaults:?}"),
+            format!("{:?}", ManagerOptions::default())
+        );
+        assert!(Args::try_parse_from(["op", "--log-format=yaml"]).is_err());
     }
 
     #[test]
@@ -243,8 +652,7 @@ mod tests {
 
     #[test]
     fn leader_timings_are_checked() {
-        let o = <ManagerOptions as Parser>::try_parse_from([
-            "m",
+        let o = parse(&[
             "--leader-elect",
             "--leader-elect-lease-duration=2s",
             "--leader-elect-renew-deadline=3s",

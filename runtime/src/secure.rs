@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
-use axum::http::{HeaderMap, StatusCode};
+use http::{HeaderMap, StatusCode};
 use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec};
 use k8s_openapi::api::authorization::v1::{
     NonResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
@@ -169,16 +169,14 @@ impl ResolvesServerCert for ReloadingCert {
     }
 }
 
-/// A TLS listener for axum: handshakes run on their own tasks, so a slow client cannot hold up the others.
+/// A TLS listener: handshakes run on their own tasks, so a slow client cannot hold up the others.
 pub(crate) struct TlsListener {
-    local: SocketAddr,
     ready: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
     acceptor: JoinHandle<()>,
 }
 
 impl TlsListener {
     pub(crate) fn new(tcp: TcpListener, config: ServerConfig) -> std::io::Result<Self> {
-        let local = tcp.local_addr()?;
         let acceptor = TlsAcceptor::from(Arc::new(config));
         let (tx, ready) = mpsc::channel(64);
         let acceptor = tokio::spawn(async move {
@@ -205,11 +203,7 @@ impl TlsListener {
                 });
             }
         });
-        Ok(Self {
-            local,
-            ready,
-            acceptor,
-        })
+        Ok(Self { ready, acceptor })
     }
 }
 
@@ -219,20 +213,14 @@ impl Drop for TlsListener {
     }
 }
 
-impl axum::serve::Listener for TlsListener {
-    type Io = TlsStream<TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+impl TlsListener {
+    /// The next connection whose handshake completed.
+    pub(crate) async fn next(&mut self) -> (TlsStream<TcpStream>, SocketAddr) {
         match self.ready.recv().await {
             Some(accepted) => accepted,
             // The acceptor task only ends when aborted, i.e. when this listener is dropped.
             None => std::future::pending().await,
         }
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        Ok(self.local)
     }
 }
 
@@ -260,7 +248,7 @@ impl Authorizer {
         path: &str,
     ) -> Result<(), (StatusCode, String)> {
         let token = headers
-            .get(axum::http::header::AUTHORIZATION)
+            .get(http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .map(str::trim)

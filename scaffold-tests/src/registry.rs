@@ -51,6 +51,7 @@ impl LocalRegistry {
             .iter()
             .filter(|p| p["publish"].is_null())
             .collect();
+        forget_cached_copies(&publishable);
         package(&publishable);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let port = listener.local_addr().expect("bound").port();
@@ -109,6 +110,33 @@ fn workspace_metadata() -> Value {
         .args(["metadata", "--format-version", "1", "--no-deps", "--locked"])
         .current_dir(workspace_root()));
     serde_json::from_str(&out).expect("cargo metadata prints JSON")
+}
+
+/// Removes the copies of these exact versions that earlier runs left in cargo's registry caches. cargo never
+/// refreshes an extracted crate of the same name and version, so `cargo package`'s verification (which resolves the
+/// workspace's crates through a local registry of its own) would compile yesterday's sources.
+fn forget_cached_copies(packages: &[&Value]) {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cargo")
+        });
+    for kind in ["src", "cache"] {
+        let Ok(registries) = std::fs::read_dir(cargo_home.join("registry").join(kind)) else {
+            continue;
+        };
+        for registry in registries.flatten() {
+            for p in packages {
+                let stem = format!(
+                    "{}-{}",
+                    p["name"].as_str().expect("name"),
+                    p["version"].as_str().expect("version")
+                );
+                let _ = std::fs::remove_dir_all(registry.path().join(&stem));
+                let _ = std::fs::remove_file(registry.path().join(format!("{stem}.crate")));
+            }
+        }
+    }
 }
 
 /// `cargo package` for the given packages, verifying each builds from its .crate alone.

@@ -282,10 +282,15 @@ fn workflows_are_yaml_with_balanced_expressions() {
         }
     }
     let test = read(tmp.path().join(".github/workflows/test.yml"));
+    let release = format!(
+        "cargo install --locked rkb --version {}\n",
+        env!("CARGO_PKG_VERSION")
+    );
     assert!(
-        test.contains("cargo install --locked --git \"$RKB_GIT\" rkb")
-            && test.contains("RKB_GIT: ${{ vars.RKB_GIT || '"),
-        "rkb is installed from git, with a default:\n{test}"
+        test.contains(&release)
+            && test.contains("cargo install --locked --git \"$RKB_GIT\" rkb")
+            && test.contains("RKB_GIT: ${{ vars.RKB_GIT }}"),
+        "rkb is installed from crates.io at the scaffolding release, or from RKB_GIT when set:\n{test}"
     );
     assert!(checked >= 2);
 }

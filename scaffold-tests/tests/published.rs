@@ -177,9 +177,9 @@ fn the_docker_context_builds_alone() {
             }
             // Before WORKDIR: the image's toolchain (musl target, musl-tools), which the host has its own of.
             "RUN" if past_workdir => {
-                assert!(rest.contains("\"$(cat /rust-target)\""), "{rest}");
+                assert!(rest.contains("$(cat /rust-target)"), "{rest}");
                 let script = rest
-                    .replace("\"$(cat /rust-target)\"", &host)
+                    .replace("$(cat /rust-target)", &host)
                     .replace(" /manager", " ./manager");
                 run(Command::new("bash")
                     .args(["-ec", &script])
