@@ -15,8 +15,8 @@ unset CARGO_TARGET_DIR
 cargo build --quiet --release -p rkb --manifest-path "$repo/Cargo.toml" --target-dir "$work/rkb-target"
 rkb="$work/rkb-target/release/rkb"
 mkdir "$work/demo"
-(cd "$work/demo" && "$rkb" init --domain my.domain --project-name demo --rkb-source "$repo" 2>/dev/null \
-  && "$rkb" create api --group devops --version v1 --kind DemoMicroService >/dev/null && "$rkb" manifests)
+(cd "$work/demo" && "$rkb" init --domain my.domain --project-name demo --rkb-source "$repo" \
+  && "$rkb" create api --group devops --version v1 --kind DemoMicroService && "$rkb" manifests) > /dev/null 2>&1
 cp -r "$repo/hack/bench-build/minimal-operator" "$work/minimal"
 for p in demo minimal; do
   cp "$repo/Cargo.lock" "$work/$p/Cargo.lock"
@@ -28,8 +28,13 @@ declare -A reconcile_file=([demo]=src/controller/demomicroservice_controller.rs 
 timed_build() {
   local dir="$1" start end units
   start=$(date +%s.%N)
-  units=$(cd "$dir" && cargo build --target-dir "$dir/target" 2>&1 | grep -c '^ *Compiling' || true)
+  if ! (cd "$dir" && cargo build --target-dir "$dir/target" > "$dir/build.log" 2>&1); then
+    echo "cargo build failed in $dir:" >&2
+    cat "$dir/build.log" >&2
+    exit 1
+  fi
   end=$(date +%s.%N)
+  units=$(grep -c '^ *Compiling' "$dir/build.log" || true)
   printf '%.3f %s\n' "$(echo "$end - $start" | bc)" "$units"
 }
 

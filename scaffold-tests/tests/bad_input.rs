@@ -77,6 +77,23 @@ fn init_over_a_cargo_project_is_refused() {
 }
 
 #[test]
+fn init_refuses_an_rkb_source_that_is_not_an_rkb_checkout() {
+    let tmp = tempfile::tempdir().unwrap();
+    refused(
+        tmp.path(),
+        &["init", "--project-name", "x", "--rkb-source", "/nonexistent"],
+        &["--rkb-source /nonexistent: no such directory", "rkb clone"],
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let elsewhere = elsewhere.path().to_str().unwrap();
+    refused(
+        tmp.path(),
+        &["init", "--project-name", "x", "--rkb-source", elsewhere],
+        &["not an rkb checkout", "runtime/Cargo.toml", "published crates"],
+    );
+}
+
+#[test]
 fn init_keeps_a_forge_readme_but_refuses_other_existing_files() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("README.md"), "# mine\n").unwrap();

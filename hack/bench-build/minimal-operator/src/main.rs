@@ -39,7 +39,7 @@ struct Ctx {
 
 async fn reconcile(obj: Arc<DemoMicroService>, ctx: Arc<Ctx>) -> Result<Action, Error> {
     let api: Api<DemoMicroService> = Api::namespaced(ctx.client.clone(), &obj.namespace().unwrap_or_default());
-    finalizer(&api, FINALIZER, obj, |event| async {
+    finalizer(&api, FINALIZER, obj, |event| async move {
         match event {
             Event::Apply(_) | Event::Cleanup(_) => Ok::<_, kube::Error>(Action::await_change()),
         }

@@ -1,20 +1,13 @@
 //! The app-operator manager: runs every controller of this project.
 
-use clap::Parser;
-
-#[derive(Parser)]
-#[command(name = "manager", about = "Runs the app-operator controllers")]
-struct Args {
-    #[command(flatten)]
-    manager: rkb_runtime::ManagerOptions,
-}
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
-    rkb_runtime::logging::init(args.manager.log_format);
+    // kubebuilder's manager flags (--help lists them). For flags of your own, enable rkb-runtime's `clap`
+    // feature and flatten `rkb_runtime::ManagerOptions` into a clap parser.
+    let options = rkb_runtime::ManagerOptions::parse("Runs the app-operator controllers");
+    rkb_runtime::logging::init(options.log_format);
     let mgr = rkb_runtime::Manager::builder("app-operator.example.com")
-        .options(args.manager)
+        .options(options)
         .build()
         .await?;
     mgr.add(app_operator::controller::appservice_controller::controller);

@@ -14,21 +14,14 @@
 
 //! The demo manager: runs every controller of this project.
 
-use clap::Parser;
-
-#[derive(Parser)]
-#[command(name = "manager", about = "Runs the demo controllers")]
-struct Args {
-    #[command(flatten)]
-    manager: rkb_runtime::ManagerOptions,
-}
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
-    rkb_runtime::logging::init(args.manager.log_format);
+    // kubebuilder's manager flags (--help lists them). For flags of your own, enable rkb-runtime's `clap`
+    // feature and flatten `rkb_runtime::ManagerOptions` into a clap parser.
+    let options = rkb_runtime::ManagerOptions::parse("Runs the demo controllers");
+    rkb_runtime::logging::init(options.log_format);
     let mgr = rkb_runtime::Manager::builder("demo.my.domain")
-        .options(args.manager)
+        .options(options)
         .build()
         .await?;
     mgr.add(demo::controller::demomicroservice_controller::controller);
