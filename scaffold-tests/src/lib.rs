@@ -76,6 +76,33 @@ pub fn succeeded(args: &[&str], out: Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The arguments of the quickstart's `rkb create api` (seed 000, section 2).
+pub const CREATE_DEMO_API: [&str; 8] = [
+    "create",
+    "api",
+    "--group",
+    "devops",
+    "--version",
+    "v1",
+    "--kind",
+    "DemoMicroService",
+];
+
+/// cargo in a scaffolded project, building into the workspace's target dir so dependencies compile once.
+pub fn cargo(dir: &Path, args: &[&str]) -> String {
+    run(Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir()))
+}
+
+/// Seeds a scaffolded project with the workspace's lock file, so it resolves the versions the workspace already
+/// built (crates the workspace has no entry for, such as rkb's own from a registry, are resolved afresh).
+pub fn seed_lock(dir: &Path) {
+    std::fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock"))
+        .expect("copy Cargo.lock");
+}
+
 /// `rkb init` of a multigroup project named "fleet" in `dir`.
 pub fn init_multigroup_fleet(dir: &Path) {
     rkb_ok(

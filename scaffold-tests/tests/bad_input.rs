@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use rkb_scaffold_tests::{init_multigroup_fleet, rkb, rkb_ok, snapshot};
+use rkb_scaffold_tests::{CREATE_DEMO_API, init_multigroup_fleet, rkb, rkb_ok, snapshot};
 
 /// Runs rkb expecting failure; asserts the message and that the tree is byte-for-byte unchanged.
 fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
@@ -39,19 +39,7 @@ fn project() -> tempfile::TempDir {
         tmp.path(),
         &["init", "--domain", "my.domain", "--project-name", "demo"],
     );
-    rkb_ok(
-        tmp.path(),
-        &[
-            "create",
-            "api",
-            "--group",
-            "devops",
-            "--version",
-            "v1",
-            "--kind",
-            "DemoMicroService",
-        ],
-    );
+    rkb_ok(tmp.path(), &CREATE_DEMO_API);
     tmp
 }
 
@@ -81,7 +69,13 @@ fn init_refuses_an_rkb_source_that_is_not_an_rkb_checkout() {
     let tmp = tempfile::tempdir().unwrap();
     refused(
         tmp.path(),
-        &["init", "--project-name", "x", "--rkb-source", "/nonexistent"],
+        &[
+            "init",
+            "--project-name",
+            "x",
+            "--rkb-source",
+            "/nonexistent",
+        ],
         &["--rkb-source /nonexistent: no such directory", "rkb clone"],
     );
     let elsewhere = tempfile::tempdir().unwrap();
@@ -89,7 +83,11 @@ fn init_refuses_an_rkb_source_that_is_not_an_rkb_checkout() {
     refused(
         tmp.path(),
         &["init", "--project-name", "x", "--rkb-source", elsewhere],
-        &["not an rkb checkout", "runtime/Cargo.toml", "published crates"],
+        &[
+            "not an rkb checkout",
+            "runtime/Cargo.toml",
+            "published crates",
+        ],
     );
 }
 

@@ -1,23 +1,9 @@
 //! Scaffolded projects are real projects: they build, pass clippy -D warnings and rustfmt --check, run their
 //! controller tests on the envtest control plane, and render with `kubectl kustomize`, generated manifests included.
 
-use std::path::Path;
 use std::process::Command;
 
-use rkb_scaffold_tests::{rkb_ok, run, target_dir, workspace_root};
-
-/// cargo in a scaffolded project, building into the workspace's target dir so dependencies compile once.
-fn cargo(dir: &Path, args: &[&str]) -> String {
-    run(Command::new(env!("CARGO"))
-        .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir()))
-}
-
-/// Seeds the project with the workspace's lock file, so it resolves the versions the workspace already built.
-fn seed_lock(dir: &Path) {
-    std::fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-}
+use rkb_scaffold_tests::{CREATE_DEMO_API, cargo, rkb_ok, run, seed_lock};
 
 #[test]
 fn quickstart_builds_lints_tests_and_renders() {
@@ -25,19 +11,7 @@ fn quickstart_builds_lints_tests_and_renders() {
     let dir = tmp.path().join("demo");
     std::fs::create_dir(&dir).unwrap();
     rkb_ok(&dir, &["init", "--domain", "my.domain"]);
-    rkb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "devops",
-            "--version",
-            "v1",
-            "--kind",
-            "DemoMicroService",
-        ],
-    );
+    rkb_ok(&dir, &CREATE_DEMO_API);
     rkb_ok(&dir, &["manifests"]);
     seed_lock(&dir);
 

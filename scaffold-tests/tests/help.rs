@@ -31,20 +31,35 @@ fn version_and_completions() {
         version.starts_with(&format!("rkb {}\ncommit: ", env!("CARGO_PKG_VERSION"))),
         "{version}"
     );
-    let commit = version.lines().nth(1).unwrap().trim_start_matches("commit: ");
+    let commit = version
+        .lines()
+        .nth(1)
+        .unwrap()
+        .trim_start_matches("commit: ");
     assert!(
         commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit()),
         "built from a git checkout, rkb knows its commit: {version}"
     );
     assert!(version.contains("\nbuilt: 20"), "{version}");
-    assert!(version.contains("\nplatform: linux/amd64\n") || !cfg!(all(target_os = "linux", target_arch = "x86_64")), "{version}");
+    assert!(
+        version.contains("\nplatform: linux/amd64\n")
+            || !cfg!(all(target_os = "linux", target_arch = "x86_64")),
+        "{version}"
+    );
     // Inside a project on another release line, it warns (and still succeeds).
     std::fs::write(tmp.path().join("PROJECT"), "version: '3'\n").unwrap();
-    std::fs::write(tmp.path().join("Cargo.toml"), "[dependencies]\nrkb-runtime = \"99.1\"\n").unwrap();
+    std::fs::write(
+        tmp.path().join("Cargo.toml"),
+        "[dependencies]\nrkb-runtime = \"99.1\"\n",
+    )
+    .unwrap();
     let out = rkb(tmp.path(), &["version"]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.starts_with("warning: this project uses rkb-runtime 99.1 (Cargo.toml)"), "{stderr}");
+    assert!(
+        stderr.starts_with("warning: this project uses rkb-runtime 99.1 (Cargo.toml)"),
+        "{stderr}"
+    );
     std::fs::remove_file(tmp.path().join("PROJECT")).unwrap();
     for shell in ["bash", "zsh", "fish"] {
         let script = rkb_ok(tmp.path(), &["completion", shell]);

@@ -13,7 +13,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use rkb_scaffold_tests::registry::LocalRegistry;
-use rkb_scaffold_tests::{rkb_published, run, succeeded, target_dir, workspace_root};
+use rkb_scaffold_tests::{
+    CREATE_DEMO_API, cargo, rkb_published, run, seed_lock, succeeded, target_dir,
+};
 
 fn registry() -> &'static LocalRegistry {
     static REGISTRY: OnceLock<LocalRegistry> = OnceLock::new();
@@ -34,32 +36,9 @@ fn published_quickstart(root: &Path) -> PathBuf {
         note.contains("rkb-runtime 0.1 comes from crates.io"),
         "init does not say which mode it chose: {note}"
     );
-    let args = [
-        "create",
-        "api",
-        "--group",
-        "devops",
-        "--version",
-        "v1",
-        "--kind",
-        "DemoMicroService",
-    ];
-    succeeded(&args, rkb_published(&dir, &args));
+    succeeded(&CREATE_DEMO_API, rkb_published(&dir, &CREATE_DEMO_API));
     succeeded(&["manifests"], rkb_published(&dir, &["manifests"]));
     dir
-}
-
-/// Seeds the lock file with the workspace's, so crates.io dependencies resolve to the versions the workspace
-/// already compiled (rkb's own crates are re-resolved to the registry).
-fn seed_lock(dir: &Path) {
-    std::fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-}
-
-fn cargo(dir: &Path, args: &[&str]) -> String {
-    run(Command::new(env!("CARGO"))
-        .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir()))
 }
 
 #[test]
