@@ -20,43 +20,76 @@ pub struct Root {
 pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
     let mut roots = Vec::new();
     for (i, t) in model.types.iter().enumerate() {
-        let Some(mk) = t.doc.get("kubebuilder:object:root") else {
-            continue;
-        };
-        if mk.value.as_ref().and_then(MValue::as_bool) == Some(false) {
-            continue;
-        }
         let TypeKind::Struct(fields) = &t.kind else {
             continue;
         };
-        let has_meta = fields.iter().any(|f| {
-            if let TypeExpr::Path { segments, .. } = &f.ty {
-                matches!(model.resolve(t.file, segments), Resolved::K8s(ref path) if path.ends_with("::ObjectMeta"))
-            } else {
-                false
+        let meta = |name: &str| {
+            fields
+                .iter()
+                .find_map(|f| k8s_type_of(model, t.file, &f.ty, name))
+        };
+        match t.doc.get("kubebuilder:object:root") {
+            // controller-gen makes a CRD for any type embedding TypeMeta and ObjectMeta; rkb asks for the marker,
+            // and says so for a struct shaped like a kind (metadata: ObjectMeta beside a flattened TypeMeta).
+            None => {
+                let type_meta = fields.iter().any(|f| {
+                    f.flatten && k8s_type_of(model, t.file, &f.ty, "TypeMeta") == Some(false)
+                });
+                if type_meta && meta("ObjectMeta") == Some(false) {
+                    diags.push(type_diag(
+                        model,
+                        i,
+                        Diagnostic::warning(format!(
+                            "`{}` has `metadata: ObjectMeta` and a flattened `TypeMeta` but no `+kubebuilder:object:root=true`: no CRD is generated for it",
+                            t.name
+                        )),
+                        "add `/// +kubebuilder:object:root=true` to make it a kind, or `/// +kubebuilder:object:root=false` to say it is not one",
+                    ));
+                }
+                continue;
             }
-        });
-        if !has_meta {
-            continue;
+            Some(mk) if mk.value.as_ref().and_then(MValue::as_bool) == Some(false) => continue,
+            Some(_) => {}
+        }
+        match (meta("ObjectMeta"), meta("ListMeta")) {
+            (Some(false), _) => {}
+            // A list type (`metadata: ListMeta`) is a root for deep copy and clients, not a kind.
+            (None, Some(_)) => continue,
+            (optional, _) => {
+                let hint = if optional == Some(true) {
+                    "a kind's metadata is never absent: make it `metadata: ObjectMeta` with `#[serde(default)]`"
+                } else {
+                    "add `#[serde(default)] pub metadata: ObjectMeta`, or remove the marker if it is not a kind"
+                };
+                diags.push(type_diag(
+                    model,
+                    i,
+                    Diagnostic::warning(format!(
+                        "`{}` is marked `+kubebuilder:object:root=true` but has no `metadata: ObjectMeta` field: it is not a kind, so no CRD is generated",
+                        t.name
+                    )),
+                    hint,
+                ));
+                continue;
+            }
         }
         let pkg = &model.packages[t.package];
         if pkg.skip {
             continue;
         }
         if pkg.group.is_none() {
-            let f = &model.files[t.file];
-            diags.push(
+            diags.push(type_diag(
+                model,
+                i,
                 Diagnostic::warning(format!(
                     "root kind `{}` is in a module without `+groupName`: no CRD generated",
                     t.name
-                ))
-                .at(&f.rel, t.line, t.col, t.len)
-                .with_source_line(f.line(t.line))
-                .with_hint(format!(
+                )),
+                &format!(
                     "add `//! +groupName=<group>` to the version module `{}`",
                     pkg.module_path()
-                )),
-            );
+                ),
+            ));
             continue;
         }
         roots.push(Root {
@@ -65,6 +98,30 @@ pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
         });
     }
     roots
+}
+
+/// Whether `ty` names k8s-openapi's type `name` (`Some(false)`), an `Option` of it (`Some(true)`), or neither.
+fn k8s_type_of(model: &Model, file: usize, ty: &TypeExpr, name: &str) -> Option<bool> {
+    let TypeExpr::Path { segments, args } = ty else {
+        return None;
+    };
+    match model.resolve(file, segments) {
+        Resolved::K8s(ref path) if path.rsplit("::").next() == Some(name) => Some(false),
+        Resolved::Wrapper if segments.last().is_some_and(|s| s == "Option") => args
+            .first()
+            .and_then(|inner| k8s_type_of(model, file, inner, name))
+            .map(|_| true),
+        _ => None,
+    }
+}
+
+/// `d` placed on type `ty`'s name, with `hint`.
+fn type_diag(model: &Model, ty: usize, d: Diagnostic, hint: &str) -> Diagnostic {
+    let t = &model.types[ty];
+    let f = &model.files[t.file];
+    d.at(&f.rel, t.line, t.col, t.len)
+        .with_source_line(f.line(t.line))
+        .with_hint(hint)
 }
 
 /// Everything about one version of a CRD except its schema.

@@ -12,7 +12,7 @@
 //! let opts = rkb_manifests::Options::default();
 //! let out = rkb_manifests::generate(root, &opts)?;          // reads only
 //! if let Some(diff) = rkb_manifests::check(root, &opts, &out)? { print!("{diff}"); }
-//! rkb_manifests::write(root, &opts, &out)?;                  // all-or-nothing
+//! rkb_manifests::write(root, &opts, &out)?;                  // all-or-nothing, then stale CRDs removed
 //! # Ok::<(), rkb_manifests::Error>(())
 //! ```
 
@@ -30,6 +30,7 @@ mod parallel;
 mod rbac;
 mod scan;
 mod schema;
+mod settings;
 mod type_expr;
 mod validate;
 mod yaml;
@@ -143,6 +144,7 @@ fn analyze(project_root: &Path) -> Result<Analysis, Error> {
     let model = model::Model::build(files, &mut diags);
     let roots = crd::find_roots(&model, &mut diags);
     let plans = crd::plan_crds(&model, &roots, &mut diags);
+    settings::Settings::read(project_root, &mut diags).apply(&mut diags);
     Ok(Analysis {
         model,
         plans,
@@ -248,17 +250,76 @@ fn crd_yamls_parallel(
     .collect()
 }
 
-/// Writes `out` under `project_root`: only files whose content changed, all-or-nothing (temp file + rename).
-/// Returns the paths written.
-pub fn write(project_root: &Path, opts: &Options, out: &Output) -> Result<Vec<PathBuf>, Error> {
-    output::write_all(&out.planned(project_root, opts))
+/// What [`write`] changed on disk.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Files written (their content changed).
+    pub written: Vec<PathBuf>,
+    /// Stale CRDs removed (see [`stale_crds`]).
+    pub removed: Vec<PathBuf>,
 }
 
-/// `--check`: writes nothing; `Some(unified diff)` when a file on disk differs from `out`. Behind the `check`
-/// feature (on by default): the derive macro, which runs in every operator's build, never diffs.
+/// Writes `out` under `project_root`: only files whose content changed, all-or-nothing (temp file + rename), then
+/// removes the stale CRDs ([`stale_crds`]).
+pub fn write(project_root: &Path, opts: &Options, out: &Output) -> Result<Written, Error> {
+    let stale = located(project_root, stale_crds(project_root, opts, out)?);
+    output::write_all(&out.planned(project_root, opts), &stale)
+}
+
+/// `--check`: writes nothing; `Some(unified diff)` when a file on disk differs from `out` or is a stale CRD (shown
+/// as its deletion). Behind the `check` feature (on by default): the derive macro, which runs in every
+/// operator's build, never diffs.
 #[cfg(feature = "check")]
 pub fn check(project_root: &Path, opts: &Options, out: &Output) -> Result<Option<String>, Error> {
-    output::diff_all(&out.planned(project_root, opts))
+    let stale = located(project_root, stale_crds(project_root, opts, out)?);
+    output::diff_all(&out.planned(project_root, opts), &stale)
+}
+
+/// (absolute path, path relative to the project) of each of `rel`.
+fn located(project_root: &Path, rel: Vec<PathBuf>) -> Vec<(PathBuf, PathBuf)> {
+    rel.into_iter()
+        .map(|r| (project_root.join(&r), r))
+        .collect()
+}
+
+/// The CRD files in `opts.crd_dir` that a generator wrote (they carry controller-gen's version annotation, as
+/// rkb's do) and that this run no longer writes: their kind, version module or `+groupName` is gone. rkb owns
+/// that directory as controller-gen's users expect a generator to; a CRD written by hand there, without the
+/// annotation, is left alone. Paths relative to the project, sorted.
+pub fn stale_crds(
+    project_root: &Path,
+    opts: &Options,
+    out: &Output,
+) -> Result<Vec<PathBuf>, Error> {
+    let dir = project_root.join(&opts.crd_dir);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(Error::Io { path: dir, source }),
+    };
+    let mut stale = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| Error::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".yaml") || out.crds.iter().any(|c| c.file_name == name) {
+            continue;
+        }
+        let path = entry.path();
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let generated = text.contains("\nkind: CustomResourceDefinition\n")
+            && text.contains("    controller-gen.kubebuilder.io/version: ");
+        if generated {
+            stale.push(opts.crd_dir.join(&name));
+        }
+    }
+    stale.sort();
+    Ok(stale)
 }
 
 /// What a project's sources look like on disk (path, size, mtime of every `src/**/*.rs`): when it is
@@ -462,14 +523,19 @@ mod tests {
             plans,
             mut diags,
         } = analyze(&root).expect("the naming case loads");
-        assert!(plans.len() >= 2, "a case with several kinds");
+        assert!(
+            plans.len() >= 3 * MIN_CRDS_PER_THREAD,
+            "a case with enough kinds for three threads"
+        );
         let opts = Options::default();
         let uses = schema::type_uses(&model);
         let one_thread = crd_yamls(&model, &uses, &plans, &opts, &mut diags);
         assert!(diags.is_empty(), "{diags:?}");
-        if parallel::threads_for(plans.len(), MIN_CRDS_PER_THREAD) > 1 {
-            let split = crd_yamls_parallel(&model, &uses, &plans, &opts).expect("no diagnostics");
-            assert_eq!(split, one_thread);
-        }
+        // Three threads whatever this machine has, so the split and the merge really run.
+        let split = parallel::with_cores(3, || {
+            assert_eq!(parallel::threads_for(plans.len(), MIN_CRDS_PER_THREAD), 3);
+            crd_yamls_parallel(&model, &uses, &plans, &opts).expect("split, with no diagnostics")
+        });
+        assert_eq!(split, one_thread);
     }
 }

@@ -1,7 +1,7 @@
 //! Writing generated files: all-or-nothing (stage every file to a temp file, then rename), or `--check`
 //! (write nothing, return a unified diff of the stale files).
 
-use crate::Error;
+use crate::{Error, Written};
 use std::path::{Path, PathBuf};
 
 /// A file to write: absolute path and full content.
@@ -24,9 +24,9 @@ fn read_existing(path: &Path) -> Result<Option<String>, Error> {
     }
 }
 
-/// Writes the files whose content changed. Every changed file is staged first; only when all staged
-/// writes succeeded are they renamed into place, so a failure leaves the old files untouched.
-pub fn write_all(files: &[Planned]) -> Result<Vec<PathBuf>, Error> {
+/// Writes the files whose content changed, then removes `stale` ((absolute, relative) paths). Every changed file is staged first; only when all staged writes succeeded are they
+/// renamed into place and the stale files removed, so a failure leaves the old files untouched.
+pub fn write_all(files: &[Planned], stale: &[(PathBuf, PathBuf)]) -> Result<Written, Error> {
     let mut staged: Vec<(PathBuf, &Planned)> = Vec::new();
     if let Err(e) = stage(files, &mut staged) {
         for (tmp, _) in &staged {
@@ -34,15 +34,22 @@ pub fn write_all(files: &[Planned]) -> Result<Vec<PathBuf>, Error> {
         }
         return Err(e);
     }
-    let mut written = Vec::new();
+    let mut done = Written::default();
     for (tmp, f) in &staged {
         std::fs::rename(tmp, &f.path).map_err(|source| Error::Io {
             path: f.path.clone(),
             source,
         })?;
-        written.push(f.path.clone());
+        done.written.push(f.path.clone());
     }
-    Ok(written)
+    for (path, _) in stale {
+        std::fs::remove_file(path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        done.removed.push(path.clone());
+    }
+    Ok(done)
 }
 
 /// Fewest files worth a reading thread of their own.
@@ -86,10 +93,10 @@ fn stage<'a>(files: &'a [Planned], staged: &mut Vec<(PathBuf, &'a Planned)>) -> 
     Ok(())
 }
 
-/// A unified diff (`--- a/<file>` / `+++ b/<file>`) of every file whose content would change; `None` when
-/// everything is up to date.
+/// A unified diff (`--- a/<file>` / `+++ b/<file>`) of every file whose content would change, and of each stale
+/// file's removal (`+++ /dev/null`); `None` when everything is up to date.
 #[cfg(feature = "check")]
-pub fn diff_all(files: &[Planned]) -> Result<Option<String>, Error> {
+pub fn diff_all(files: &[Planned], stale: &[(PathBuf, PathBuf)]) -> Result<Option<String>, Error> {
     let mut out = String::new();
     for f in files {
         let old = read_existing(&f.path)?.unwrap_or_default();
@@ -97,14 +104,30 @@ pub fn diff_all(files: &[Planned]) -> Result<Option<String>, Error> {
             continue;
         }
         let rel = f.rel.display().to_string();
-        let diff = similar::TextDiff::from_lines(&old, &f.content);
-        out.push_str(
-            &diff
-                .unified_diff()
-                .context_radius(3)
-                .header(&format!("a/{rel}"), &format!("b/{rel}"))
-                .to_string(),
-        );
+        out.push_str(&unified(
+            &old,
+            &f.content,
+            &format!("a/{rel}"),
+            &format!("b/{rel}"),
+        ));
+    }
+    for (path, rel) in stale {
+        let old = read_existing(path)?.unwrap_or_default();
+        out.push_str(&unified(
+            &old,
+            "",
+            &format!("a/{}", rel.display()),
+            "/dev/null",
+        ));
     }
     Ok(if out.is_empty() { None } else { Some(out) })
+}
+
+#[cfg(feature = "check")]
+fn unified(old: &str, new: &str, from: &str, to: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(from, to)
+        .to_string()
 }

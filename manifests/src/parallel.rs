@@ -5,10 +5,34 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// How many threads [`map_indexed`] uses for `count` items: one per core, but only as many as give each
 /// at least `min_per_thread` items (starting a thread costs about as much as a small item).
 pub fn threads_for(count: usize, min_per_thread: usize) -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(count / min_per_thread.max(1))
-        .max(1)
+    cores().min(count / min_per_thread.max(1)).max(1)
+}
+
+#[cfg(not(test))]
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+#[cfg(test)]
+std::thread_local! {
+    /// Tests pretend to have this many cores, so the split is exercised on any machine.
+    static CORES: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+fn cores() -> usize {
+    CORES
+        .get()
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
+/// Runs `f` as if the machine had `n` cores (on this thread, where the split is decided).
+#[cfg(test)]
+pub fn with_cores<R>(n: usize, f: impl FnOnce() -> R) -> R {
+    CORES.set(Some(n));
+    let result = f();
+    CORES.set(None);
+    result
 }
 
 /// Calls `work(&mut state, i)` for each `i` in `0..count` on [`threads_for`] threads and returns the

@@ -88,31 +88,8 @@ fn every_kind_of_error_is_reported_in_one_run() {
     );
 }
 
-#[test]
-fn a_failing_run_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = fixture("errors");
-    for rel in [
-        "Cargo.toml",
-        "src/lib.rs",
-        "src/broken.rs",
-        "src/api/mod.rs",
-        "src/api/v1/mod.rs",
-        "src/api/v1/widget_types.rs",
-    ] {
-        let dst = dir.path().join(rel);
-        fs::create_dir_all(dst.parent().unwrap()).unwrap();
-        fs::copy(src.join(rel), &dst).unwrap();
-    }
-    // The CLI calls generate, and only writes on Ok: an Err leaves the tree as it was.
-    assert!(generate(dir.path(), &Options::default()).is_err());
-    assert!(!dir.path().join("config").exists());
-    let entries: Vec<_> = fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(entries.len(), 2, "{entries:?}");
-}
+// That a failing run writes nothing is a property of the CLI, which owns the writes: see
+// scaffold-tests/tests/bad_input.rs, `a_failing_manifests_run_writes_nothing`.
 
 #[test]
 fn missing_src_is_an_error() {
@@ -338,5 +315,190 @@ fn what_the_api_server_refuses_is_rejected_before_writing() {
         out.crds[0].yaml.contains("optionalOldSelf: true"),
         "{}",
         out.crds[0].yaml
+    );
+}
+
+/// A Go codebase's markers that controller-gen ignores stop rkb by default; a project setting lets them through
+/// as warnings that say why.
+#[test]
+fn unknown_markers_are_errors_unless_the_project_allows_them() {
+    let types = format!(
+        "{ROOT}pub struct ThingSpec {{\n    /// +kubebuilder:validation:nullable\n    pub a: Option<String>,\n}}\n"
+    );
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &types),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("error: unknown marker `kubebuilder:validation:nullable`"),
+        "{e}"
+    );
+
+    let manifest = dir.path().join("Cargo.toml");
+    let strict = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        format!("{strict}\n[package.metadata.rkb]\nallow-unknown-markers = true\n"),
+    )
+    .unwrap();
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    let warnings: Vec<String> = out.warnings.iter().map(|w| w.render()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(
+            "warning: unknown marker `kubebuilder:validation:nullable` ignored\n --> src/api/v1/thing_types.rs:9:10"
+        ),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        warnings[0].contains("allow-unknown-markers = true"),
+        "{}",
+        warnings[0]
+    );
+    assert_eq!(out.crds.len(), 1);
+
+    fs::write(
+        &manifest,
+        format!("{strict}\n[package.metadata.rkb]\nallow-unknown-markers = sure\n"),
+    )
+    .unwrap();
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "error: `allow-unknown-markers` must be true or false, not `sure`\n --> Cargo.toml:6:1"
+        ),
+        "{e}"
+    );
+}
+
+/// CRDs a generator wrote that no kind generates any more: `--check` shows their deletion, a run removes them,
+/// and a CRD written by hand (no controller-gen annotation) is left alone.
+#[test]
+fn stale_generated_crds_are_reported_and_removed() {
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        (
+            "src/api/v1/thing_types.rs",
+            &format!("{ROOT}pub struct ThingSpec {{ pub a: String }}\n"),
+        ),
+    ]);
+    let opts = Options::default();
+    let out = generate(dir.path(), &opts).unwrap();
+    rkb_manifests::write(dir.path(), &opts, &out).unwrap();
+    let bases = dir.path().join("config/crd/bases");
+    let thing = bases.join("t.example.com_things.yaml");
+    let old = fs::read_to_string(&thing).unwrap();
+    let gone = bases.join("old.example.com_gadgets.yaml");
+    fs::write(&gone, old.replace("t.example.com", "old.example.com")).unwrap();
+    let by_hand = bases.join("hand.example.com_tools.yaml");
+    fs::write(
+        &by_hand,
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n",
+    )
+    .unwrap();
+
+    assert_eq!(
+        rkb_manifests::stale_crds(dir.path(), &opts, &out).unwrap(),
+        [PathBuf::from(
+            "config/crd/bases/old.example.com_gadgets.yaml"
+        )]
+    );
+    let diff = rkb_manifests::check(dir.path(), &opts, &out)
+        .unwrap()
+        .expect("stale");
+    assert!(
+        diff.starts_with("--- a/config/crd/bases/old.example.com_gadgets.yaml\n+++ /dev/null\n"),
+        "{diff}"
+    );
+    let done = rkb_manifests::write(dir.path(), &opts, &out).unwrap();
+    assert_eq!(done.removed, std::slice::from_ref(&gone));
+    assert!(done.written.is_empty(), "{done:?}");
+    assert!(!gone.exists() && thing.exists() && by_hand.exists());
+    assert_eq!(rkb_manifests::check(dir.path(), &opts, &out).unwrap(), None);
+}
+
+/// Kinds rkb would skip say so: a kind-shaped struct without the root marker, and a root without
+/// `metadata: ObjectMeta` (an optional one included). List types and `root=false` stay quiet.
+#[test]
+fn skipped_kinds_are_warned_about() {
+    let types =
+        "use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta, TypeMeta};
+pub struct Spec { pub a: String }
+pub struct Unmarked {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: Spec,
+}
+/// +kubebuilder:object:root=true
+pub struct Optional {
+    pub metadata: Option<ObjectMeta>,
+    pub spec: Spec,
+}
+/// +kubebuilder:object:root=true
+pub struct NoMeta {
+    pub spec: Spec,
+}
+/// +kubebuilder:object:root=true
+pub struct OptionalList {
+    #[serde(default)]
+    pub metadata: ListMeta,
+    pub items: Vec<Spec>,
+}
+/// +kubebuilder:object:root=false
+pub struct NotAKind {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+}
+";
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/kinds.rs", types),
+    ]);
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    assert!(out.crds.is_empty());
+    let warnings: Vec<(String, usize, String)> = out
+        .warnings
+        .iter()
+        .map(|w| {
+            (
+                w.message.clone(),
+                w.line,
+                w.hint.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(warnings.len(), 3, "{warnings:#?}");
+    assert_eq!(
+        warnings[0].0,
+        "`Unmarked` has `metadata: ObjectMeta` and a flattened `TypeMeta` but no `+kubebuilder:object:root=true`: no CRD is generated for it"
+    );
+    assert_eq!(warnings[0].1, 3);
+    assert!(warnings[0].2.contains("root=false"), "{warnings:#?}");
+    assert!(warnings[1].0.starts_with("`Optional` is marked `+kubebuilder:object:root=true` but has no `metadata: ObjectMeta` field"));
+    assert!(
+        warnings[1]
+            .2
+            .starts_with("a kind's metadata is never absent"),
+        "{warnings:#?}"
+    );
+    assert!(
+        warnings[2].0.starts_with("`NoMeta` is marked"),
+        "{warnings:#?}"
+    );
+    assert!(
+        warnings[2]
+            .2
+            .starts_with("add `#[serde(default)] pub metadata: ObjectMeta`"),
+        "{warnings:#?}"
     );
 }

@@ -74,10 +74,14 @@ fn write_then_check_is_clean_and_check_reports_stale_files() {
     );
 
     let written = write(dir.path(), &opts, &out).unwrap();
-    assert_eq!(written.len(), 2);
+    assert_eq!(written.written.len(), 2);
+    assert!(written.removed.is_empty());
     assert_eq!(check(dir.path(), &opts, &out).unwrap(), None);
     // Unchanged files are not rewritten.
-    assert!(write(dir.path(), &opts, &out).unwrap().is_empty());
+    assert_eq!(
+        write(dir.path(), &opts, &out).unwrap(),
+        rkb_manifests::Written::default()
+    );
     // No temp files left behind.
     let leftovers: Vec<_> = walkdir(&dir.path().join("config"))
         .into_iter()

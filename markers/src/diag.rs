@@ -34,7 +34,13 @@ pub struct Diagnostic {
     /// The full text of line `line` (without its newline); empty when unknown.
     pub source_line: String,
     pub hint: Option<String>,
+    /// What kind of problem this is, for callers that treat a kind specially (e.g. [`UNKNOWN_MARKER`]).
+    pub code: Option<&'static str>,
 }
+
+/// The code of "unknown marker" diagnostics: a `+kubebuilder:` name (or a near miss of a known one) that no
+/// marker has. Projects porting Go types may let these through as warnings (rkb-manifests' settings).
+pub const UNKNOWN_MARKER: &str = "unknown-marker";
 
 impl Diagnostic {
     pub fn error(message: impl Into<String>) -> Self {
@@ -47,6 +53,7 @@ impl Diagnostic {
             len: 0,
             source_line: String::new(),
             hint: None,
+            code: None,
         }
     }
 

@@ -18,7 +18,7 @@ mod registry;
 mod suggest;
 mod value;
 
-pub use diag::{Diagnostic, Severity, render_all};
+pub use diag::{Diagnostic, Severity, UNKNOWN_MARKER, render_all};
 pub use naming::{plural_of, pluralize};
 pub use parse::{Arg, Location, Marker, Span, is_marker_text, parse_marker};
 pub use registry::{ArgDef, Args, MarkerDef, Registry, Target, Targets, Use};

@@ -409,6 +409,7 @@ fn unknown(reg: &Registry, text: &str, body: &str, loc: &Location<'_>) -> Diagno
         shown.len(),
         loc,
     );
+    d.code = Some(crate::diag::UNKNOWN_MARKER);
     if let Some(s) = suggestion {
         d = d.with_hint(format!("did you mean `+{s}`?"));
     } else if sev == Severity::Error {

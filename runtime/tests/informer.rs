@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use rkb_envtest::Environment;
+use rkb_envtest::{Environment, eventually};
 use rkb_runtime::client::{DeleteParams, PostParams, ResourceClient};
 use rkb_runtime::informer::{HandlerFuncs, SharedInformerFactory};
 use rkb_runtime::lister::parse_selector;
@@ -163,8 +163,13 @@ async fn informer_sees_add_update_delete_in_order_and_lister_follows() {
     let mut initial = vec![next(&mut late_rx).await, next(&mut late_rx).await];
     initial.sort();
     assert_eq!(initial, ["add b 3 true", "add before 0 true"]);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert!(late_reg.has_synced());
+    eventually(
+        "the late handler has synced",
+        Duration::from_secs(10),
+        || async { Ok::<_, String>(late_reg.has_synced().then_some(())) },
+    )
+    .await
+    .unwrap();
 
     // After shutdown no handler hears anything.
     factory.shutdown().await;

@@ -69,7 +69,7 @@ impl LocalRegistry {
                 version: package["version"].as_str().expect("version").to_string(),
                 file: PathBuf::new(),
             };
-            let file = target_dir()
+            let file = package_dir()
                 .join("package")
                 .join(format!("{}-{}.crate", packaged.name, packaged.version));
             let bytes = std::fs::read(&file)
@@ -139,16 +139,36 @@ fn forget_cached_copies(packages: &[&Value]) {
     }
 }
 
-/// `cargo package` for the given packages, verifying each builds from its .crate alone.
+/// Where `cargo package` verifies (builds each .crate alone) and leaves the .crate files.
+fn package_dir() -> PathBuf {
+    target_dir().join("package-verify")
+}
+
+/// `cargo package` for the given packages, verifying each builds from its .crate alone. The verification resolves
+/// rkb's crates through a local registry of cargo's own, and cargo never rebuilds a registry crate it compiled
+/// before (their sources are taken to be immutable), while ours change under the same name and version from run to
+/// run: so verification gets a target dir of its own, and rkb's crates are cleaned out of it first (the crates.io
+/// dependencies stay compiled there).
 fn package(packages: &[&Value]) {
+    let names: Vec<&str> = packages
+        .iter()
+        .map(|p| p["name"].as_str().expect("name"))
+        .collect();
+    let mut clean = Command::new(env!("CARGO"));
+    clean
+        .args(["clean", "--quiet", "--target-dir"])
+        .arg(package_dir())
+        .current_dir(workspace_root());
     let mut cmd = Command::new(env!("CARGO"));
     // --allow-dirty: the test checks what the working tree would publish, committed or not.
     cmd.args(["package", "--locked", "--allow-dirty", "--quiet"])
         .current_dir(workspace_root())
-        .env("CARGO_TARGET_DIR", target_dir());
-    for p in packages {
-        cmd.args(["-p", p["name"].as_str().expect("name")]);
+        .env("CARGO_TARGET_DIR", package_dir());
+    for name in names {
+        clean.args(["-p", name]);
+        cmd.args(["-p", name]);
     }
+    run(&mut clean);
     run(&mut cmd);
 }
 

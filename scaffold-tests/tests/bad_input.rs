@@ -43,6 +43,62 @@ fn project() -> tempfile::TempDir {
     tmp
 }
 
+/// `rkb manifests` writes every file or none. Each failure below comes with a change that would rewrite the CRD, so
+/// a writer that wrote files one by one would leave it half-written.
+#[test]
+fn a_failing_manifests_run_writes_nothing() {
+    let p = project();
+    rkb_ok(p.path(), &["manifests"]);
+    let types = p.path().join("src/api/v1/demomicroservice_types.rs");
+    let original = std::fs::read_to_string(&types).unwrap();
+    let with_field = original.replace(
+        "    pub foo: Option<String>,\n",
+        "    pub foo: Option<String>,\n    /// replicas is new.\n    pub replicas: i32,\n",
+    );
+    assert_ne!(with_field, original);
+
+    // A marker error in the same run as the new field.
+    let broken = with_field.replace(
+        "    /// replicas is new.\n",
+        "    /// replicas is new.\n    /// +kubebuilder:validation:Maximum=many\n",
+    );
+    std::fs::write(&types, &broken).unwrap();
+    let before = snapshot(p.path());
+    let out = rkb(p.path(), &["manifests"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("Maximum"), "{stderr}");
+    assert!(
+        snapshot(p.path()) == before,
+        "a run with an error wrote files"
+    );
+
+    // An I/O failure on one output (role.yaml cannot be read: it is a directory) after the CRD changed.
+    std::fs::write(&types, &with_field).unwrap();
+    let role = p.path().join("config/rbac/role.yaml");
+    std::fs::remove_file(&role).unwrap();
+    std::fs::create_dir(&role).unwrap();
+    let before = snapshot(p.path());
+    let out = rkb(p.path(), &["manifests"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("role.yaml"), "{stderr}");
+    assert!(
+        snapshot(p.path()) == before,
+        "a run that failed to write role.yaml wrote the CRD"
+    );
+
+    // With the obstacle gone the same run succeeds and writes the new field.
+    std::fs::remove_dir(&role).unwrap();
+    rkb_ok(p.path(), &["manifests"]);
+    let crd = std::fs::read_to_string(
+        p.path()
+            .join("config/crd/bases/devops.my.domain_demomicroservices.yaml"),
+    )
+    .unwrap();
+    assert!(crd.contains("replicas:"), "{crd}");
+}
+
 #[test]
 fn init_twice_is_refused() {
     let p = project();

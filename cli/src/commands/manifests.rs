@@ -44,8 +44,43 @@ pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
             }
         });
     }
-    for path in rkb_manifests::write(root, &opts, &output)? {
+    let done = rkb_manifests::write(root, &opts, &output)?;
+    for path in &done.written {
         println!("wrote {}", path.display());
     }
+    for path in &done.removed {
+        println!("removed {} (no kind generates it any more)", path.display());
+        warn_if_still_listed(root, &opts, path);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A removed CRD that config/crd/kustomization.yaml still lists would make `kubectl kustomize` fail: say so, with
+/// the line to delete (the kustomization is the user's file, so rkb does not edit it).
+fn warn_if_still_listed(root: &std::path::Path, opts: &Options, removed: &std::path::Path) {
+    let Some(name) = removed
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+    else {
+        return;
+    };
+    let Some(crd_root) = opts.crd_dir.parent() else {
+        return;
+    };
+    let kustomization = crd_root.join("kustomization.yaml");
+    let Ok(text) = std::fs::read_to_string(root.join(&kustomization)) else {
+        return;
+    };
+    if let Some((n, line)) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.trim() == format!("- bases/{name}"))
+    {
+        eprintln!(
+            "warning: {}:{} still lists the removed CRD: delete the line `{}`, or kustomize fails",
+            kustomization.display(),
+            n + 1,
+            line.trim()
+        );
+    }
 }

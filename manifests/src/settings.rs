@@ -1,0 +1,157 @@
+//! Project settings from the `[package.metadata.rkb]` table of the project's Cargo.toml. They live there, not in
+//! command-line flags, because two readers must agree on them: `rkb manifests` and the derive macro, which reads
+//! the same markers inside `cargo build`.
+//!
+//! ```toml
+//! [package.metadata.rkb]
+//! # Unknown `+kubebuilder:` markers (and near misses of known ones) are warnings, not errors: for porting Go
+//! # types whose markers controller-gen silently ignores. The default is strict.
+//! allow-unknown-markers = true
+//! ```
+//!
+//! Only this table is read, line by line (`key = value`, `#` comments); any other key in it is an error, so a
+//! misspelt setting is never silently ignored.
+
+use std::path::Path;
+
+use rkb_markers::{Diagnostic, Severity, UNKNOWN_MARKER};
+
+const TABLE: &str = "[package.metadata.rkb]";
+const ALLOW_UNKNOWN_MARKERS: &str = "allow-unknown-markers";
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    pub allow_unknown_markers: bool,
+}
+
+impl Settings {
+    /// Reads `Cargo.toml` under `root` (no file or no table: the defaults); problems go to `diags`.
+    pub fn read(root: &Path, diags: &mut Vec<Diagnostic>) -> Self {
+        let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else {
+            return Self::default();
+        };
+        Self::parse(&text, diags)
+    }
+
+    fn parse(manifest: &str, diags: &mut Vec<Diagnostic>) -> Self {
+        let mut settings = Self::default();
+        let mut in_table = false;
+        for (i, line) in manifest.lines().enumerate() {
+            let trimmed = line.split('#').next().unwrap_or_default().trim();
+            if trimmed.starts_with('[') {
+                in_table = trimmed == TABLE;
+                continue;
+            }
+            if !in_table || trimmed.is_empty() {
+                continue;
+            }
+            let at = |message: String, hint: &str| {
+                let col = line.len() - line.trim_start().len() + 1;
+                Diagnostic::error(message)
+                    .at("Cargo.toml", i + 1, col, trimmed.chars().count())
+                    .with_source_line(line)
+                    .with_hint(hint)
+            };
+            let (key, value) = trimmed.split_once('=').unwrap_or((trimmed, ""));
+            match (key.trim(), value.trim()) {
+                (ALLOW_UNKNOWN_MARKERS, "true") => settings.allow_unknown_markers = true,
+                (ALLOW_UNKNOWN_MARKERS, "false") => settings.allow_unknown_markers = false,
+                (ALLOW_UNKNOWN_MARKERS, other) => diags.push(at(
+                    format!("`{ALLOW_UNKNOWN_MARKERS}` must be true or false, not `{other}`"),
+                    "write `allow-unknown-markers = true`",
+                )),
+                (other, _) => diags.push(at(
+                    format!("unknown setting `{other}` in {TABLE}"),
+                    "the only setting is `allow-unknown-markers = true|false`",
+                )),
+            }
+        }
+        settings
+    }
+
+    /// Applies the settings to a run's diagnostics: with `allow-unknown-markers`, unknown markers become
+    /// warnings that say they were ignored and why.
+    pub fn apply(&self, diags: &mut [Diagnostic]) {
+        if !self.allow_unknown_markers {
+            return;
+        }
+        for d in diags.iter_mut() {
+            if d.code == Some(UNKNOWN_MARKER) && d.severity == Severity::Error {
+                d.severity = Severity::Warning;
+                d.message = format!("{} ignored", d.message);
+                let because = format!(
+                    "ignored because Cargo.toml's {TABLE} sets {ALLOW_UNKNOWN_MARKERS} = true"
+                );
+                d.hint = Some(match d.hint.take() {
+                    Some(hint) => format!("{hint} ({because})"),
+                    None => because,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_only_its_table() {
+        let mut diags = Vec::new();
+        let manifest = "[package]\nname = \"x\"\nallow-unknown-markers = true\n\n[package.metadata.rkb]\n# porting\nallow-unknown-markers = true # for now\n\n[dependencies]\n";
+        assert!(Settings::parse(manifest, &mut diags).allow_unknown_markers);
+        assert!(diags.is_empty(), "{diags:?}");
+        let strict = "[package]\nallow-unknown-markers = true\n";
+        assert!(!Settings::parse(strict, &mut diags).allow_unknown_markers);
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    #[test]
+    fn bad_settings_are_located_errors() {
+        let mut diags = Vec::new();
+        let manifest =
+            "[package.metadata.rkb]\nallow-unknown-markers = yes\n  allow-unknown-marker = true\n";
+        Settings::parse(manifest, &mut diags);
+        let rendered: Vec<String> = diags
+            .iter()
+            .map(|d| format!("{}:{}:{} {}", d.file.display(), d.line, d.col, d.message))
+            .collect();
+        assert_eq!(
+            rendered,
+            [
+                "Cargo.toml:2:1 `allow-unknown-markers` must be true or false, not `yes`",
+                "Cargo.toml:3:3 unknown setting `allow-unknown-marker` in [package.metadata.rkb]",
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_markers_become_warnings_only_when_allowed() {
+        let unknown = || {
+            let mut d = Diagnostic::error("unknown marker `kubebuilder:validation:nullable`")
+                .with_hint("did you mean `+nullable`?");
+            d.code = Some(UNKNOWN_MARKER);
+            vec![d, Diagnostic::error("something else")]
+        };
+        let mut strict = unknown();
+        Settings::default().apply(&mut strict);
+        assert!(strict.iter().all(Diagnostic::is_error));
+        let mut allowed = unknown();
+        Settings {
+            allow_unknown_markers: true,
+        }
+        .apply(&mut allowed);
+        assert_eq!(allowed[0].severity, Severity::Warning);
+        assert_eq!(
+            allowed[0].message,
+            "unknown marker `kubebuilder:validation:nullable` ignored"
+        );
+        assert_eq!(
+            allowed[0].hint.as_deref(),
+            Some(
+                "did you mean `+nullable`? (ignored because Cargo.toml's [package.metadata.rkb] sets allow-unknown-markers = true)"
+            )
+        );
+        assert!(allowed[1].is_error(), "other errors stay errors");
+    }
+}
