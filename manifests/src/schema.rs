@@ -512,12 +512,13 @@ impl<'m> SchemaGen<'m> {
         }
         main.sort_by_key(|m| priority(m.name()));
         items.sort_by_key(|m| priority(m.name()));
-        for m in main {
+        for m in &main {
             if let Err((msg, hint)) = apply_one(s, m, m.name(), enum_values) {
                 let at = self.marker_at(file, m);
                 self.error(at, msg, hint);
             }
         }
+        self.check_map_list_has_keys(s, &main, file);
         for m in items {
             let short = m.name().replacen("items:", "", 1);
             let ok = s.get("type") == Some(&json!("array"))
@@ -551,6 +552,25 @@ impl<'m> SchemaGen<'m> {
                 let at = self.marker_at(file, m);
                 self.error(at, msg, hint);
             }
+        }
+    }
+
+    /// A `+listType=map` whose list got no `+listMapKey`: controller-gen writes that CRD, and the API server
+    /// refuses it ("x-kubernetes-list-map-keys: Required value").
+    fn check_map_list_has_keys(&mut self, s: &Schema, markers: &[&Marker], file: usize) {
+        let map_list = markers.iter().find(|m| {
+            m.name() == "listType" && m.value.as_ref().and_then(MValue::as_str) == Some("map")
+        });
+        if let Some(m) = map_list
+            && s.get("x-kubernetes-list-type") == Some(&json!("map"))
+            && !s.contains_key("x-kubernetes-list-map-keys")
+        {
+            let at = self.marker_at(file, m);
+            self.error(
+                at,
+                "`+listType=map` needs at least one `+listMapKey`: the API server refuses a map list without keys",
+                Some("add `/// +listMapKey=<field>` naming the item field that identifies an entry (e.g. name), or use `+listType=atomic`".into()),
+            );
         }
     }
 

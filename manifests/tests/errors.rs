@@ -502,3 +502,32 @@ pub struct NotAKind {
         "{warnings:#?}"
     );
 }
+
+/// `+listType=map` without `+listMapKey` is refused before anything is written: the API server would refuse the
+/// CRD ("x-kubernetes-list-map-keys: Required value").
+#[test]
+fn a_map_list_without_keys_is_an_error() {
+    let types = format!(
+        "{ROOT}pub struct ThingSpec {{\n    /// +listType=map\n    pub ports: Vec<Port>,\n}}\npub struct Port {{ pub name: String }}\n"
+    );
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &types),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "error: `+listType=map` needs at least one `+listMapKey`: the API server refuses a map list without keys\n --> src/api/v1/thing_types.rs:9:9\n"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("help: add `/// +listMapKey=<field>`"), "{e}");
+    let fixed = types.replace(
+        "/// +listType=map\n",
+        "/// +listType=map\n    /// +listMapKey=name\n",
+    );
+    fs::write(dir.path().join("src/api/v1/thing_types.rs"), fixed).unwrap();
+    generate(dir.path(), &Options::default()).unwrap();
+}
