@@ -73,23 +73,35 @@ fn a_failing_manifests_run_writes_nothing() {
         "a run with an error wrote files"
     );
 
-    // An I/O failure on one output (role.yaml cannot be read: it is a directory) after the CRD changed.
+    // A write that fails after the CRD was staged: role.yaml changes too (a new rbac marker), and its temporary
+    // file cannot be created (a directory holds the name). A writer that wrote files one by one would have
+    // written the CRD already.
     std::fs::write(&types, &with_field).unwrap();
-    let role = p.path().join("config/rbac/role.yaml");
-    std::fs::remove_file(&role).unwrap();
-    std::fs::create_dir(&role).unwrap();
+    let controller = p
+        .path()
+        .join("src/controller/demomicroservice_controller.rs");
+    let code = std::fs::read_to_string(&controller).unwrap();
+    let with_rule = code.replacen(
+        "/// +kubebuilder:rbac:",
+        "/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get\n/// +kubebuilder:rbac:",
+        1,
+    );
+    assert_ne!(with_rule, code);
+    std::fs::write(&controller, &with_rule).unwrap();
+    let obstacle = p.path().join("config/rbac/.role.yaml.rkb-tmp");
+    std::fs::create_dir(&obstacle).unwrap();
     let before = snapshot(p.path());
     let out = rkb(p.path(), &["manifests"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("role.yaml"), "{stderr}");
+    assert!(stderr.contains(".role.yaml.rkb-tmp"), "{stderr}");
     assert!(
         snapshot(p.path()) == before,
         "a run that failed to write role.yaml wrote the CRD"
     );
 
     // With the obstacle gone the same run succeeds and writes the new field.
-    std::fs::remove_dir(&role).unwrap();
+    std::fs::remove_dir(&obstacle).unwrap();
     rkb_ok(p.path(), &["manifests"]);
     let crd = std::fs::read_to_string(
         p.path()
@@ -97,6 +109,8 @@ fn a_failing_manifests_run_writes_nothing() {
     )
     .unwrap();
     assert!(crd.contains("replicas:"), "{crd}");
+    let role = std::fs::read_to_string(p.path().join("config/rbac/role.yaml")).unwrap();
+    assert!(role.contains("- deployments"), "{role}");
 }
 
 #[test]
