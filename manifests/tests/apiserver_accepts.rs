@@ -82,3 +82,79 @@ async fn every_corpus_crd_is_established_on_a_real_apiserver() {
         "every generated CRD must be Established"
     );
 }
+
+/// Removes every `key` from a JSON tree; returns how many it removed.
+fn strip_key(v: &mut serde_json::Value, key: &str) -> usize {
+    match v {
+        serde_json::Value::Object(m) => {
+            let here = usize::from(m.remove(key).is_some());
+            here + m.values_mut().map(|c| strip_key(c, key)).sum::<usize>()
+        }
+        serde_json::Value::Array(items) => items.iter_mut().map(|c| strip_key(c, key)).sum(),
+        _ => 0,
+    }
+}
+
+/// The structural rules rkb checks before writing are rules the API server enforces: for each, the CRD rkb
+/// refuses to write (made here by removing what rkb requires from a valid one) is refused by the server, with
+/// the server's reason, while the valid CRD is accepted.
+#[tokio::test]
+async fn the_api_server_refuses_what_rkb_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "Cargo.toml",
+            "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
+        ),
+        ("src/api/v1/mod.rs", "//! +groupName=rules.example.com\n"),
+        (
+            "src/api/v1/thing_types.rs",
+            "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+/// +kubebuilder:object:root=true
+pub struct Thing {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: ThingSpec,
+}
+pub struct ThingSpec {
+    /// +listType=map
+    /// +listMapKey=name
+    pub ports: Vec<Port>,
+}
+pub struct Port {
+    pub name: String,
+}
+",
+        ),
+    ];
+    for (rel, text) in files {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let out = rkb_manifests::generate(dir.path(), &Options::default()).unwrap();
+    let valid: serde_json::Value = serde_yaml::from_str(&out.crds[0].yaml).unwrap();
+
+    // (rule, key rkb requires, what the server says without it)
+    let rules = [(
+        "+listType=map needs +listMapKey",
+        "x-kubernetes-list-map-keys",
+        "x-kubernetes-list-map-keys",
+    )];
+    let env = Environment::start().await.expect("envtest");
+    let crds: Api<CustomResourceDefinition> = Api::all(env.client());
+    let post = kube::api::PostParams::default();
+    for (rule, key, reason) in rules {
+        let mut broken = valid.clone();
+        assert!(strip_key(&mut broken, key) > 0, "{rule}: nothing to remove");
+        let broken: CustomResourceDefinition = serde_json::from_value(broken).unwrap();
+        let err = crds.create(&post, &broken).await.expect_err(&format!(
+            "{rule}: the API server accepted the CRD rkb refuses"
+        ));
+        assert!(err.to_string().contains(reason), "{rule}: {err}");
+    }
+    let valid: CustomResourceDefinition = serde_json::from_value(valid).unwrap();
+    crds.create(&post, &valid)
+        .await
+        .expect("the valid CRD is accepted");
+}
