@@ -140,6 +140,7 @@ fn analyze(project_root: &Path) -> Result<Analysis, Error> {
     let files = load::load_sources(project_root)?;
     for f in &files {
         load::plain_comment_markers(f, &mut diags);
+        load::kube_derives(f, &mut diags);
     }
     let model = model::Model::build(files, &mut diags);
     let roots = crd::find_roots(&model, &mut diags);

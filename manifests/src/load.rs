@@ -324,6 +324,52 @@ pub fn place_doc(
     }
 }
 
+/// Warnings for kube-derive's `#[derive(CustomResource)]` on types under `src/api`: rkb generates CRDs from its
+/// own kinds and markers, not from kube's attributes, so such a type would get no CRD without a word.
+pub fn kube_derives(file: &SourceFile, diags: &mut Vec<Diagnostic>) {
+    if file.module.first().map(String::as_str) != Some("api") {
+        return;
+    }
+    for (i, line) in file.text.lines().enumerate() {
+        let Some(start) = line.find("#[derive(") else {
+            continue;
+        };
+        if !line[..start].trim().is_empty() {
+            continue; // inside a comment, string or other code on the same line
+        }
+        // The derive list may span lines: read to its `)]`.
+        let offset = file.line_starts[i] + start;
+        let list = &file.text[offset..];
+        let list = &list[..list.find(")]").unwrap_or(list.len())];
+        let Some(at) = find_word(list, "CustomResource") else {
+            continue;
+        };
+        let line_no = i + 1 + list[..at].matches('\n').count();
+        let text = file.line(line_no);
+        let col = text
+            .find("CustomResource")
+            .map_or(1, |c| text[..c].chars().count() + 1);
+        diags.push(
+            Diagnostic::warning(
+                "`#[derive(CustomResource)]` is kube-derive's: rkb does not read it, so no CRD is generated for this type",
+            )
+            .at(&file.rel, line_no, col, "CustomResource".len())
+            .with_source_line(text)
+            .with_hint(
+                "rkb writes CRDs for its own kinds: a struct marked `/// +kubebuilder:object:root=true` with `metadata: ObjectMeta`, `spec` and `status` (docs/markers.md); port the type, or keep kube-derive types out of src/api",
+            ),
+        );
+    }
+}
+
+/// Byte offset of `word` in `text` where it stands alone (not part of a longer identifier).
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .map(|(i, _)| i)
+        .find(|&i| !text[..i].ends_with(ident) && !text[i + word.len()..].starts_with(ident))
+}
+
 /// Warnings for marker-looking text in plain `//` comments (controller-gen reads those in Go, rkb does not).
 pub fn plain_comment_markers(file: &SourceFile, diags: &mut Vec<Diagnostic>) {
     let reg = rkb_markers::Registry::get();
