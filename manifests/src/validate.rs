@@ -45,6 +45,103 @@ pub fn check_structural(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema
     }
 }
 
+/// Checks the API server's rules for map lists (`x-kubernetes-list-type: map`) in `schema`: keys present, items
+/// objects, each key a scalar property of the items that is required or defaulted. Shared k8s sub-schemas are
+/// the API server's own and are not entered.
+pub fn check_list_maps(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: &Schema) {
+    if sg.diags.iter().any(|d| d.is_error()) {
+        return;
+    }
+    let mut problems = Vec::new();
+    walk_list_maps(schema, ".", &mut problems);
+    let t = &sg.model.types[ty];
+    let at = At {
+        file: t.file,
+        line: t.line,
+        col: t.col,
+        len: t.len,
+    };
+    let name = t.name.clone();
+    for (path, msg) in problems {
+        sg.error(
+            at,
+            format!("the {version} schema of `{name}` has an invalid map list at `{path}`: {msg}"),
+            Some("a map list's keys identify its entries: name item fields with `+listMapKey`, each a required (or defaulted) string, integer or boolean; or use `+listType=atomic`".into()),
+        );
+    }
+}
+
+fn walk_list_maps(s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
+    if let Some(problem) = list_map_problem(s) {
+        out.push((path.to_string(), problem));
+    }
+    let mut visit = |v: &Value, p: String| {
+        if crate::frozen::resolve(v).is_none()
+            && let Value::Object(o) = v
+        {
+            walk_list_maps(o, &p, out);
+        }
+    };
+    if let Some(Value::Object(props)) = s.get("properties") {
+        for (k, v) in props {
+            visit(v, child(path, k));
+        }
+    }
+    for k in ["items", "additionalProperties"] {
+        if let Some(v) = s.get(k) {
+            visit(v, format!("{path}[*]"));
+        }
+    }
+}
+
+/// What is wrong with `s` as a map list, if it is one (or claims keys without being one).
+fn list_map_problem(s: &Schema) -> Option<String> {
+    let keys = s
+        .get("x-kubernetes-list-map-keys")
+        .and_then(Value::as_array);
+    if s.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map") {
+        return keys.map(|_| "x-kubernetes-list-map-keys needs x-kubernetes-list-type: map".into());
+    }
+    let Some(keys) = keys.filter(|k| !k.is_empty()) else {
+        return Some("x-kubernetes-list-type: map needs x-kubernetes-list-map-keys".into());
+    };
+    let shared = s.get("items").and_then(crate::frozen::resolve);
+    let items = shared
+        .as_deref()
+        .or(s.get("items"))
+        .and_then(Value::as_object);
+    let Some(items) = items.filter(|i| i.get("type").and_then(Value::as_str) == Some("object"))
+    else {
+        return Some("the items of a map list must be objects".into());
+    };
+    let required: Vec<&str> = items
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for key in keys.iter().filter_map(Value::as_str) {
+        let prop = items.get("properties").and_then(|p| p.get(key));
+        let shared = prop.and_then(crate::frozen::resolve);
+        let Some(prop) = shared.as_deref().or(prop).and_then(Value::as_object) else {
+            return Some(format!("map key `{key}` is not a field of the items"));
+        };
+        if matches!(
+            prop.get("type").and_then(Value::as_str),
+            Some("array" | "object")
+        ) {
+            return Some(format!(
+                "map key `{key}` must be a scalar, not a list or object"
+            ));
+        }
+        if !required.contains(&key) && !prop.contains_key("default") {
+            return Some(format!(
+                "map key `{key}` must be required or have a default"
+            ));
+        }
+    }
+    None
+}
+
 fn child(path: &str, seg: &str) -> String {
     if path == "." {
         format!(".{seg}")

@@ -135,18 +135,42 @@ pub struct Port {
     let out = rkb_manifests::generate(dir.path(), &Options::default()).unwrap();
     let valid: serde_json::Value = serde_yaml::from_str(&out.crds[0].yaml).unwrap();
 
-    // (rule, key rkb requires, what the server says without it)
-    let rules = [(
-        "+listType=map needs +listMapKey",
-        "x-kubernetes-list-map-keys",
-        "x-kubernetes-list-map-keys",
-    )];
+    // (rule, what breaks it in the valid CRD, what the server says)
+    type Breaker = fn(&mut serde_json::Value) -> bool;
+    let rules: [(&str, Breaker, &str); 3] = [
+        (
+            "+listType=map needs +listMapKey",
+            |crd| strip_key(crd, "x-kubernetes-list-map-keys") > 0,
+            "x-kubernetes-list-map-keys",
+        ),
+        (
+            "a map key is a field of the items",
+            |crd| {
+                let ports = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+                    ["spec"]["properties"]["ports"];
+                ports["x-kubernetes-list-map-keys"] = serde_json::json!(["nope"]);
+                true
+            },
+            "x-kubernetes-list-map-keys",
+        ),
+        (
+            "a map key is required or defaulted",
+            |crd| {
+                let items = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+                    ["spec"]["properties"]["ports"]["items"];
+                items
+                    .as_object_mut()
+                    .is_some_and(|i| i.remove("required").is_some())
+            },
+            "must have a default or be a required property",
+        ),
+    ];
     let env = Environment::start().await.expect("envtest");
     let crds: Api<CustomResourceDefinition> = Api::all(env.client());
     let post = kube::api::PostParams::default();
-    for (rule, key, reason) in rules {
+    for (rule, breaker, reason) in rules {
         let mut broken = valid.clone();
-        assert!(strip_key(&mut broken, key) > 0, "{rule}: nothing to remove");
+        assert!(breaker(&mut broken), "{rule}: nothing to break");
         let broken: CustomResourceDefinition = serde_json::from_value(broken).unwrap();
         let err = crds.create(&post, &broken).await.expect_err(&format!(
             "{rule}: the API server accepted the CRD rkb refuses"

@@ -565,3 +565,34 @@ pub struct Other { pub b: String }
     );
     assert!(out.crds.is_empty());
 }
+
+/// Map-list keys must be fields of the items, and required or defaulted (the API server's rules, which
+/// apiserver_accepts.rs shows it enforces).
+#[test]
+fn map_list_keys_must_be_required_fields_of_the_items() {
+    let types = |key: &str, name_ty: &str| {
+        format!(
+            "{ROOT}pub struct ThingSpec {{\n    /// +listType=map\n    /// +listMapKey={key}\n    pub ports: Vec<Port>,\n}}\npub struct Port {{ pub name: {name_ty} }}\n"
+        )
+    };
+    let run = |text: String| {
+        let dir = project(&[
+            ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+            ("src/api/v1/thing_types.rs", &text),
+        ]);
+        generate(dir.path(), &Options::default())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let e = run(types("name", "Option<String>")).unwrap_err();
+    assert!(
+        e.starts_with("error: the v1 schema of `Thing` has an invalid map list at `.spec.ports`: map key `name` must be required or have a default\n"),
+        "{e}"
+    );
+    let e = run(types("nope", "String")).unwrap_err();
+    assert!(
+        e.contains("map key `nope` is not a field of the items"),
+        "{e}"
+    );
+    run(types("name", "String")).unwrap();
+}
