@@ -48,6 +48,7 @@ pub mod logging;
 mod manager;
 pub mod metrics;
 mod options;
+mod process_metrics;
 pub mod scope;
 mod secure;
 mod server;

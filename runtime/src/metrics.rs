@@ -149,6 +149,7 @@ impl Metrics {
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
             leader_status.clone(),
         );
+        registry.register_collector(Box::new(crate::process_metrics::ProcessCollector));
         Self {
             registry: Arc::new(Mutex::new(registry)),
             reconcile_total,

@@ -112,6 +112,16 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
         Some(1.0)
     );
     let successes = count(&text, "success");
+    // The process families kubebuilder's dashboards read, with real values.
+    assert!(
+        sample(&text, "process_cpu_seconds_total", &[]).is_some_and(|v| v > 0.0),
+        "{text}"
+    );
+    assert!(sample(&text, "process_resident_memory_bytes", &[]).is_some_and(|v| v > 1e6));
+    assert!(sample(&text, "process_open_fds", &[]).is_some_and(|v| v >= 3.0));
+    assert!(sample(&text, "process_max_fds", &[]).is_some_and(|v| v >= 64.0));
+    assert!(sample(&text, "process_virtual_memory_bytes", &[]).is_some_and(|v| v > 1e6));
+    assert!(sample(&text, "process_start_time_seconds", &[]).is_some_and(|v| v > 1.6e9));
 
     // A change of "good" is one more success; a failing object moves the error counters.
     touch_config_map(&client, "good", "v2").await;
