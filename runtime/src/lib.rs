@@ -49,6 +49,7 @@ mod manager;
 pub mod metrics;
 mod options;
 mod process_metrics;
+mod rest_metrics;
 pub mod scope;
 mod secure;
 mod server;

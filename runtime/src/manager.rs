@@ -32,6 +32,7 @@ pub struct ManagerBuilder {
     name: String,
     options: ManagerOptions,
     client: Option<Client>,
+    config: Option<kube::Config>,
     identity: Option<String>,
     watch_namespace: Option<String>,
     graceful_shutdown_timeout: Duration,
@@ -44,9 +45,17 @@ impl ManagerBuilder {
         self
     }
 
-    /// Uses this client instead of loading the kubeconfig / in-cluster configuration.
+    /// Uses this client instead of loading the kubeconfig / in-cluster configuration. A ready-made client reports
+    /// no `rest_client_*` metrics; [`Self::config`] builds one that does.
     pub fn client(mut self, client: Client) -> Self {
         self.client = Some(client);
+        self
+    }
+
+    /// Connects with this configuration instead of the kubeconfig / in-cluster one (the client reports
+    /// `rest_client_*` metrics, as the default one does).
+    pub fn config(mut self, config: kube::Config) -> Self {
+        self.config = Some(config);
         self
     }
 
@@ -76,9 +85,16 @@ impl ManagerBuilder {
             Some(ns) => Some(ns),
             None => options.watch_namespace()?,
         };
-        let client = match self.client {
-            Some(c) => c,
-            None => Client::try_default().await.map_err(Error::Client)?,
+        let metrics = Metrics::new();
+        let client = match (self.client, self.config) {
+            (Some(client), _) => client,
+            (None, Some(config)) => instrumented_client(config, &metrics)?,
+            (None, None) => {
+                let config = kube::Config::infer()
+                    .await
+                    .map_err(|e| Error::Client(kube::Error::InferConfig(e)))?;
+                instrumented_client(config, &metrics)?
+            }
         };
         let metrics_listener = bind(parse_bind_address(
             "--metrics-bind-address",
@@ -120,7 +136,6 @@ impl ManagerBuilder {
         });
         let (leader_tx, leader_rx) = watch::channel(leader_election.is_none());
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
-        let metrics = Metrics::new();
         let shared = Arc::new(Shared {
             recorder: Recorder::new(client.clone(), reporter(&self.name)),
             client,
@@ -182,6 +197,13 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
+/// A kube client for `config` whose requests are counted and timed in `metrics` (rest_metrics.rs).
+fn instrumented_client(config: kube::Config, metrics: &Metrics) -> Result<Client, Error> {
+    let layer = crate::rest_metrics::RestMetricsLayer::new(metrics.clone(), &config.cluster_url);
+    let builder = kube::client::ClientBuilder::try_from(config).map_err(Error::Client)?;
+    Ok(builder.with_layer(&layer).build())
+}
+
 impl Manager {
     /// A manager named `name`: the default Lease name, field manager and events reporter.
     pub fn builder(name: impl Into<String>) -> ManagerBuilder {
@@ -195,6 +217,7 @@ impl Manager {
                 ..ManagerOptions::default()
             },
             client: None,
+            config: None,
             identity: None,
             watch_namespace: None,
             graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,

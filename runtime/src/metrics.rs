@@ -37,6 +37,35 @@ pub struct ResultLabels {
     pub result: String,
 }
 
+/// `{code, host, method}` labels of `rest_client_requests_total`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RestRequestLabels {
+    /// The HTTP status code, or `<error>` when no response came back.
+    pub code: String,
+    /// The API server's `host:port`.
+    pub host: String,
+    /// The HTTP method.
+    pub method: String,
+}
+
+/// `{host, verb}` labels of `rest_client_request_duration_seconds`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RestLatencyLabels {
+    /// The API server's `host:port`.
+    pub host: String,
+    /// The HTTP method.
+    pub verb: String,
+}
+
+/// client-go's buckets for `rest_client_request_duration_seconds`.
+const REST_LATENCY_BUCKETS: [f64; 12] = [
+    0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0,
+];
+
+fn rest_latency_histogram() -> Histogram {
+    Histogram::new(REST_LATENCY_BUCKETS)
+}
+
 /// `{name}` labels of `leader_election_master_status`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LeaseLabels {
@@ -93,6 +122,8 @@ pub struct Metrics {
     active_workers: Family<ControllerLabels, Gauge>,
     max_concurrent: Family<ControllerLabels, Gauge>,
     leader_status: Family<LeaseLabels, Gauge>,
+    rest_requests: Family<RestRequestLabels, Counter>,
+    rest_latency: Family<RestLatencyLabels, Histogram, fn() -> Histogram>,
 }
 
 impl Default for Metrics {
@@ -149,6 +180,19 @@ impl Metrics {
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
             leader_status.clone(),
         );
+        let rest_requests = Family::<RestRequestLabels, Counter>::default();
+        let rest_latency: Family<RestLatencyLabels, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(rest_latency_histogram);
+        registry.register(
+            "rest_client_requests",
+            "Number of HTTP requests, partitioned by status code, method, and host.",
+            rest_requests.clone(),
+        );
+        registry.register(
+            "rest_client_request_duration_seconds",
+            "Request latency in seconds. Broken down by verb, and host.",
+            rest_latency.clone(),
+        );
         registry.register_collector(Box::new(crate::process_metrics::ProcessCollector));
         Self {
             registry: Arc::new(Mutex::new(registry)),
@@ -159,7 +203,32 @@ impl Metrics {
             active_workers,
             max_concurrent,
             leader_status,
+            rest_requests,
+            rest_latency,
         }
+    }
+
+    /// Records one request of the manager's kube client (see rest_metrics.rs).
+    pub(crate) fn rest_request(
+        &self,
+        code: &str,
+        method: &str,
+        host: &str,
+        took: std::time::Duration,
+    ) {
+        self.rest_requests
+            .get_or_create(&RestRequestLabels {
+                code: code.to_string(),
+                host: host.to_string(),
+                method: method.to_string(),
+            })
+            .inc();
+        self.rest_latency
+            .get_or_create(&RestLatencyLabels {
+                host: host.to_string(),
+                verb: method.to_string(),
+            })
+            .observe(took.as_secs_f64());
     }
 
     /// Registers an operator's own metric in the manager's registry, so /metrics serves it too.

@@ -35,8 +35,9 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
         health_probe_bind_address: "127.0.0.1:0".into(),
         ..quiet_options()
     };
+    // From a configuration, as in production: the manager's own client reports rest_client_* metrics.
     let mgr = Manager::builder("rkb-metrics-test")
-        .client(client.clone())
+        .config(env.config().clone())
         .options(options)
         .build()
         .await
@@ -122,6 +123,20 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     assert!(sample(&text, "process_max_fds", &[]).is_some_and(|v| v >= 64.0));
     assert!(sample(&text, "process_virtual_memory_bytes", &[]).is_some_and(|v| v > 1e6));
     assert!(sample(&text, "process_start_time_seconds", &[]).is_some_and(|v| v > 1.6e9));
+    // The manager's API traffic (the controller's list and watch at least), by code, method and host.
+    let host = env.config().cluster_url.authority().unwrap().to_string();
+    let gets = sample(
+        &text,
+        "rest_client_requests_total",
+        &[("code", "200"), ("method", "GET"), ("host", &host)],
+    );
+    assert!(gets.is_some_and(|n| n >= 1.0), "{text}");
+    let timed = sample(
+        &text,
+        "rest_client_request_duration_seconds_count",
+        &[("verb", "GET"), ("host", &host)],
+    );
+    assert!(timed.is_some_and(|n| n >= 1.0), "{text}");
 
     // A change of "good" is one more success; a failing object moves the error counters.
     touch_config_map(&client, "good", "v2").await;
