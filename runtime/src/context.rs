@@ -160,12 +160,29 @@ impl Context {
         async move { wait_true(&mut shutdown).await }
     }
 
-    /// Marks this controller's caches as synced; /readyz succeeds once every controller has done so.
-    /// [`crate::Controller`] calls it itself; hand-written controllers call it when ready.
+    /// Says this controller has caches to sync: from now on /readyz fails until [`Context::mark_ready`].
+    /// [`crate::Controller`] does this itself. A controller that never calls it (a `kube::runtime::Controller` run
+    /// by hand, say) does not hold /readyz back, as controller-runtime's default readiness check does not.
+    pub fn gate_readiness(&self) {
+        if let Some(slot) = &self.ready {
+            slot.gated.store(true, Ordering::Release);
+        }
+    }
+
+    /// Marks this controller's caches as synced: /readyz succeeds once every gated controller
+    /// ([`Context::gate_readiness`]) has done so. [`crate::Controller`] calls it itself.
     pub fn mark_ready(&self, name: &str) {
         if let Some(slot) = &self.ready {
             *slot.name.lock().unwrap_or_else(|e| e.into_inner()) = name.to_string();
             slot.ready.store(true, Ordering::Release);
+        }
+    }
+
+    /// Called by the manager once the controller's future has been polled the first time: it has run up to its
+    /// first wait, so a controller that gates readiness has done so.
+    pub(crate) fn mark_started(&self) {
+        if let Some(slot) = &self.ready {
+            slot.started.store(true, Ordering::Release);
         }
     }
 
@@ -192,6 +209,10 @@ pub(crate) struct Readiness {
 #[derive(Default)]
 pub(crate) struct ReadySlot {
     name: Mutex<String>,
+    /// The controller's function has run up to its first wait (so it has said whether to gate).
+    started: AtomicBool,
+    /// The controller has caches that /readyz waits for.
+    gated: AtomicBool,
     ready: AtomicBool,
 }
 
@@ -205,12 +226,15 @@ impl Readiness {
         slot
     }
 
-    /// Ok when every controller has synced; otherwise the names still syncing.
+    /// Ok when every gated controller has synced; otherwise the names still syncing.
     pub(crate) fn check(&self) -> Result<(), Vec<String>> {
         let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         let waiting: Vec<String> = slots
             .iter()
-            .filter(|s| !s.ready.load(Ordering::Acquire))
+            .filter(|s| {
+                !s.started.load(Ordering::Acquire)
+                    || (s.gated.load(Ordering::Acquire) && !s.ready.load(Ordering::Acquire))
+            })
             .map(|s| s.name.lock().unwrap_or_else(|e| e.into_inner()).clone())
             .collect();
         if waiting.is_empty() {
@@ -225,5 +249,31 @@ pub(crate) fn reporter(name: &str) -> Reporter {
     Reporter {
         controller: name.to_string(),
         instance: std::env::var("POD_NAME").ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readyz_waits_only_for_gated_controllers() {
+        let readiness = Readiness::default();
+        let by_hand = readiness.slot();
+        let with_cache = readiness.slot();
+        assert_eq!(
+            readiness.check(),
+            Err(vec!["controller-0".to_string(), "controller-1".to_string()]),
+            "not started: not known yet whether they gate"
+        );
+        by_hand.started.store(true, Ordering::Release);
+        with_cache.started.store(true, Ordering::Release);
+        assert_eq!(readiness.check(), Ok(()), "started, nothing gated");
+        with_cache.gated.store(true, Ordering::Release);
+        *with_cache.name.lock().unwrap() = "cluster".into();
+        assert_eq!(readiness.check(), Err(vec!["cluster".to_string()]));
+        with_cache.ready.store(true, Ordering::Release);
+        assert_eq!(readiness.check(), Ok(()));
+        assert!(!by_hand.gated.load(Ordering::Acquire));
     }
 }

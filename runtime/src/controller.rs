@@ -68,6 +68,8 @@ where
         let api = ctx.api::<K>();
         let name = K::kind(&()).to_ascii_lowercase();
         ctx.set_controller_name(&name);
+        // /readyz waits for this controller's cache (marked ready once it syncs, in `run`).
+        ctx.gate_readiness();
         Self {
             ctx: ctx.clone(),
             name,

@@ -233,7 +233,19 @@ impl Manager {
         E: std::fmt::Display,
     {
         let ctx = Context::for_controller(self.shared.clone());
-        let fut = controller(ctx.clone());
+        let mut fut = Box::pin(controller(ctx.clone()));
+        // After its first poll the controller has run up to its first wait, so it has gated readiness if it
+        // has caches (see Context::gate_readiness); until then /readyz waits for it.
+        let mut polled = false;
+        let started = ctx.clone();
+        let fut = futures::future::poll_fn(move |cx| {
+            let poll = fut.as_mut().poll(cx);
+            if !polled {
+                polled = true;
+                started.mark_started();
+            }
+            poll
+        });
         let fut = async move {
             let result = fut.await.map_err(|e| e.to_string());
             (ctx.controller_name(), result)

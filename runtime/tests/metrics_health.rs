@@ -46,18 +46,20 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     // The controller waits for the test's go-ahead, so /readyz can be seen before the cache syncs.
     let (go_tx, go_rx) = oneshot::channel::<()>();
     mgr.add(move |ctx: Context| async move {
-        let _ = go_rx.await;
-        Controller::for_kind_with::<ConfigMap>(
+        // Building the controller gates readiness on its cache, before it waits for the go-ahead.
+        let controller = Controller::for_kind_with::<ConfigMap>(
             &ctx,
             watcher::Config::default().labels("test=metrics"),
-        )
-        .run(|cm: Arc<ConfigMap>, _ctx| async move {
-            if cm.name_any().starts_with("bad") {
-                return Err::<Action, BoxError>("this one always fails".into());
-            }
-            Ok(Action::await_change())
-        })
-        .await
+        );
+        let _ = go_rx.await;
+        controller
+            .run(|cm: Arc<ConfigMap>, _ctx| async move {
+                if cm.name_any().starts_with("bad") {
+                    return Err::<Action, BoxError>("this one always fails".into());
+                }
+                Ok(Action::await_change())
+            })
+            .await
     });
     let running = mgr.spawn();
 
@@ -73,9 +75,19 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     .await
     .unwrap();
     assert_eq!(healthz, (200, "ok".to_string()));
-    let (status, body) = http_get(health_addr, "/readyz").await;
-    assert_eq!(status, 503, "ready before the cache synced: {body}");
-    assert!(body.contains("controller-0"), "{body}");
+    // Not ready until the controller's cache syncs: first because it has not started (it is unnamed then), then
+    // because it gated readiness on its cache.
+    eventually(
+        "/readyz to wait for the configmap controller's cache",
+        Duration::from_secs(10),
+        || async move {
+            let (status, body) = http_get(health_addr, "/readyz").await;
+            assert_eq!(status, 503, "ready before the cache synced: {body}");
+            Ok::<_, Infallible>(body.contains("configmap").then_some(()))
+        },
+    )
+    .await
+    .unwrap();
 
     let _ = go_tx.send(());
     eventually("/readyz to flip", Duration::from_secs(20), || async move {

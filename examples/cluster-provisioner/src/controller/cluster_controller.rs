@@ -121,6 +121,8 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 /// +kubebuilder:rbac:groups=clusterprovisioner.rke.io,resources=clusters/finalizers,verbs=update
 /// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 pub async fn run(ctx: Context, options: Options) -> Result<(), ControllerError> {
+    // /readyz waits for the informer cache (marked ready below, once it syncs).
+    ctx.gate_readiness();
     let client = ClusterClient::new(ctx.client()).with_field_manager(ctx.field_manager());
     let factory = SharedInformerFactory::new(ctx.client());
     let informer: ClusterInformer = factory.informer::<Cluster>();
