@@ -390,6 +390,50 @@ impl Drop for ReconcileGuard {
     }
 }
 
+/// The content type of [`to_text_format`]'s output: Prometheus' classic text format, which controller-runtime serves.
+pub const TEXT_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// Whether a scraper's `Accept` header asks for OpenMetrics (Prometheus does); anything else (curl, older agents)
+/// gets the classic text format, as from controller-runtime.
+pub fn wants_openmetrics(accept: Option<&str>) -> bool {
+    accept.is_some_and(|a| a.contains("application/openmetrics-text"))
+}
+
+/// Rewrites OpenMetrics text from [`Metrics::encode`] in Prometheus' text format 0.0.4: counter families are named
+/// with their `_total` suffix in `# HELP`/`# TYPE`, and the `# EOF` and `# UNIT` lines go. Samples are unchanged.
+pub fn to_text_format(openmetrics: &str) -> String {
+    let counters: std::collections::HashSet<&str> = openmetrics
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|rest| rest.strip_suffix(" counter"))
+        .collect();
+    let mut out = String::with_capacity(openmetrics.len());
+    for line in openmetrics.lines() {
+        if line == "# EOF" || line.starts_with("# UNIT ") {
+            continue;
+        }
+        let header = ["# HELP ", "# TYPE "]
+            .into_iter()
+            .find_map(|p| line.strip_prefix(p).map(|rest| (p, rest)));
+        match header {
+            Some((prefix, rest)) => {
+                let (name, tail) = rest.split_once(' ').unwrap_or((rest, ""));
+                let suffix = if counters.contains(name) {
+                    "_total"
+                } else {
+                    ""
+                };
+                out.push_str(&format!("{prefix}{name}{suffix} {tail}\n"));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
 /// Reads one sample from text produced by [`Metrics::encode`], e.g.
 /// `sample(&text, "controller_runtime_reconcile_total", &[("controller", "cm"), ("result", "error")])`.
 /// Meant for tests and debugging; returns `None` when the series is absent.
@@ -417,6 +461,48 @@ mod tests {
     use std::panic::AssertUnwindSafe;
 
     use super::*;
+
+    #[test]
+    fn the_text_format_names_counters_with_total_and_has_no_eof() {
+        let m = Metrics::new();
+        m.controller("configmap", 1)
+            .reconcile()
+            .finish(ReconcileResult::Success);
+        let om = m.encode();
+        assert!(
+            om.contains("# TYPE controller_runtime_reconcile counter\n"),
+            "{om}"
+        );
+        assert!(om.trim_end().ends_with("# EOF"), "{om}");
+        let text = to_text_format(&om);
+        assert!(
+            text.contains("# TYPE controller_runtime_reconcile_total counter\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# HELP controller_runtime_reconcile_total Total number"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE controller_runtime_active_workers gauge\n"),
+            "{text}"
+        );
+        assert!(!text.contains("# EOF"), "{text}");
+        let cm = ("controller", "configmap");
+        assert_eq!(
+            sample(
+                &text,
+                "controller_runtime_reconcile_total",
+                &[cm, ("result", "success")]
+            ),
+            Some(1.0)
+        );
+        assert!(wants_openmetrics(Some(
+            "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
+        )));
+        assert!(!wants_openmetrics(Some("*/*")));
+        assert!(!wants_openmetrics(None));
+    }
 
     #[test]
     fn names_match_controller_runtime() {

@@ -4,6 +4,8 @@
 //! Served with hyper's HTTP/1 connections directly: kube already compiles hyper, and three fixed routes need no
 //! web framework (one would add seconds to every operator's build). Contract:
 //! - GET and HEAD are answered; other methods get 405, other paths 404.
+//! - /metrics is OpenMetrics when the scraper's Accept header asks for it (Prometheus does), else Prometheus'
+//!   text format 0.0.4 (what controller-runtime serves).
 //! - On stop, the listener closes and every open connection finishes its request in flight, then closes
 //!   (keep-alive connections close at once); `serve` returns when all are done.
 
@@ -20,7 +22,7 @@ use tokio::task::JoinSet;
 use tokio_rustls::server::TlsStream;
 
 use crate::context::Readiness;
-use crate::metrics::{CONTENT_TYPE, Metrics};
+use crate::metrics::{CONTENT_TYPE, Metrics, TEXT_CONTENT_TYPE, to_text_format, wants_openmetrics};
 use crate::secure::{Authorizer, TlsListener};
 
 /// What one listener serves.
@@ -72,7 +74,19 @@ impl Endpoints {
                         return text(status, message);
                     }
                 }
-                reply(StatusCode::OK, CONTENT_TYPE, metrics.encode())
+                let accept = request
+                    .headers()
+                    .get(header::ACCEPT)
+                    .and_then(|v| v.to_str().ok());
+                if wants_openmetrics(accept) {
+                    reply(StatusCode::OK, CONTENT_TYPE, metrics.encode())
+                } else {
+                    reply(
+                        StatusCode::OK,
+                        TEXT_CONTENT_TYPE,
+                        to_text_format(&metrics.encode()),
+                    )
+                }
             }
             // Liveness: the process answers, which is all controller-runtime's default ping checks.
             Self::Health { .. } if path == "/healthz" => text(StatusCode::OK, "ok"),
