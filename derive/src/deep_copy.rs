@@ -8,10 +8,14 @@ use syn::{Data, DeriveInput, Fields, Index};
 use crate::doc_markers::MarkerLine;
 
 pub fn expand(input: &DeriveInput, lines: &[MarkerLine]) -> syn::Result<TokenStream> {
-    if let Some(off) = lines
-        .iter()
-        .find(|l| crate::library::disables_deep_copy(&l.text))
-    {
+    // Malformed markers are reported where the kind's markers are read (rkb-manifests), not here.
+    let turns_off = |l: &&MarkerLine| {
+        crate::doc_markers::parse_with_library(l)
+            .ok()
+            .flatten()
+            .is_some_and(|m| m.disables_deep_copy())
+    };
+    if let Some(off) = lines.iter().find(turns_off) {
         return Err(syn::Error::new(
             off.span,
             "this type derives DeepCopy but its marker turns deep copy generation off",

@@ -5,6 +5,8 @@ use std::collections::BTreeSet;
 
 use proc_macro2::Span;
 
+use rkb_markers::{DeriveMarker, Effect, GenclientTag, Registry};
+
 use crate::doc_markers::{MarkerLine, name_of, value_of};
 
 /// client-gen's verbs, in its order.
@@ -23,8 +25,6 @@ pub const SUPPORTED_VERBS: [&str; 11] = [
 ];
 const READONLY_VERBS: [&str; 3] = ["get", "list", "watch"];
 const STATUS_VERBS: [&str; 2] = ["updateStatus", "applyStatus"];
-const FLAGS: [&str; 4] = ["nonNamespaced", "noVerbs", "noStatus", "readonly"];
-const VALUED: [&str; 3] = ["onlyVerbs", "skipVerbs", "method"];
 
 /// The verbs `+genclient:method=` may use here.
 const METHOD_VERBS: [&str; 4] = ["get", "create", "update", "patch"];
@@ -119,55 +119,43 @@ pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
                 continue;
             }
         };
-        if name == "genclient" {
-            if value_of(&line.text).is_some() {
-                errors.push(err(
-                    line.span,
-                    format!(
-                        "`{}` is invalid: write `+genclient` to generate a client, or leave it out",
-                        line.text
-                    ),
-                ));
+        let tag = match parsed.as_ref().map(|m| m.def.effect) {
+            Some(Effect::Derive(DeriveMarker::Genclient)) => {
+                if value_of(&line.text).is_some() {
+                    errors.push(err(
+                        line.span,
+                        format!(
+                            "`{}` is invalid: write `+genclient` to generate a client, or leave it out",
+                            line.text
+                        ),
+                    ));
+                }
+                g.enabled = Some(line.span);
+                continue;
             }
-            g.enabled = Some(line.span);
-            continue;
-        }
-        let Some(tag) = name.strip_prefix("genclient:") else {
-            continue;
+            Some(Effect::Derive(DeriveMarker::GenclientTag(tag))) => tag,
+            // Not in the vocabulary (the library only warned): an unknown tag.
+            _ => {
+                errors.push(unknown_tag(line, name));
+                continue;
+            }
         };
         tagged.push(line);
-        if FLAGS.contains(&tag) && value_of(&line.text).is_some() {
-            errors.push(err(
-                line.span,
-                format!("`+genclient:{tag}` takes no value, found `{}`", line.text),
-            ));
-        }
         match tag {
-            "nonNamespaced" => g.non_namespaced = Some(line.span),
-            "noVerbs" => no_verbs = Some(line.span),
-            "noStatus" => no_status = Some(line.span),
-            "readonly" => readonly = Some(line.span),
-            "onlyVerbs" => only = Some((verb_list(line, parsed.as_ref(), &mut errors), line.span)),
-            "skipVerbs" => skip = Some((verb_list(line, parsed.as_ref(), &mut errors), line.span)),
-            "method" => match parse_method(line) {
+            GenclientTag::NonNamespaced => g.non_namespaced = Some(line.span),
+            GenclientTag::NoVerbs => no_verbs = Some(line.span),
+            GenclientTag::NoStatus => no_status = Some(line.span),
+            GenclientTag::Readonly => readonly = Some(line.span),
+            GenclientTag::OnlyVerbs => {
+                only = Some((verb_list(line, parsed.as_ref(), &mut errors), line.span))
+            }
+            GenclientTag::SkipVerbs => {
+                skip = Some((verb_list(line, parsed.as_ref(), &mut errors), line.span))
+            }
+            GenclientTag::Method => match parse_method(line) {
                 Ok(m) => g.methods.push(m),
                 Err(e) => errors.push(e),
             },
-            other => {
-                let known: Vec<&str> = FLAGS.iter().chain(VALUED.iter()).copied().collect();
-                let hint = known
-                    .iter()
-                    .find(|k| k.eq_ignore_ascii_case(other))
-                    .map(|k| format!(" (did you mean `+genclient:{k}`?)"))
-                    .unwrap_or_default();
-                errors.push(err(
-                    line.span,
-                    format!(
-                        "unknown tag `+genclient:{other}`{hint}; known: {}",
-                        known.join(", ")
-                    ),
-                ));
-            }
         }
     }
 
@@ -285,6 +273,29 @@ pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
             Err(first)
         }
     }
+}
+
+/// `+genclient:<tag>` with a tag the vocabulary does not have; the known ones are listed from it.
+fn unknown_tag(line: &MarkerLine, name: &str) -> syn::Error {
+    let other = name.strip_prefix("genclient:").unwrap_or(name);
+    let known: Vec<&str> = Registry::get()
+        .all()
+        .iter()
+        .filter(|d| matches!(d.effect, Effect::Derive(DeriveMarker::GenclientTag(_))))
+        .filter_map(|d| d.name.strip_prefix("genclient:"))
+        .collect();
+    let hint = known
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(other))
+        .map(|k| format!(" (did you mean `+genclient:{k}`?)"))
+        .unwrap_or_default();
+    err(
+        line.span,
+        format!(
+            "unknown tag `+genclient:{other}`{hint}; known: {}",
+            known.join(", ")
+        ),
+    )
 }
 
 fn parse_method(line: &MarkerLine) -> Result<Method, syn::Error> {
@@ -459,6 +470,19 @@ mod tests {
                 .unwrap()
                 .status_source
                 .is_none()
+        );
+    }
+
+    #[test]
+    fn an_unknown_tag_lists_the_known_ones() {
+        // A near miss gets the vocabulary's did-you-mean; anything else this.
+        let Err(e) = tags(&["+genclient", "+genclient:frobnicate"]) else {
+            panic!("an unknown tag is an error");
+        };
+        assert_eq!(
+            e.to_string(),
+            "unknown tag `+genclient:frobnicate`; known: \
+             nonNamespaced, noVerbs, noStatus, readonly, onlyVerbs, skipVerbs, method"
         );
     }
 

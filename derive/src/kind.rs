@@ -128,7 +128,7 @@ pub fn expand(
         }
     };
 
-    let deep_copy = if object_generate(lines) && !id.package_disables_deep_copy {
+    let deep_copy = if id.deep_copy {
         let body = crate::deep_copy::deep_copy_into(&data.fields);
         quote!(impl #rt::DeepCopy for #ident { #body })
     } else {
@@ -168,14 +168,6 @@ fn is_type_meta(name: &Ident, ty: &Type) -> bool {
         _ => None,
     };
     name == "type_meta" || last.as_deref() == Some("TypeMeta")
-}
-
-/// Root kinds get deep copy unless the type (or its package) opts out
-/// (`+kubebuilder:object:generate=false`, `+k8s:deepcopy-gen=false`).
-fn object_generate(lines: &[MarkerLine]) -> bool {
-    !lines
-        .iter()
-        .any(|l| crate::library::disables_deep_copy(&l.text))
 }
 
 fn check_against_identity(g: &GenClient, id: &Identity) -> syn::Result<()> {

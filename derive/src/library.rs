@@ -10,8 +10,8 @@ pub struct Identity {
     pub plural: String,
     pub namespaced: bool,
     pub has_status: bool,
-    /// The package (`mod.rs` with `+groupName`) turns deep copy off: `+kubebuilder:object:generate=false`.
-    pub package_disables_deep_copy: bool,
+    /// Deep copy is generated: neither the kind nor its package turns it off (rkb-manifests reads the markers).
+    pub deep_copy: bool,
     /// Exactly what `rkb manifests` writes for the kind's CRD.
     pub crd_yaml: String,
     /// The same document as JSON, parsed at run time into k8s-openapi's type.
@@ -55,13 +55,6 @@ pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity
     };
     let crd_yaml = rkb_manifests::crd_yaml(root, &found.group, kind).map_err(|e| e.to_string())?;
     let crd_json = rkb_manifests::crd_json(root, &found.group, kind).map_err(|e| e.to_string())?;
-    let package_disables_deep_copy = package_file(root, &found.rust_path)
-        .and_then(|f| std::fs::read_to_string(f).ok())
-        .is_some_and(|text| {
-            text.lines()
-                .filter_map(|l| l.trim_start().strip_prefix("//!"))
-                .any(|l| disables_deep_copy(l.trim()))
-        });
     let mut source_files = found.source_files.clone();
     source_files.sort();
     source_files.dedup();
@@ -71,7 +64,7 @@ pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity
         plural: found.plural,
         namespaced: found.namespaced,
         has_status: found.has_status,
-        package_disables_deep_copy,
+        deep_copy: found.deep_copy,
         crd_yaml,
         crd_json,
         source_files,
@@ -112,26 +105,6 @@ fn module_of(root: &Path, file: &Path) -> Option<String> {
         parts.pop();
     }
     Some(parts.join("::"))
-}
-
-/// Whether a marker line turns deep copy generation off (controller-gen's and deepcopy-gen's forms).
-pub fn disables_deep_copy(marker: &str) -> bool {
-    let m: String = marker.chars().filter(|c| !c.is_whitespace()).collect();
-    m == "+kubebuilder:object:generate=false" || m == "+k8s:deepcopy-gen=false"
-}
-
-/// `api::testing::v1::Widget` -> `src/api/testing/v1/mod.rs` (or `src/api/testing/v1.rs`).
-fn package_file(root: &Path, rust_path: &str) -> Option<PathBuf> {
-    let module = rust_path.rsplit_once("::")?.0;
-    let dir = module
-        .split("::")
-        .fold(root.join("src"), |p, part| p.join(part));
-    let mod_rs = dir.join("mod.rs");
-    if mod_rs.is_file() {
-        return Some(mod_rs);
-    }
-    let flat = dir.with_extension("rs");
-    flat.is_file().then_some(flat)
 }
 
 #[cfg(test)]

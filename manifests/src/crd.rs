@@ -1,9 +1,10 @@
 //! Stage 3b: CustomResourceDefinition documents, one per group+kind, all versions merged.
 
+use crate::crd_markers;
 use crate::model::{Model, Resolved, TypeKind};
 use crate::schema::{Schema, SchemaGen, flatten_all_of};
 use crate::type_expr::TypeExpr;
-use rkb_markers::{Diagnostic, Marker, Value as MValue};
+use rkb_markers::{CrdMarker, Diagnostic, Effect, Marker, Value as MValue};
 use serde_json::{Value, json};
 
 /// The controller-gen version whose output rkb reproduces (written in the CRD annotation, as it does).
@@ -28,7 +29,7 @@ pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
                 .iter()
                 .find_map(|f| k8s_type_of(model, t.file, &f.ty, name))
         };
-        match t.doc.get("kubebuilder:object:root") {
+        match t.doc.get(Effect::Root) {
             // controller-gen makes a CRD for any type embedding TypeMeta and ObjectMeta; rkb asks for the marker,
             // and says so for a struct shaped like a kind (metadata: ObjectMeta beside a flattened TypeMeta).
             None => {
@@ -172,7 +173,7 @@ fn at_type(model: &Model, ty: usize) -> (std::path::PathBuf, usize, usize, usize
     )
 }
 
-fn marker_diag(model: &Model, ty: usize, m: &Marker, msg: String) -> Diagnostic {
+pub(crate) fn marker_diag(model: &Model, ty: usize, m: &Marker, msg: String) -> Diagnostic {
     let f = &model.files[model.types[ty].file];
     Diagnostic::error(msg)
         .at(&f.rel, m.span.line, m.span.col, m.span.len)
@@ -239,109 +240,31 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
         for vi in 0..plan.versions.len() {
             let ty = plan.versions[vi].ty;
             for m in &model.types[ty].doc.markers {
-                let v = &mut plan.versions[vi];
-                match m.name() {
-                    "kubebuilder:subresource:status" => {
-                        v.subresources = true;
-                        v.status = true;
-                    }
-                    "kubebuilder:subresource:scale" => {
-                        v.subresources = true;
-                        let mut s = serde_json::Map::new();
-                        s.insert(
-                            "specReplicasPath".into(),
-                            json!(m.str_arg("specpath").unwrap_or("")),
-                        );
-                        s.insert(
-                            "statusReplicasPath".into(),
-                            json!(m.str_arg("statuspath").unwrap_or("")),
-                        );
-                        if let Some(sel) = m.str_arg("selectorpath") {
-                            s.insert("labelSelectorPath".into(), json!(sel));
-                        }
-                        v.scale = Some(Value::Object(s));
-                    }
-                    "kubebuilder:printcolumn" => {
-                        // controller-gen creates an (empty) subresources object here too.
-                        v.subresources = true;
-                        let mut c = serde_json::Map::new();
-                        c.insert("name".into(), json!(m.str_arg("name").unwrap_or("")));
-                        c.insert("type".into(), json!(m.str_arg("type").unwrap_or("")));
-                        c.insert(
-                            "jsonPath".into(),
-                            json!(m.str_arg("JSONPath").unwrap_or("")),
-                        );
-                        if let Some(d) = m.str_arg("description").filter(|d| !d.is_empty()) {
-                            c.insert("description".into(), json!(d));
-                        }
-                        if let Some(f) = m.str_arg("format").filter(|d| !d.is_empty()) {
-                            c.insert("format".into(), json!(f));
-                        }
-                        if let Some(p) = m
-                            .arg("priority")
-                            .and_then(MValue::as_i64)
-                            .filter(|p| *p != 0)
-                        {
-                            c.insert("priority".into(), json!(p));
-                        }
-                        v.columns.push(Value::Object(c));
-                    }
-                    "kubebuilder:selectablefield" => {
-                        v.selectable
-                            .push(json!({"jsonPath": m.str_arg("JSONPath").unwrap_or("")}));
-                    }
-                    "kubebuilder:storageversion" => v.storage = true,
-                    "kubebuilder:unservedversion" => v.served = false,
-                    "kubebuilder:deprecatedversion" => {
-                        v.deprecated = true;
-                        v.deprecation_warning = m.str_arg("warning").map(str::to_owned);
-                    }
-                    "kubebuilder:skipversion" => skipped.push(v.name.clone()),
-                    "kubebuilder:resource" => {
-                        if let Some(p) = m.str_arg("path").filter(|p| !p.is_empty()) {
-                            plan.plural = p.to_string();
-                        }
-                        if let Some(s) = m.str_arg("singular").filter(|p| !p.is_empty()) {
-                            plan.singular = s.to_string();
-                        }
-                        plan.short_names = m.list_arg("shortName");
-                        plan.categories = m.list_arg("categories");
-                        match m.str_arg("scope").unwrap_or("") {
-                            "" | "Namespaced" => plan.scope = "Namespaced".into(),
-                            "Cluster" => plan.scope = "Cluster".into(),
-                            other => diags.push(
-                                marker_diag(
-                                    model,
-                                    ty,
-                                    m,
-                                    format!("unknown resource scope `{other}`"),
-                                )
-                                .with_hint("scope is `Namespaced` (the default) or `Cluster`"),
-                            ),
-                        }
-                    }
-                    "kubebuilder:metadata" => {
-                        for a in m.list_arg("annotations") {
-                            match a.split_once('=') {
-                                Some((k, val)) => set_kv(&mut plan.annotations, k, val),
-                                None => diags.push(
-                                    marker_diag(model, ty, m, format!("annotation `{a}` is not in `key=value` form"))
-                                        .with_hint("e.g. `+kubebuilder:metadata:annotations=\"a.example.com/x=y\"`"),
-                                ),
-                            }
-                        }
-                        for l in m.list_arg("labels") {
-                            let (k, val) = l.split_once('=').unwrap_or((l.as_str(), ""));
-                            set_kv(&mut plan.labels, k, val);
-                        }
-                    }
-                    _ => {}
-                }
+                let crd_marker = match m.def.effect {
+                    Effect::Crd(c) => c,
+                    // Applied to the schema (schema.rs), the package (model.rs), RBAC (rbac.rs), the derive,
+                    // or not at all (other generators' markers); object:root made this type a root.
+                    Effect::Package(_)
+                    | Effect::Presence(_)
+                    | Effect::Schema(_)
+                    | Effect::ItemsSchema(_)
+                    | Effect::Schemaless
+                    | Effect::Rbac
+                    | Effect::Root
+                    | Effect::Derive(_)
+                    | Effect::Ignored => continue,
+                };
+                let at = crd_markers::Planning {
+                    model,
+                    ty,
+                    marker: m,
+                };
+                crd_markers::apply(crd_marker, &at, plan, vi, &mut skipped, diags);
             }
         }
         if !skipped.is_empty() && plan.versions.len() == 1 {
             let ty = plan.versions[0].ty;
-            if let Some(m) = model.types[ty].doc.get("kubebuilder:skipversion") {
+            if let Some(m) = model.types[ty].doc.get(Effect::Crd(CrdMarker::SkipVersion)) {
                 diags.push(marker_diag(
                     model,
                     ty,
@@ -406,7 +329,7 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
     plans
 }
 
-fn set_kv(v: &mut Vec<(String, String)>, k: &str, val: &str) {
+pub(crate) fn set_kv(v: &mut Vec<(String, String)>, k: &str, val: &str) {
     match v.iter_mut().find(|(kk, _)| kk == k) {
         Some(e) => e.1 = val.to_string(),
         None => v.push((k.to_string(), val.to_string())),

@@ -1,7 +1,10 @@
 //! Doc comments -> (markers, description), with controller-gen's description cleaning.
 
 use crate::load::{DocLine, SourceFile};
-use rkb_markers::{Diagnostic, Location, Marker, Target, is_marker_text, parse_marker};
+use rkb_markers::{
+    Diagnostic, Effect, ListMarker, Location, Marker, NumberMarker, ObjectMarker, SchemaMarker,
+    StringMarker, Target, is_marker_text, parse_marker,
+};
 
 /// The doc comment of one item: its markers (parsed and checked) and its description.
 #[derive(Clone, Debug, Default)]
@@ -11,12 +14,14 @@ pub struct Doc {
 }
 
 impl Doc {
-    pub fn has(&self, name: &str) -> bool {
-        self.markers.iter().any(|m| m.name() == name)
+    /// Whether a marker with this effect is on the item.
+    pub fn has(&self, effect: Effect) -> bool {
+        self.get(effect).is_some()
     }
 
-    pub fn get(&self, name: &str) -> Option<&Marker> {
-        self.markers.iter().find(|m| m.name() == name)
+    /// The first marker with this effect.
+    pub fn get(&self, effect: Effect) -> Option<&Marker> {
+        self.markers.iter().find(|m| m.def.effect == effect)
     }
 }
 
@@ -57,26 +62,6 @@ pub fn build_doc(
     doc
 }
 
-/// Markers that may appear several times on one item.
-fn repeatable(name: &str) -> bool {
-    matches!(
-        name,
-        "listMapKey"
-            | "kubebuilder:printcolumn"
-            | "kubebuilder:rbac"
-            | "kubebuilder:selectablefield"
-            | "kubebuilder:validation:XValidation"
-            | "kubebuilder:validation:items:XValidation"
-            | "kubebuilder:validation:AtMostOneOf"
-            | "kubebuilder:validation:ExactlyOneOf"
-            | "kubebuilder:validation:AtLeastOneOf"
-            | "kubebuilder:metadata"
-            | "kubebuilder:webhook"
-            | "kubebuilder:scaffold"
-            | "genclient:method"
-    )
-}
-
 fn conflict(file: &SourceFile, a: &Marker, b: &Marker, msg: String, hint: &str) -> Diagnostic {
     Diagnostic::error(msg)
         .at(&file.rel, b.span.line, b.span.col, b.span.len)
@@ -89,7 +74,7 @@ fn conflict(file: &SourceFile, a: &Marker, b: &Marker, msg: String, hint: &str) 
 fn check_conflicts(doc: &Doc, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
     let ms = &doc.markers;
     for (i, b) in ms.iter().enumerate() {
-        if repeatable(b.name()) {
+        if b.def.repeatable {
             continue;
         }
         if let Some(a) = ms[..i].iter().find(|a| a.name() == b.name())
@@ -104,20 +89,11 @@ fn check_conflicts(doc: &Doc, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
             ));
         }
     }
-    const OPT: [&str; 3] = [
-        "optional",
-        "k8s:optional",
-        "kubebuilder:validation:Optional",
-    ];
-    const REQ: [&str; 3] = [
-        "required",
-        "k8s:required",
-        "kubebuilder:validation:Required",
-    ];
-    if let (Some(a), Some(b)) = (
-        ms.iter().find(|m| OPT.contains(&m.name())),
-        ms.iter().find(|m| REQ.contains(&m.name())),
-    ) {
+    let presence = |required: bool| {
+        ms.iter()
+            .find(|m| matches!(m.def.effect, Effect::Presence(p) if p.required == required))
+    };
+    if let (Some(a), Some(b)) = (presence(false), presence(true)) {
         let (first, second) = if a.span.line <= b.span.line {
             (a, b)
         } else {
@@ -134,15 +110,28 @@ fn check_conflicts(doc: &Doc, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
             "a field is either optional or required",
         ));
     }
-    for prefix in ["kubebuilder:validation:", "kubebuilder:validation:items:"] {
-        for (lo, hi) in [
-            ("Minimum", "Maximum"),
-            ("MinLength", "MaxLength"),
-            ("MinItems", "MaxItems"),
-            ("MinProperties", "MaxProperties"),
-        ] {
-            let get = |n: &str| ms.iter().find(|m| m.name().strip_prefix(prefix) == Some(n));
-            if let (Some(a), Some(b)) = (get(lo), get(hi))
+    const BOUNDS: [(SchemaMarker, SchemaMarker); 4] = [
+        (
+            SchemaMarker::Number(NumberMarker::Minimum),
+            SchemaMarker::Number(NumberMarker::Maximum),
+        ),
+        (
+            SchemaMarker::String(StringMarker::MinLength),
+            SchemaMarker::String(StringMarker::MaxLength),
+        ),
+        (
+            SchemaMarker::List(ListMarker::MinItems),
+            SchemaMarker::List(ListMarker::MaxItems),
+        ),
+        (
+            SchemaMarker::Object(ObjectMarker::MinProperties),
+            SchemaMarker::Object(ObjectMarker::MaxProperties),
+        ),
+    ];
+    for on in [Effect::Schema, Effect::ItemsSchema] {
+        for (lower, upper) in BOUNDS {
+            let get = |m: SchemaMarker| ms.iter().find(|x| x.def.effect == on(m));
+            if let (Some(a), Some(b)) = (get(lower), get(upper))
                 && let (Some(x), Some(y)) = (
                     a.value.as_ref().and_then(|v| v.as_f64()),
                     b.value.as_ref().and_then(|v| v.as_f64()),
@@ -153,12 +142,21 @@ fn check_conflicts(doc: &Doc, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
                     file,
                     a,
                     b,
-                    format!("conflicting markers: {lo}={x} is greater than {hi}={y}"),
+                    format!(
+                        "conflicting markers: {}={x} is greater than {}={y}",
+                        short_name(a),
+                        short_name(b)
+                    ),
                     "no value can satisfy both",
                 ));
             }
         }
     }
+}
+
+/// A marker's last name segment (`Minimum` for `+kubebuilder:validation:items:Minimum`).
+fn short_name(m: &Marker) -> &str {
+    m.name().rsplit(':').next().unwrap_or(m.name())
 }
 
 /// go/ast `CommentGroup.Text()` followed by controller-gen's `extractDoc`: drop one leading space per line,

@@ -18,6 +18,7 @@
 
 mod cel;
 mod crd;
+mod crd_markers;
 mod docs;
 mod error;
 mod frozen;
@@ -30,6 +31,7 @@ mod parallel;
 mod rbac;
 mod scan;
 mod schema;
+mod schema_markers;
 mod settings;
 mod type_expr;
 mod validate;
@@ -40,6 +42,7 @@ pub use error::Error;
 pub use rkb_markers::{Diagnostic, Severity, plural_of};
 pub use yaml::to_yaml;
 
+use rkb_markers::Marker;
 use std::path::{Path, PathBuf};
 
 /// Options of `rkb manifests`.
@@ -125,6 +128,9 @@ pub struct KindIdentity {
     pub has_scale: bool,
     /// Module path under the crate of the version module, then the kind: `api::v1::DemoMicroService`.
     pub rust_path: String,
+    /// Deep copy is generated: neither the kind nor its package turns it off
+    /// (`+kubebuilder:object:generate=false`, `+k8s:deepcopy-gen=false`).
+    pub deep_copy: bool,
     /// Every file read.
     pub source_files: Vec<PathBuf>,
 }
@@ -412,6 +418,11 @@ fn kind_identities_uncached(project_root: &Path) -> Result<Vec<KindIdentity>, Er
                 } else {
                     format!("{module}::{}", t.name)
                 },
+                deep_copy: !pkg
+                    .markers
+                    .iter()
+                    .chain(&t.doc.markers)
+                    .any(Marker::disables_deep_copy),
                 source_files: source_files.clone(),
             });
         }

@@ -5,7 +5,7 @@ use crate::docs::{Doc, build_doc};
 use crate::load::{DocLine, SourceFile};
 use crate::outline::{self, Fields, Ident, Item, SerdeAttrs, UseName, Variant};
 use crate::type_expr::TypeExpr;
-use rkb_markers::{Diagnostic, Marker, Target};
+use rkb_markers::{Diagnostic, Effect, Marker, PackageMarker, Presence, Target};
 use std::collections::HashMap;
 
 pub struct Package {
@@ -161,8 +161,8 @@ impl Model {
         }
         for p in &mut m.packages {
             for mk in &p.markers {
-                match mk.name() {
-                    "groupName" => {
+                match mk.def.effect {
+                    Effect::Package(PackageMarker::GroupName) => {
                         p.group = Some(
                             mk.value
                                 .as_ref()
@@ -171,14 +171,26 @@ impl Model {
                                 .to_string(),
                         )
                     }
-                    "versionName" => {
+                    Effect::Package(PackageMarker::VersionName) => {
                         if let Some(v) = mk.value.as_ref().and_then(|v| v.as_str()) {
                             p.version = v.to_string();
                         }
                     }
-                    "kubebuilder:skip" => p.skip = true,
-                    "kubebuilder:validation:Optional" => p.default_optional = true,
-                    _ => {}
+                    Effect::Package(PackageMarker::Skip) => p.skip = true,
+                    // `+kubebuilder:validation:Optional` makes fields optional by default; Required is the default.
+                    Effect::Presence(Presence { required, .. }) => {
+                        p.default_optional |= !required;
+                    }
+                    // Not package settings: a type or field marker written as `//!` was refused by the parser,
+                    // and markers that may go anywhere (rbac, webhook, ...) are taken by their own generators.
+                    Effect::Schema(_)
+                    | Effect::ItemsSchema(_)
+                    | Effect::Schemaless
+                    | Effect::Crd(_)
+                    | Effect::Rbac
+                    | Effect::Root
+                    | Effect::Derive(_)
+                    | Effect::Ignored => {}
                 }
             }
         }
@@ -383,7 +395,7 @@ struct FileItems {
 impl FileItems {
     fn take_package_doc(&mut self, doc: Doc) {
         for mk in doc.markers {
-            if mk.name() == "kubebuilder:rbac" {
+            if mk.def.effect == Effect::Rbac {
                 self.rbac.push(mk);
             } else {
                 self.package_markers.push(mk);
@@ -491,7 +503,7 @@ impl Walk<'_> {
         let (rbac, rest): (Vec<Marker>, Vec<Marker>) = doc
             .markers
             .drain(..)
-            .partition(|m| m.name() == "kubebuilder:rbac");
+            .partition(|m| m.def.effect == Effect::Rbac);
         self.out.rbac.extend(rbac);
         doc.markers = rest;
         doc

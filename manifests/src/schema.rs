@@ -4,8 +4,11 @@
 //! merged.
 
 use crate::model::{Field, Model, Prim, Resolved, TypeKind};
+use crate::schema_markers;
 use crate::type_expr::TypeExpr;
-use rkb_markers::{Diagnostic, Marker, Value as MValue};
+use rkb_markers::{
+    Diagnostic, Effect, Marker, Presence, RuleMarker, SchemaMarker, TopologyMarker, Value as MValue,
+};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -217,14 +220,7 @@ impl<'m> SchemaGen<'m> {
             .doc
             .markers
             .iter()
-            .filter(|m| {
-                matches!(
-                    m.name(),
-                    "kubebuilder:validation:ExactlyOneOf"
-                        | "kubebuilder:validation:AtMostOneOf"
-                        | "kubebuilder:validation:AtLeastOneOf"
-                )
-            })
+            .filter(|m| is_one_of(m))
             .flat_map(|m| {
                 m.value
                     .as_ref()
@@ -247,7 +243,8 @@ impl<'m> SchemaGen<'m> {
             };
             let inline = f.flatten;
             let name = f.json_name.clone();
-            let has = |n: &str| f.doc.has(n);
+            let has =
+                |required, decisive| f.doc.has(Effect::Presence(Presence { required, decisive }));
             let req_err = |s: &mut Self, msg: String| {
                 s.error(
                     at,
@@ -255,12 +252,10 @@ impl<'m> SchemaGen<'m> {
                     Some("remove the required marker, or the field from the OneOf marker".into()),
                 )
             };
-            if has("kubebuilder:validation:Optional") {
-            } else if has("kubebuilder:validation:Required")
-                || (!has("optional")
-                    && !has("k8s:optional")
-                    && (has("required") || has("k8s:required")))
-            {
+            // controller-gen's precedence: the kubebuilder:validation: forms decide, Optional first; of the
+            // short forms (optional, required, and their k8s: spellings) optional wins.
+            if has(false, true) {
+            } else if has(true, true) || (!has(false, false) && has(true, false)) {
                 if one_of.contains(&name) {
                     req_err(
                         self,
@@ -270,7 +265,7 @@ impl<'m> SchemaGen<'m> {
                     );
                 }
                 required.push(name.clone());
-            } else if has("optional") || has("k8s:optional") {
+            } else if has(false, false) {
             } else if !default_optional && !inline && !f.omit_empty {
                 if one_of.contains(&name) {
                     self.error(
@@ -281,7 +276,7 @@ impl<'m> SchemaGen<'m> {
                 }
                 required.push(name.clone());
             }
-            let mut prop = if has("kubebuilder:validation:Schemaless") {
+            let mut prop = if f.doc.has(Effect::Schemaless) {
                 Schema::new()
             } else {
                 self.expr_schema(file, &f.ty, at)
@@ -296,7 +291,9 @@ impl<'m> SchemaGen<'m> {
                 all_of.push(Value::Object(prop));
                 continue;
             }
-            if has("k8s:immutable") {
+            if f.doc
+                .has(Effect::Schema(SchemaMarker::Rule(RuleMarker::Immutable)))
+            {
                 immutable.push(name.clone());
             }
             properties.insert(name, Value::Object(prop));
@@ -307,12 +304,7 @@ impl<'m> SchemaGen<'m> {
             let td = &self.model.types[t];
             let known: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
             let mut problems = Vec::new();
-            for m in td
-                .doc
-                .markers
-                .iter()
-                .filter(|m| m.name().ends_with("OneOf"))
-            {
+            for m in td.doc.markers.iter().filter(|m| is_one_of(m)) {
                 for f in m
                     .value
                     .as_ref()
@@ -501,26 +493,31 @@ impl<'m> SchemaGen<'m> {
         file: usize,
         enum_values: Option<&[String]>,
     ) {
-        let mut main: Vec<&Marker> = Vec::new();
-        let mut items: Vec<&Marker> = Vec::new();
+        let mut main: Vec<(&Marker, SchemaMarker)> = Vec::new();
+        let mut items: Vec<(&Marker, SchemaMarker)> = Vec::new();
         for m in markers {
-            if m.name().starts_with("kubebuilder:validation:items:") {
-                items.push(m);
-            } else {
-                main.push(m);
+            match m.def.effect {
+                Effect::Schema(sm) => main.push((m, sm)),
+                Effect::ItemsSchema(sm) => items.push((m, sm)),
+                // Applied elsewhere: presence and Schemaless in struct_schema, the rest by crd.rs, model.rs,
+                // rbac.rs and the derive.
+                Effect::Package(_)
+                | Effect::Presence(_)
+                | Effect::Schemaless
+                | Effect::Crd(_)
+                | Effect::Rbac
+                | Effect::Root
+                | Effect::Derive(_)
+                | Effect::Ignored => {}
             }
         }
-        main.sort_by_key(|m| priority(m.name()));
-        items.sort_by_key(|m| priority(m.name()));
-        for m in &main {
-            if let Err((msg, hint)) = apply_one(s, m, m.name(), enum_values) {
-                let at = self.marker_at(file, m);
-                self.error(at, msg, hint);
-            }
+        main.sort_by_key(|(_, sm)| schema_markers::order(*sm));
+        items.sort_by_key(|(_, sm)| schema_markers::order(*sm));
+        for &(m, sm) in &main {
+            self.apply_marker(s, m, sm, file, enum_values);
         }
         self.check_map_list_has_keys(s, &main, file);
-        for m in items {
-            let short = m.name().replacen("items:", "", 1);
+        for (m, sm) in items {
             let ok = s.get("type") == Some(&json!("array"))
                 && s.get("items").is_some_and(Value::is_object);
             if !ok {
@@ -548,20 +545,42 @@ impl<'m> SchemaGen<'m> {
             let Some(Value::Object(it)) = s.get_mut("items") else {
                 continue;
             };
-            if let Err((msg, hint)) = apply_one(it, m, &short, None) {
-                let at = self.marker_at(file, m);
-                self.error(at, msg, hint);
-            }
+            self.apply_marker(it, m, sm, file, None);
+        }
+    }
+
+    fn apply_marker(
+        &mut self,
+        s: &mut Schema,
+        m: &Marker,
+        sm: SchemaMarker,
+        file: usize,
+        enum_values: Option<&[String]>,
+    ) {
+        let applying = schema_markers::Applying {
+            marker: m,
+            short: m.name().rsplit(':').next().unwrap_or(m.name()),
+            enum_values,
+        };
+        if let Err((msg, hint)) = schema_markers::apply(sm, s, &applying) {
+            let at = self.marker_at(file, m);
+            self.error(at, msg, hint);
         }
     }
 
     /// A `+listType=map` whose list got no `+listMapKey`: controller-gen writes that CRD, and the API server
     /// refuses it ("x-kubernetes-list-map-keys: Required value").
-    fn check_map_list_has_keys(&mut self, s: &Schema, markers: &[&Marker], file: usize) {
-        let map_list = markers.iter().find(|m| {
-            m.name() == "listType" && m.value.as_ref().and_then(MValue::as_str) == Some("map")
+    fn check_map_list_has_keys(
+        &mut self,
+        s: &Schema,
+        markers: &[(&Marker, SchemaMarker)],
+        file: usize,
+    ) {
+        let map_list = markers.iter().find(|(m, sm)| {
+            *sm == SchemaMarker::Topology(TopologyMarker::ListType)
+                && m.value.as_ref().and_then(MValue::as_str) == Some("map")
         });
-        if let Some(m) = map_list
+        if let Some((m, _)) = map_list
             && s.get("x-kubernetes-list-type") == Some(&json!("map"))
             && !s.contains_key("x-kubernetes-list-map-keys")
         {
@@ -848,6 +867,16 @@ pub fn merge_into(dst: &mut Schema, mut src: Schema) {
     }
 }
 
+/// AtMostOneOf, ExactlyOneOf or AtLeastOneOf: the fields they name must exist and be optional.
+fn is_one_of(m: &Marker) -> bool {
+    matches!(
+        m.def.effect,
+        Effect::Schema(SchemaMarker::Rule(
+            RuleMarker::AtMostOneOf | RuleMarker::ExactlyOneOf | RuleMarker::AtLeastOneOf
+        ))
+    )
+}
+
 fn prim_schema(p: Prim) -> Value {
     match p {
         Prim::String => json!({"type": "string"}),
@@ -856,498 +885,6 @@ fn prim_schema(p: Prim) -> Value {
         Prim::Int64 => json!({"type": "integer", "format": "int64"}),
         Prim::Int => json!({"type": "integer"}),
         Prim::Float => json!({"type": "number"}),
-    }
-}
-
-/// controller-gen's ApplyPriority: Type/ListType/XIntOrString/+default first, +kubebuilder:default late,
-/// the OneOf rules after every XValidation.
-fn priority(name: &str) -> i32 {
-    let short = name.replacen("items:", "", 1);
-    match short.as_str() {
-        "kubebuilder:validation:Type"
-        | "listType"
-        | "kubebuilder:validation:XIntOrString"
-        | "default" => 9,
-        "kubebuilder:validation:AtMostOneOf" => 11,
-        "kubebuilder:validation:ExactlyOneOf" => 12,
-        "kubebuilder:validation:AtLeastOneOf" => 13,
-        _ => 10,
-    }
-}
-
-type ApplyErr = (String, Option<String>);
-
-fn ty(s: &Schema) -> &str {
-    s.get("type").and_then(Value::as_str).unwrap_or("")
-}
-
-fn need(cond: bool, msg: String, hint: &str) -> Result<(), ApplyErr> {
-    if cond {
-        Ok(())
-    } else {
-        Err((msg, Some(hint.to_string())))
-    }
-}
-
-fn number_json(f: f64) -> Value {
-    MValue::Number(f).to_json()
-}
-
-fn one_of_rule(fields: &[String], op: &str) -> String {
-    let list: Vec<String> = fields.iter().map(|f| format!("has(self.{f})")).collect();
-    format!("[{}].filter(x,x==true).size() {op}", list.join(","))
-}
-
-/// Applies one schema marker; `name` is the marker name without an `items:` part.
-fn apply_one(
-    s: &mut Schema,
-    m: &Marker,
-    name: &str,
-    enum_values: Option<&[String]>,
-) -> Result<(), ApplyErr> {
-    let v = m.value.as_ref();
-    let short = name.strip_prefix("kubebuilder:validation:").unwrap_or(name);
-    let numeric = matches!(ty(s), "integer" | "number");
-    let textual = ty(s) == "string" || s.get("x-kubernetes-int-or-string") == Some(&json!(true));
-    let found = if ty(s).is_empty() {
-        "no type (a struct or k8s type)".to_string()
-    } else {
-        format!("type {}", ty(s))
-    };
-    match (name, short) {
-        (_, "Maximum" | "Minimum" | "MultipleOf")
-            if name.starts_with("kubebuilder:validation:") =>
-        {
-            let key = match short {
-                "Maximum" => "maximum",
-                "Minimum" => "minimum",
-                _ => "multipleOf",
-            };
-            need(
-                numeric,
-                format!("{short} applies to numbers, found {found}"),
-                "use MinLength/MaxLength for strings, MinItems/MaxItems for lists",
-            )?;
-            let f = v.and_then(MValue::as_f64).unwrap_or(0.0);
-            if ty(s) == "integer" && f.fract() != 0.0 {
-                return Err((
-                    format!(
-                        "cannot apply non-integral {} ({f}) to an integer",
-                        short.to_lowercase()
-                    ),
-                    None,
-                ));
-            }
-            s.insert(key.into(), number_json(f));
-        }
-        (_, "ExclusiveMaximum" | "ExclusiveMinimum")
-            if name.starts_with("kubebuilder:validation:") =>
-        {
-            need(
-                numeric,
-                format!("{short} applies to numbers, found {found}"),
-                "only numbers have exclusive bounds",
-            )?;
-            let key = if short == "ExclusiveMaximum" {
-                "exclusiveMaximum"
-            } else {
-                "exclusiveMinimum"
-            };
-            if v.and_then(MValue::as_bool).unwrap_or(false) {
-                s.insert(key.into(), json!(true));
-            } else {
-                s.remove(key);
-            }
-        }
-        (_, "MaxLength" | "MinLength" | "Pattern")
-            if name.starts_with("kubebuilder:validation:") =>
-        {
-            need(
-                textual,
-                format!("{short} applies to strings, found {found}"),
-                "use Minimum/Maximum for numbers, MinItems/MaxItems for lists",
-            )?;
-            match short {
-                "Pattern" => {
-                    s.insert(
-                        "pattern".into(),
-                        json!(v.and_then(MValue::as_str).unwrap_or("")),
-                    );
-                }
-                _ => {
-                    let key = if short == "MaxLength" {
-                        "maxLength"
-                    } else {
-                        "minLength"
-                    };
-                    s.insert(key.into(), json!(v.and_then(MValue::as_i64).unwrap_or(0)));
-                }
-            }
-        }
-        (_, "MaxItems" | "MinItems" | "UniqueItems")
-            if name.starts_with("kubebuilder:validation:") =>
-        {
-            need(
-                ty(s) == "array",
-                format!("{short} applies to lists, found {found}"),
-                "use it on a Vec field",
-            )?;
-            match short {
-                "UniqueItems" => {
-                    if v.and_then(MValue::as_bool).unwrap_or(false) {
-                        // controller-gen writes it, but the API server refuses the CRD ("uniqueItems cannot be
-                        // set to true since the runtime complexity becomes quadratic").
-                        return Err((
-                            "UniqueItems=true makes the API server refuse the CRD (quadratic validation cost)".into(),
-                            Some("use `+listType=set` for a list of unique items".into()),
-                        ));
-                    } else {
-                        s.remove("uniqueItems");
-                    }
-                }
-                _ => {
-                    let key = if short == "MaxItems" {
-                        "maxItems"
-                    } else {
-                        "minItems"
-                    };
-                    s.insert(key.into(), json!(v.and_then(MValue::as_i64).unwrap_or(0)));
-                }
-            }
-        }
-        (_, "MaxProperties" | "MinProperties") if name.starts_with("kubebuilder:validation:") => {
-            need(
-                ty(s) == "object",
-                format!("{short} applies to objects, found {found}"),
-                "use it on a map field or on the struct type itself",
-            )?;
-            let key = if short == "MaxProperties" {
-                "maxProperties"
-            } else {
-                "minProperties"
-            };
-            s.insert(key.into(), json!(v.and_then(MValue::as_i64).unwrap_or(0)));
-        }
-        ("kubebuilder:validation:Enum", _) => {
-            let vals = match v {
-                Some(MValue::List(items)) => items.iter().map(MValue::to_json).collect(),
-                Some(other) => vec![other.to_json()],
-                None => Vec::new(),
-            };
-            s.insert("enum".into(), Value::Array(vals));
-        }
-        ("kubebuilder:validation:Format", _) => {
-            s.insert(
-                "format".into(),
-                json!(v.and_then(MValue::as_str).unwrap_or("")),
-            );
-        }
-        ("kubebuilder:validation:Type", _) => {
-            // An empty Type means "no type" (used with XIntOrString); Go omits the empty string.
-            match v.and_then(MValue::as_str).unwrap_or("") {
-                "" => s.remove("type"),
-                t => s.insert("type".into(), json!(t)),
-            };
-        }
-        ("nullable", _) => {
-            s.insert("nullable".into(), json!(true));
-        }
-        ("kubebuilder:default", _) => {
-            let mut d = v.map(MValue::to_json).unwrap_or(Value::Null);
-            if ty(s) == "array" && d == json!({}) {
-                d = json!([]);
-            }
-            s.insert("default".into(), d);
-        }
-        ("default", _) => {
-            if let Some(d) = v.map(MValue::to_json)
-                && !d.is_null()
-            {
-                s.insert("default".into(), d);
-            }
-        }
-        ("kubebuilder:example", _) => {
-            s.insert(
-                "example".into(),
-                v.map(MValue::to_json).unwrap_or(Value::Null),
-            );
-        }
-        ("kubebuilder:title", _) => match v {
-            Some(MValue::String(t)) => {
-                s.insert("title".into(), json!(t));
-            }
-            Some(other) => {
-                return Err((
-                    format!("title must be a string, found {}", other.type_name()),
-                    Some("quote it: `+kubebuilder:title=\"...\"`".into()),
-                ));
-            }
-            None => {}
-        },
-        (
-            "kubebuilder:validation:XPreserveUnknownFields"
-            | "kubebuilder:pruning:PreserveUnknownFields",
-            _,
-        ) => {
-            s.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
-        }
-        (
-            "kubebuilder:validation:XEmbeddedResource" | "kubebuilder:validation:EmbeddedResource",
-            _,
-        ) => {
-            s.insert("x-kubernetes-embedded-resource".into(), json!(true));
-        }
-        ("kubebuilder:validation:XIntOrString", _) => {
-            s.insert("x-kubernetes-int-or-string".into(), json!(true));
-        }
-        ("kubebuilder:validation:XValidation", _) => {
-            let text = m.str_arg("rule").unwrap_or("");
-            if let Err(e) = crate::cel::check(text) {
-                return Err((
-                    format!(
-                        "CEL rule does not parse: {} (column {} of the rule)",
-                        e.message, e.col
-                    ),
-                    Some("see https://kubernetes.io/docs/reference/using-api/cel/".into()),
-                ));
-            }
-            let mut rule = Schema::new();
-            rule.insert("rule".into(), json!(text));
-            for (arg, key) in [
-                ("message", "message"),
-                ("messageExpression", "messageExpression"),
-                ("fieldPath", "fieldPath"),
-            ] {
-                if let Some(x) = m.str_arg(arg).filter(|x| !x.is_empty()) {
-                    rule.insert(key.into(), json!(x));
-                }
-            }
-            if let Some(reason) = m.str_arg("reason").filter(|r| !r.is_empty()) {
-                const REASONS: [&str; 4] = [
-                    "FieldValueRequired",
-                    "FieldValueInvalid",
-                    "FieldValueForbidden",
-                    "FieldValueDuplicate",
-                ];
-                if !REASONS.contains(&reason) {
-                    return Err((
-                        format!("invalid reason `{reason}`"),
-                        Some(format!("valid reasons: {}", REASONS.join(", "))),
-                    ));
-                }
-                rule.insert("reason".into(), json!(reason));
-            }
-            if let Some(b) = m.arg("optionalOldSelf").and_then(MValue::as_bool) {
-                if !uses_old_self(text) {
-                    return Err((
-                        "optionalOldSelf may not be set when the rule does not use oldSelf (the API server refuses it)".into(),
-                        Some("drop optionalOldSelf, or write a transition rule, e.g. `!oldSelf.hasValue() || self >= oldSelf.value()`".into()),
-                    ));
-                }
-                if b && let Some(col) = bare_old_self(text) {
-                    return Err((
-                        format!("with optionalOldSelf=true, `oldSelf` is an optional value (column {col} of the rule)"),
-                        Some("use oldSelf.hasValue(), oldSelf.value() or oldSelf.orValue(...), e.g. `!oldSelf.hasValue() || self >= oldSelf.value()`".into()),
-                    ));
-                }
-                rule.insert("optionalOldSelf".into(), json!(b));
-            }
-            push_rule(s, Value::Object(rule));
-        }
-        (
-            "kubebuilder:validation:AtMostOneOf"
-            | "kubebuilder:validation:ExactlyOneOf"
-            | "kubebuilder:validation:AtLeastOneOf",
-            _,
-        ) => {
-            let fields = v.map(MValue::as_str_list).unwrap_or_default();
-            if let Some(bad) = fields.iter().find(|f| f.contains('.')) {
-                return Err((
-                    format!("{short}: cannot reference nested fields: {bad}"),
-                    None,
-                ));
-            }
-            if fields.is_empty() {
-                return Ok(());
-            }
-            let list = format!("[{}]", fields.join(" "));
-            let (op, msg) = match short {
-                "AtMostOneOf" => (
-                    "<= 1",
-                    format!("at most one of the fields in {list} may be set"),
-                ),
-                "ExactlyOneOf" => (
-                    "== 1",
-                    format!("exactly one of the fields in {list} must be set"),
-                ),
-                _ => (
-                    ">= 1",
-                    format!("at least one of the fields in {list} must be set"),
-                ),
-            };
-            push_rule(s, json!({"rule": one_of_rule(&fields, op), "message": msg}));
-        }
-        ("k8s:immutable", _) => push_rule(
-            s,
-            json!({"rule": "self == oldSelf", "message": "field is immutable"}),
-        ),
-        ("k8s:enum", _) => {
-            let Some(values) = enum_values else {
-                return Err(("k8s:enum needs a unit-variant enum type".into(), Some("write the allowed values as enum variants, or use +kubebuilder:validation:Enum".into())));
-            };
-            let mut vals: Vec<String> = values.iter().map(|v| json!(v).to_string()).collect();
-            vals.sort();
-            s.insert("type".into(), json!("string"));
-            s.insert(
-                "enum".into(),
-                Value::Array(
-                    vals.iter()
-                        .filter_map(|v| serde_json::from_str(v).ok())
-                        .collect(),
-                ),
-            );
-        }
-        ("listType", _) => {
-            need(
-                ty(s) == "array",
-                format!("listType applies to lists, found {found}"),
-                "use it on a Vec field",
-            )?;
-            let lt = v.and_then(MValue::as_str).unwrap_or("");
-            if !matches!(lt, "map" | "set" | "atomic") {
-                return Err((
-                    format!("listType must be \"map\", \"set\" or \"atomic\", found `{lt}`"),
-                    None,
-                ));
-            }
-            s.insert("x-kubernetes-list-type".into(), json!(lt));
-        }
-        ("listMapKey", _) => {
-            need(
-                ty(s) == "array",
-                format!("listMapKey applies to lists, found {found}"),
-                "use it on a Vec field",
-            )?;
-            need(
-                s.get("x-kubernetes-list-type") == Some(&json!("map")),
-                "listMapKey needs +listType=map".into(),
-                "add `/// +listType=map` to the field",
-            )?;
-            let key = v.and_then(MValue::as_str).unwrap_or("").to_string();
-            let entry = s
-                .entry("x-kubernetes-list-map-keys")
-                .or_insert_with(|| json!([]));
-            if let Value::Array(a) = entry {
-                a.push(json!(key));
-            }
-        }
-        ("mapType" | "structType", _) => {
-            let obj = ty(s) == "object" || (name == "structType" && ty(s).is_empty());
-            need(
-                obj,
-                format!("{name} applies to objects, found {found}"),
-                "use it on a map or struct field",
-            )?;
-            let mt = v.and_then(MValue::as_str).unwrap_or("");
-            if !matches!(mt, "atomic" | "granular") {
-                return Err((
-                    format!("{name} must be \"granular\" or \"atomic\", found `{mt}`"),
-                    None,
-                ));
-            }
-            s.insert("x-kubernetes-map-type".into(), json!(mt));
-        }
-        ("kubebuilder:externalDocs", _) => {
-            let url = m.str_arg("url").unwrap_or("");
-            if !(url.contains("://") || url.starts_with('/')) {
-                return Err((
-                    format!("invalid url `{url}` in kubebuilder:externalDocs marker"),
-                    Some("give an absolute URL".into()),
-                ));
-            }
-            let mut d = Schema::new();
-            if let Some(desc) = m.str_arg("description").filter(|d| !d.is_empty()) {
-                d.insert("description".into(), json!(desc));
-            }
-            d.insert("url".into(), json!(url));
-            s.insert("externalDocs".into(), Value::Object(d));
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-/// Whether the rule mentions `oldSelf` (outside string literals).
-fn uses_old_self(rule: &str) -> bool {
-    old_self_uses(rule).next().is_some()
-}
-
-/// Character indexes of every `oldSelf` identifier outside string literals.
-fn old_self_uses(rule: &str) -> impl Iterator<Item = usize> {
-    let chars: Vec<char> = rule.chars().collect();
-    let mut found = Vec::new();
-    let mut quote: Option<char> = None;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if let Some(q) = quote {
-            if c == '\\' {
-                i += 2;
-                continue;
-            }
-            if c == q {
-                quote = None;
-            }
-            i += 1;
-            continue;
-        }
-        if c == '"' || c == '\'' {
-            quote = Some(c);
-            i += 1;
-            continue;
-        }
-        let word_start = i == 0
-            || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_' || chars[i - 1] == '.');
-        let ends = chars
-            .get(i + 7)
-            .is_none_or(|c| !(c.is_alphanumeric() || *c == '_'));
-        if word_start && chars[i..].starts_with(&['o', 'l', 'd', 'S', 'e', 'l', 'f']) && ends {
-            found.push(i);
-            i += 7;
-            continue;
-        }
-        i += 1;
-    }
-    found.into_iter()
-}
-
-/// The 1-based column of the first `oldSelf` in `rule` not used as an optional (`.hasValue()`, `.value()`,
-/// `.orValue(`, `.optMap(`, `.optFlatMap(`), outside string literals.
-fn bare_old_self(rule: &str) -> Option<usize> {
-    const OPTIONAL_USES: [&str; 5] = [
-        ".hasValue()",
-        ".value()",
-        ".orValue(",
-        ".optMap(",
-        ".optFlatMap(",
-    ];
-    let chars: Vec<char> = rule.chars().collect();
-    old_self_uses(rule)
-        .find(|&i| {
-            let after: String = chars[i + 7..].iter().collect();
-            !OPTIONAL_USES
-                .iter()
-                .any(|u| after.trim_start().starts_with(u))
-        })
-        .map(|i| i + 1)
-}
-
-fn push_rule(s: &mut Schema, rule: Value) {
-    let entry = s
-        .entry("x-kubernetes-validations")
-        .or_insert_with(|| json!([]));
-    if let Value::Array(a) = entry {
-        a.push(rule);
     }
 }
 
@@ -1374,21 +911,6 @@ mod tests {
             Value::Object(dst),
             json!({"type": "integer", "allOf": [{"minimum": 1}, {"minimum": 2}], "x-kubernetes-validations": [{"rule": "f"}, {"rule": "t"}]})
         );
-    }
-
-    #[test]
-    fn optional_old_self_must_be_used_as_an_optional() {
-        assert_eq!(
-            bare_old_self("!oldSelf.hasValue() || self >= oldSelf.value()"),
-            None
-        );
-        assert_eq!(bare_old_self("self >= oldSelf.orValue(0)"), None);
-        assert_eq!(bare_old_self("self >= oldSelf"), Some(9));
-        assert_eq!(bare_old_self("'oldSelf' == self || self.oldSelfish"), None);
-        assert!(!uses_old_self(
-            "'oldSelf' == self || self.oldSelfish || oldSelfish"
-        ));
-        assert!(uses_old_self("self == oldSelf"));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! docs/markers.md is the marker contract: it must name every marker rkb understands, and its examples
 //! (assembled into tests/fixtures/docs-examples) must generate without a diagnostic.
 
-use rkb_markers::{Location, Registry, Target, Use, parse_marker};
+use rkb_markers::{Location, Registry, Target, parse_marker};
 use std::path::Path;
 
 fn markers_md() -> String {
@@ -72,7 +72,7 @@ fn markers_md_names_every_marker() {
                 .strip_prefix("kubebuilder:validation:")
                 .unwrap_or(d.name);
             !(doc.contains(&format!("+{}", d.name))
-                || (d.usage == Use::Used && doc.contains(&format!("`{short}"))))
+                || (d.effect.is_used() && doc.contains(&format!("`{short}"))))
         })
         .map(|d| d.name)
         .collect();

@@ -12,6 +12,7 @@
 //! ```
 
 mod diag;
+mod effect;
 mod naming;
 mod parse;
 mod registry;
@@ -19,8 +20,12 @@ mod suggest;
 mod value;
 
 pub use diag::{Diagnostic, Severity, UNKNOWN_MARKER, render_all};
+pub use effect::{
+    CrdMarker, DeriveMarker, Effect, GenclientTag, ListMarker, NumberMarker, ObjectMarker,
+    PackageMarker, Presence, RuleMarker, SchemaMarker, StringMarker, TopologyMarker, ValueMarker,
+};
 pub use naming::{plural_of, pluralize};
 pub use parse::{Arg, Location, Marker, Span, is_marker_text, parse_marker};
-pub use registry::{ArgDef, Args, MarkerDef, Registry, Target, Targets, Use};
+pub use registry::{ArgDef, Args, MarkerDef, Registry, Target, Targets};
 pub use suggest::levenshtein;
 pub use value::{ArgType, Value, ValueError};

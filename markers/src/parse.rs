@@ -1,6 +1,7 @@
 //! Parsing one marker line against the registry: name lookup, argument grammar, target and type checks.
 
 use crate::diag::{Diagnostic, Severity};
+use crate::effect::{DeriveMarker, Effect};
 use crate::registry::{Args, MarkerDef, Registry, Target};
 use crate::value::{ArgType, Cursor, Value, ValueError, parse_value};
 use std::path::Path;
@@ -58,6 +59,17 @@ impl Marker {
 
     pub fn list_arg(&self, name: &str) -> Vec<String> {
         self.arg(name).map(Value::as_str_list).unwrap_or_default()
+    }
+
+    /// A deep copy marker that turns generation off: `+kubebuilder:object:generate=false` or
+    /// `+k8s:deepcopy-gen=false` (without a value, or with `true`/`package`, it stays on).
+    pub fn disables_deep_copy(&self) -> bool {
+        self.def.effect == Effect::Derive(DeriveMarker::DeepCopy)
+            && match &self.value {
+                Some(Value::Bool(b)) => !b,
+                Some(Value::String(s)) => s.trim() == "false",
+                _ => false,
+            }
     }
 }
 

@@ -1,6 +1,11 @@
-//! The marker vocabulary of controller-gen v0.21.0 (crd, rbac, and the markers other generators own that
-//! rkb accepts and ignores), with argument names, types, required-ness and the targets each may describe.
+//! The marker vocabulary of controller-gen v0.21.0 (crd, rbac, what the derive reads, and the markers other
+//! generators own that rkb accepts and ignores): one definition per marker, with its name, the targets it may
+//! describe, its arguments, whether it repeats, and its [`Effect`] (applied by whoever owns that effect).
 
+use crate::effect::{
+    CrdMarker, DeriveMarker, Effect, GenclientTag, ListMarker, NumberMarker, ObjectMarker,
+    PackageMarker, Presence, RuleMarker, SchemaMarker, StringMarker, TopologyMarker, ValueMarker,
+};
 use crate::value::ArgType;
 use std::collections::HashMap;
 use std::fmt;
@@ -84,23 +89,45 @@ pub enum Args {
     Named(&'static [ArgDef]),
 }
 
-/// What rkb does with a marker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Use {
-    /// Used to generate CRDs or RBAC.
-    Used,
-    /// Recognised (another generator's, e.g. deepcopy or webhook) and otherwise ignored.
-    Ignored,
-}
-
-/// One marker of the vocabulary.
+/// One marker of the vocabulary: everything rkb knows about it but how its effect is applied.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MarkerDef {
     pub name: &'static str,
     pub targets: Targets,
     pub args: Args,
-    pub usage: Use,
+    pub effect: Effect,
+    /// May appear several times on one item; a second copy of any other marker with another value conflicts.
+    pub repeatable: bool,
     pub help: &'static str,
+}
+
+impl MarkerDef {
+    const fn new(
+        name: &'static str,
+        targets: Targets,
+        args: Args,
+        effect: Effect,
+        help: &'static str,
+    ) -> MarkerDef {
+        MarkerDef {
+            name,
+            targets,
+            args,
+            effect,
+            repeatable: false,
+            help,
+        }
+    }
+
+    const fn repeatable(mut self) -> MarkerDef {
+        self.repeatable = true;
+        self
+    }
+
+    const fn with_args(mut self, args: Args) -> MarkerDef {
+        self.args = args;
+        self
+    }
 }
 
 const fn a(name: &'static str, ty: ArgType, optional: bool) -> ArgDef {
@@ -114,6 +141,10 @@ const fn anon(ty: ArgType) -> Args {
     }
 }
 
+const fn optional(ty: ArgType) -> Args {
+    Args::Anonymous { ty, optional: true }
+}
+
 const XVALIDATION: &[ArgDef] = &[
     a("rule", ArgType::String, false),
     a("message", ArgType::String, true),
@@ -123,618 +154,267 @@ const XVALIDATION: &[ArgDef] = &[
     a("optionalOldSelf", ArgType::Bool, true),
 ];
 
+/// A validation marker: `+kubebuilder:validation:<short>` on a field or type, and again as
+/// `+kubebuilder:validation:items:<short>` for the items of a list.
+struct Validation {
+    short: &'static str,
+    args: Args,
+    effect: SchemaMarker,
+    repeatable: bool,
+    help: &'static str,
+}
+
+const fn v(
+    short: &'static str,
+    args: Args,
+    effect: SchemaMarker,
+    help: &'static str,
+) -> Validation {
+    Validation {
+        short,
+        args,
+        effect,
+        repeatable: false,
+        help,
+    }
+}
+
+use NumberMarker as N;
+use ObjectMarker as O;
+use SchemaMarker as S;
+use ValueMarker as V;
+
 /// The validation markers controller-gen registers for fields and types, and again under `items:`.
-const VALIDATION: &[(&str, Args, &str)] = &[
-    (
+const VALIDATION: &[Validation] = &[
+    v(
         "Maximum",
         anon(ArgType::Number),
+        S::Number(N::Maximum),
         "maximum value of a number",
     ),
-    (
+    v(
         "Minimum",
         anon(ArgType::Number),
+        S::Number(N::Minimum),
         "minimum value of a number",
     ),
-    (
+    v(
         "ExclusiveMaximum",
         anon(ArgType::Bool),
+        S::Number(N::ExclusiveMaximum),
         "whether Maximum is exclusive",
     ),
-    (
+    v(
         "ExclusiveMinimum",
         anon(ArgType::Bool),
+        S::Number(N::ExclusiveMinimum),
         "whether Minimum is exclusive",
     ),
-    (
+    v(
         "MultipleOf",
         anon(ArgType::Number),
+        S::Number(N::MultipleOf),
         "the number must be a multiple of this",
     ),
-    (
+    v(
         "MinProperties",
         anon(ArgType::Int),
+        S::Object(O::MinProperties),
         "minimum number of properties of an object",
     ),
-    (
+    v(
         "MaxProperties",
         anon(ArgType::Int),
+        S::Object(O::MaxProperties),
         "maximum number of properties of an object",
     ),
-    (
+    v(
         "MaxLength",
         anon(ArgType::Int),
+        S::String(StringMarker::MaxLength),
         "maximum length of a string",
     ),
-    (
+    v(
         "MinLength",
         anon(ArgType::Int),
+        S::String(StringMarker::MinLength),
         "minimum length of a string",
     ),
-    (
+    v(
         "Pattern",
         anon(ArgType::String),
+        S::String(StringMarker::Pattern),
         "regular expression a string must match",
     ),
-    ("MaxItems", anon(ArgType::Int), "maximum length of a list"),
-    ("MinItems", anon(ArgType::Int), "minimum length of a list"),
-    (
+    v(
+        "MaxItems",
+        anon(ArgType::Int),
+        S::List(ListMarker::MaxItems),
+        "maximum length of a list",
+    ),
+    v(
+        "MinItems",
+        anon(ArgType::Int),
+        S::List(ListMarker::MinItems),
+        "minimum length of a list",
+    ),
+    v(
         "UniqueItems",
         anon(ArgType::Bool),
+        S::List(ListMarker::UniqueItems),
         "list items must be unique",
     ),
-    ("Enum", anon(ArgType::AnyList), "the allowed values"),
-    (
+    v(
+        "Enum",
+        anon(ArgType::AnyList),
+        S::Value(V::Enum),
+        "the allowed values",
+    ),
+    v(
         "Format",
         anon(ArgType::String),
+        S::Value(V::Format),
         "OpenAPI format (date-time, int32, ...)",
     ),
-    ("Type", anon(ArgType::String), "overrides the OpenAPI type"),
-    (
+    v(
+        "Type",
+        anon(ArgType::String),
+        S::Value(V::Type),
+        "overrides the OpenAPI type",
+    ),
+    v(
         "XPreserveUnknownFields",
         Args::Flag,
+        S::Object(O::PreserveUnknownFields),
         "keep fields the schema does not declare",
     ),
-    (
+    v(
         "XEmbeddedResource",
         Args::Flag,
+        S::Object(O::EmbeddedResource),
         "the value is an embedded Kubernetes object",
     ),
-    (
+    v(
         "XIntOrString",
         Args::Flag,
+        S::Value(V::IntOrString),
         "the value is an int or a string",
     ),
-    (
-        "XValidation",
-        Args::Named(XVALIDATION),
-        "a CEL validation rule",
-    ),
+    Validation {
+        repeatable: true,
+        ..v(
+            "XValidation",
+            Args::Named(XVALIDATION),
+            S::Rule(RuleMarker::XValidation),
+            "a CEL validation rule",
+        )
+    },
 ];
 
 const TF: Targets = Targets::TYPE_FIELD;
+const PKG: Targets = Targets::PACKAGE;
+const TYPE: Targets = Targets::TYPE;
+const FIELD: Targets = Targets::FIELD;
 
-/// Everything except the generated validation/items variants.
+const fn presence(required: bool, decisive: bool) -> Effect {
+    Effect::Presence(Presence { required, decisive })
+}
+
+const fn schema(m: SchemaMarker) -> Effect {
+    Effect::Schema(m)
+}
+
+const fn crd(m: CrdMarker) -> Effect {
+    Effect::Crd(m)
+}
+
+const fn genclient(tag: GenclientTag) -> Effect {
+    Effect::Derive(DeriveMarker::GenclientTag(tag))
+}
+
+/// An accepted marker of another generator, whatever its arguments.
+const fn other(name: &'static str, targets: Targets, help: &'static str) -> MarkerDef {
+    MarkerDef::new(name, targets, optional(ArgType::Raw), Effect::Ignored, help)
+}
+
+/// Everything except the validation markers and their items variants.
+#[rustfmt::skip]
 const BASE: &[MarkerDef] = &[
     // package
-    MarkerDef {
-        name: "groupName",
-        targets: Targets::PACKAGE,
-        args: Args::Anonymous {
-            ty: ArgType::String,
-            optional: true,
-        },
-        usage: Use::Used,
-        help: "API group of the package",
-    },
-    MarkerDef {
-        name: "versionName",
-        targets: Targets::PACKAGE,
-        args: anon(ArgType::String),
-        usage: Use::Used,
-        help: "API version of the package (default: the module name)",
-    },
-    MarkerDef {
-        name: "kubebuilder:skip",
-        targets: Targets::PACKAGE,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "not an API version: no CRD from this package",
-    },
-    MarkerDef {
-        name: "kubebuilder:validation:Optional",
-        targets: Targets::PACKAGE_FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "field optional (on a package: every field optional by default)",
-    },
-    MarkerDef {
-        name: "kubebuilder:validation:Required",
-        targets: Targets::PACKAGE_FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "field required",
-    },
-    // field-only
-    MarkerDef {
-        name: "required",
-        targets: Targets::FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "field required",
-    },
-    MarkerDef {
-        name: "optional",
-        targets: Targets::FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "field optional",
-    },
-    MarkerDef {
-        name: "k8s:required",
-        targets: Targets::FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "field required",
-    },
-    MarkerDef {
-        name: "k8s:optional",
-        targets: Targets::FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "field optional",
-    },
-    MarkerDef {
-        name: "nullable",
-        targets: Targets::FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "null is an allowed value",
-    },
-    MarkerDef {
-        name: "kubebuilder:default",
-        targets: Targets::FIELD,
-        args: anon(ArgType::Any),
-        usage: Use::Used,
-        help: "default value (marker syntax)",
-    },
-    MarkerDef {
-        name: "default",
-        targets: Targets::FIELD,
-        args: anon(ArgType::Json),
-        usage: Use::Used,
-        help: "default value (JSON)",
-    },
-    MarkerDef {
-        name: "kubebuilder:example",
-        targets: Targets::FIELD,
-        args: anon(ArgType::Any),
-        usage: Use::Used,
-        help: "example value",
-    },
-    MarkerDef {
-        name: "kubebuilder:validation:EmbeddedResource",
-        targets: Targets::FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "the value is an embedded Kubernetes object",
-    },
-    MarkerDef {
-        name: "kubebuilder:validation:Schemaless",
-        targets: Targets::FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "emit no schema for this field",
-    },
-    MarkerDef {
-        name: "k8s:immutable",
-        targets: Targets::FIELD,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "the field cannot change once set",
-    },
-    // type-only
-    MarkerDef {
-        name: "kubebuilder:validation:AtMostOneOf",
-        targets: Targets::TYPE,
-        args: anon(ArgType::StringList),
-        usage: Use::Used,
-        help: "at most one of these fields may be set",
-    },
-    MarkerDef {
-        name: "kubebuilder:validation:ExactlyOneOf",
-        targets: Targets::TYPE,
-        args: anon(ArgType::StringList),
-        usage: Use::Used,
-        help: "exactly one of these fields must be set",
-    },
-    MarkerDef {
-        name: "kubebuilder:validation:AtLeastOneOf",
-        targets: Targets::TYPE,
-        args: anon(ArgType::StringList),
-        usage: Use::Used,
-        help: "at least one of these fields must be set",
-    },
-    MarkerDef {
-        name: "k8s:enum",
-        targets: Targets::TYPE,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "the type is a string enum of its variants",
-    },
-    // validation-ish
-    MarkerDef {
-        name: "kubebuilder:pruning:PreserveUnknownFields",
-        targets: TF,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "keep fields the schema does not declare",
-    },
-    MarkerDef {
-        name: "kubebuilder:title",
-        targets: TF,
-        args: anon(ArgType::Any),
-        usage: Use::Used,
-        help: "schema title",
-    },
-    MarkerDef {
-        name: "kubebuilder:externalDocs",
-        targets: TF,
-        args: Args::Named(&[
-            a("url", ArgType::String, false),
-            a("description", ArgType::String, true),
-        ]),
-        usage: Use::Used,
-        help: "external documentation link",
-    },
+    MarkerDef::new("groupName", PKG, optional(ArgType::String), Effect::Package(PackageMarker::GroupName), "API group of the package"),
+    MarkerDef::new("versionName", PKG, anon(ArgType::String), Effect::Package(PackageMarker::VersionName), "API version of the package (default: the module name)"),
+    MarkerDef::new("kubebuilder:skip", PKG, Args::Flag, Effect::Package(PackageMarker::Skip), "not an API version: no CRD from this package"),
+    // presence
+    MarkerDef::new("kubebuilder:validation:Optional", Targets::PACKAGE_FIELD, Args::Flag, presence(false, true), "field optional (on a package: every field optional by default)"),
+    MarkerDef::new("kubebuilder:validation:Required", Targets::PACKAGE_FIELD, Args::Flag, presence(true, true), "field required"),
+    MarkerDef::new("required", FIELD, Args::Flag, presence(true, false), "field required"),
+    MarkerDef::new("optional", FIELD, Args::Flag, presence(false, false), "field optional"),
+    MarkerDef::new("k8s:required", FIELD, Args::Flag, presence(true, false), "field required"),
+    MarkerDef::new("k8s:optional", FIELD, Args::Flag, presence(false, false), "field optional"),
+    // field schema
+    MarkerDef::new("nullable", FIELD, Args::Flag, schema(S::Value(V::Nullable)), "null is an allowed value"),
+    MarkerDef::new("kubebuilder:default", FIELD, anon(ArgType::Any), schema(S::Value(V::Default)), "default value (marker syntax)"),
+    MarkerDef::new("default", FIELD, anon(ArgType::Json), schema(S::Value(V::DefaultJson)), "default value (JSON)"),
+    MarkerDef::new("kubebuilder:example", FIELD, anon(ArgType::Any), schema(S::Value(V::Example)), "example value"),
+    MarkerDef::new("kubebuilder:validation:EmbeddedResource", FIELD, Args::Flag, schema(S::Object(O::EmbeddedResource)), "the value is an embedded Kubernetes object"),
+    MarkerDef::new("kubebuilder:validation:Schemaless", FIELD, Args::Flag, Effect::Schemaless, "emit no schema for this field"),
+    MarkerDef::new("k8s:immutable", FIELD, Args::Flag, schema(S::Rule(RuleMarker::Immutable)), "the field cannot change once set"),
+    // type schema
+    MarkerDef::new("kubebuilder:validation:AtMostOneOf", TYPE, anon(ArgType::StringList), schema(S::Rule(RuleMarker::AtMostOneOf)), "at most one of these fields may be set").repeatable(),
+    MarkerDef::new("kubebuilder:validation:ExactlyOneOf", TYPE, anon(ArgType::StringList), schema(S::Rule(RuleMarker::ExactlyOneOf)), "exactly one of these fields must be set").repeatable(),
+    MarkerDef::new("kubebuilder:validation:AtLeastOneOf", TYPE, anon(ArgType::StringList), schema(S::Rule(RuleMarker::AtLeastOneOf)), "at least one of these fields must be set").repeatable(),
+    MarkerDef::new("k8s:enum", TYPE, Args::Flag, schema(S::Value(V::K8sEnum)), "the type is a string enum of its variants"),
+    // type or field schema
+    MarkerDef::new("kubebuilder:pruning:PreserveUnknownFields", TF, Args::Flag, schema(S::Object(O::PreserveUnknownFields)), "keep fields the schema does not declare"),
+    MarkerDef::new("kubebuilder:title", TF, anon(ArgType::Any), schema(S::Value(V::Title)), "schema title"),
+    MarkerDef::new("kubebuilder:externalDocs", TF, Args::Named(&[a("url", ArgType::String, false), a("description", ArgType::String, true)]), schema(S::Value(V::ExternalDocs)), "external documentation link"),
     // topology
-    MarkerDef {
-        name: "listType",
-        targets: TF,
-        args: anon(ArgType::String),
-        usage: Use::Used,
-        help: "atomic, set or map",
-    },
-    MarkerDef {
-        name: "listMapKey",
-        targets: TF,
-        args: anon(ArgType::String),
-        usage: Use::Used,
-        help: "a key of a listType=map list (repeatable)",
-    },
-    MarkerDef {
-        name: "mapType",
-        targets: TF,
-        args: anon(ArgType::String),
-        usage: Use::Used,
-        help: "atomic or granular",
-    },
-    MarkerDef {
-        name: "structType",
-        targets: TF,
-        args: anon(ArgType::String),
-        usage: Use::Used,
-        help: "atomic or granular",
-    },
+    MarkerDef::new("listType", TF, anon(ArgType::String), schema(S::Topology(TopologyMarker::ListType)), "atomic, set or map"),
+    MarkerDef::new("listMapKey", TF, anon(ArgType::String), schema(S::Topology(TopologyMarker::ListMapKey)), "a key of a listType=map list (repeatable)").repeatable(),
+    MarkerDef::new("mapType", TF, anon(ArgType::String), schema(S::Topology(TopologyMarker::MapType)), "atomic or granular"),
+    MarkerDef::new("structType", TF, anon(ArgType::String), schema(S::Topology(TopologyMarker::StructType)), "atomic or granular"),
     // CRD
-    MarkerDef {
-        name: "kubebuilder:subresource:status",
-        targets: Targets::TYPE,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "enable the status subresource",
-    },
-    MarkerDef {
-        name: "kubebuilder:subresource:scale",
-        targets: Targets::TYPE,
-        args: Args::Named(&[
-            a("specpath", ArgType::String, false),
-            a("statuspath", ArgType::String, false),
-            a("selectorpath", ArgType::String, true),
-        ]),
-        usage: Use::Used,
-        help: "enable the scale subresource",
-    },
-    MarkerDef {
-        name: "kubebuilder:printcolumn",
-        targets: Targets::TYPE,
-        args: Args::Named(&[
-            a("name", ArgType::String, false),
-            a("type", ArgType::String, false),
-            a("JSONPath", ArgType::String, false),
-            a("description", ArgType::String, true),
-            a("format", ArgType::String, true),
-            a("priority", ArgType::Int, true),
-        ]),
-        usage: Use::Used,
-        help: "an additional printer column",
-    },
-    MarkerDef {
-        name: "kubebuilder:resource",
-        targets: Targets::TYPE,
-        args: Args::Named(&[
-            a("path", ArgType::String, true),
-            a("shortName", ArgType::StringList, true),
-            a("categories", ArgType::StringList, true),
-            a("singular", ArgType::String, true),
-            a("scope", ArgType::String, true),
-        ]),
-        usage: Use::Used,
-        help: "resource names and scope",
-    },
-    MarkerDef {
-        name: "kubebuilder:storageversion",
-        targets: Targets::TYPE,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "this version is the storage version",
-    },
-    MarkerDef {
-        name: "kubebuilder:skipversion",
-        targets: Targets::TYPE,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "leave this version out of the CRD",
-    },
-    MarkerDef {
-        name: "kubebuilder:unservedversion",
-        targets: Targets::TYPE,
-        args: Args::Flag,
-        usage: Use::Used,
-        help: "this version is not served",
-    },
-    MarkerDef {
-        name: "kubebuilder:deprecatedversion",
-        targets: Targets::TYPE,
-        args: Args::Named(&[a("warning", ArgType::String, true)]),
-        usage: Use::Used,
-        help: "this version is deprecated",
-    },
-    MarkerDef {
-        name: "kubebuilder:metadata",
-        targets: Targets::TYPE,
-        args: Args::Named(&[
-            a("annotations", ArgType::StringList, true),
-            a("labels", ArgType::StringList, true),
-        ]),
-        usage: Use::Used,
-        help: "annotations and labels of the CRD",
-    },
-    MarkerDef {
-        name: "kubebuilder:selectablefield",
-        targets: Targets::TYPE,
-        args: Args::Named(&[a("JSONPath", ArgType::String, false)]),
-        usage: Use::Used,
-        help: "a field usable in field selectors",
-    },
+    MarkerDef::new("kubebuilder:subresource:status", TYPE, Args::Flag, crd(CrdMarker::StatusSubresource), "enable the status subresource"),
+    MarkerDef::new("kubebuilder:subresource:scale", TYPE, Args::Named(&[a("specpath", ArgType::String, false), a("statuspath", ArgType::String, false), a("selectorpath", ArgType::String, true)]), crd(CrdMarker::ScaleSubresource), "enable the scale subresource"),
+    MarkerDef::new("kubebuilder:printcolumn", TYPE, Args::Named(&[a("name", ArgType::String, false), a("type", ArgType::String, false), a("JSONPath", ArgType::String, false), a("description", ArgType::String, true), a("format", ArgType::String, true), a("priority", ArgType::Int, true)]), crd(CrdMarker::PrintColumn), "an additional printer column").repeatable(),
+    MarkerDef::new("kubebuilder:resource", TYPE, Args::Named(&[a("path", ArgType::String, true), a("shortName", ArgType::StringList, true), a("categories", ArgType::StringList, true), a("singular", ArgType::String, true), a("scope", ArgType::String, true)]), crd(CrdMarker::Resource), "resource names and scope"),
+    MarkerDef::new("kubebuilder:storageversion", TYPE, Args::Flag, crd(CrdMarker::StorageVersion), "this version is the storage version"),
+    MarkerDef::new("kubebuilder:skipversion", TYPE, Args::Flag, crd(CrdMarker::SkipVersion), "leave this version out of the CRD"),
+    MarkerDef::new("kubebuilder:unservedversion", TYPE, Args::Flag, crd(CrdMarker::UnservedVersion), "this version is not served"),
+    MarkerDef::new("kubebuilder:deprecatedversion", TYPE, Args::Named(&[a("warning", ArgType::String, true)]), crd(CrdMarker::DeprecatedVersion), "this version is deprecated"),
+    MarkerDef::new("kubebuilder:metadata", TYPE, Args::Named(&[a("annotations", ArgType::StringList, true), a("labels", ArgType::StringList, true)]), crd(CrdMarker::Metadata), "annotations and labels of the CRD").repeatable(),
+    MarkerDef::new("kubebuilder:selectablefield", TYPE, Args::Named(&[a("JSONPath", ArgType::String, false)]), crd(CrdMarker::SelectableField), "a field usable in field selectors").repeatable(),
     // RBAC: allowed on any doc comment under src/ (controller-gen reads it from any comment of a package).
-    MarkerDef {
-        name: "kubebuilder:rbac",
-        targets: Targets::ANY,
-        args: Args::Named(&[
-            a("groups", ArgType::StringList, true),
-            a("resources", ArgType::StringList, true),
-            a("resourceNames", ArgType::StringList, true),
-            a("verbs", ArgType::StringList, false),
-            a("urls", ArgType::StringList, true),
-            a("namespace", ArgType::String, true),
-            a("roleName", ArgType::String, true),
-        ]),
-        usage: Use::Used,
-        help: "an RBAC rule for the manager role",
-    },
+    MarkerDef::new("kubebuilder:rbac", Targets::ANY, Args::Named(&[a("groups", ArgType::StringList, true), a("resources", ArgType::StringList, true), a("resourceNames", ArgType::StringList, true), a("verbs", ArgType::StringList, false), a("urls", ArgType::StringList, true), a("namespace", ArgType::String, true), a("roleName", ArgType::String, true)]), Effect::Rbac, "an RBAC rule for the manager role").repeatable(),
     // Root kinds.
-    MarkerDef {
-        name: "kubebuilder:object:root",
-        targets: Targets::TYPE,
-        args: Args::Anonymous {
-            ty: ArgType::Bool,
-            optional: true,
-        },
-        usage: Use::Used,
-        help: "a root kind (gets a CRD when it has metadata)",
-    },
+    MarkerDef::new("kubebuilder:object:root", TYPE, optional(ArgType::Bool), Effect::Root, "a root kind (gets a CRD when it has metadata)"),
+    // What #[derive(Kind)] reads: deep copy here, client-gen's tags below.
+    MarkerDef::new("kubebuilder:object:generate", Targets::PACKAGE_TYPE, optional(ArgType::Bool), Effect::Derive(DeriveMarker::DeepCopy), "deep copy generation (on by default; `=false` turns it off)"),
+    MarkerDef::new("k8s:deepcopy-gen", Targets::PACKAGE_TYPE, optional(ArgType::Raw), Effect::Derive(DeriveMarker::DeepCopy), "deep copy generation (deepcopy-gen's form)"),
     // Other generators' markers: accepted, not used.
-    MarkerDef {
-        name: "kubebuilder:object:generate",
-        targets: Targets::PACKAGE_TYPE,
-        args: Args::Anonymous {
-            ty: ArgType::Bool,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "deepcopy generation (derive does this in rkb)",
-    },
-    MarkerDef {
-        name: "k8s:deepcopy-gen",
-        targets: Targets::PACKAGE_TYPE,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "deepcopy generation",
-    },
-    MarkerDef {
-        name: "k8s:deepcopy-gen:interfaces",
-        targets: Targets::TYPE,
-        args: anon(ArgType::String),
-        usage: Use::Ignored,
-        help: "deepcopy generation",
-    },
-    MarkerDef {
-        name: "kubebuilder:webhook",
-        targets: Targets::ANY,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "webhook configuration (not generated by rkb manifests)",
-    },
-    MarkerDef {
-        name: "kubebuilder:webhookconfiguration",
-        targets: Targets::ANY,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "webhook configuration",
-    },
-    MarkerDef {
-        name: "kubebuilder:ac:generate",
-        targets: Targets::PACKAGE_TYPE,
-        args: Args::Anonymous {
-            ty: ArgType::Bool,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "apply configurations",
-    },
-    MarkerDef {
-        name: "kubebuilder:ac:output:package",
-        targets: Targets::PACKAGE,
-        args: anon(ArgType::String),
-        usage: Use::Ignored,
-        help: "apply configurations",
-    },
-    MarkerDef {
-        name: "kubebuilder:scaffold",
-        targets: Targets::ANY,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "scaffold insertion point",
-    },
-    MarkerDef {
-        name: "genclient",
-        targets: Targets::TYPE,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "client-gen",
-    },
-    MarkerDef {
-        name: "genclient:nonNamespaced",
-        targets: Targets::TYPE,
-        args: Args::Flag,
-        usage: Use::Ignored,
-        help: "client-gen: cluster-scoped client",
-    },
-    MarkerDef {
-        name: "genclient:noVerbs",
-        targets: Targets::TYPE,
-        args: Args::Flag,
-        usage: Use::Ignored,
-        help: "client-gen: no client verbs",
-    },
-    MarkerDef {
-        name: "genclient:noStatus",
-        targets: Targets::TYPE,
-        args: Args::Flag,
-        usage: Use::Ignored,
-        help: "client-gen: no UpdateStatus",
-    },
-    MarkerDef {
-        name: "genclient:readonly",
-        targets: Targets::TYPE,
-        args: Args::Flag,
-        usage: Use::Ignored,
-        help: "client-gen: read verbs only",
-    },
-    MarkerDef {
-        name: "genclient:onlyVerbs",
-        targets: Targets::TYPE,
-        args: anon(ArgType::StringList),
-        usage: Use::Ignored,
-        help: "client-gen: only these verbs",
-    },
-    MarkerDef {
-        name: "genclient:skipVerbs",
-        targets: Targets::TYPE,
-        args: anon(ArgType::StringList),
-        usage: Use::Ignored,
-        help: "client-gen: all verbs but these",
-    },
-    MarkerDef {
-        name: "genclient:method",
-        targets: Targets::TYPE,
-        args: anon(ArgType::Raw),
-        usage: Use::Ignored,
-        help: "client-gen: an extra client method",
-    },
+    other("k8s:deepcopy-gen:interfaces", TYPE, "deepcopy generation").with_args(anon(ArgType::String)),
+    other("kubebuilder:webhook", Targets::ANY, "webhook configuration (not generated by rkb manifests)").repeatable(),
+    other("kubebuilder:webhookconfiguration", Targets::ANY, "webhook configuration"),
+    other("kubebuilder:ac:generate", Targets::PACKAGE_TYPE, "apply configurations").with_args(optional(ArgType::Bool)),
+    other("kubebuilder:ac:output:package", PKG, "apply configurations").with_args(anon(ArgType::String)),
+    other("kubebuilder:scaffold", Targets::ANY, "scaffold insertion point").repeatable(),
+    // client-gen's tags, for the derive's typed client.
+    MarkerDef::new("genclient", TYPE, optional(ArgType::Raw), Effect::Derive(DeriveMarker::Genclient), "client-gen: generate a typed client"),
+    MarkerDef::new("genclient:nonNamespaced", TYPE, Args::Flag, genclient(GenclientTag::NonNamespaced), "client-gen: cluster-scoped client"),
+    MarkerDef::new("genclient:noVerbs", TYPE, Args::Flag, genclient(GenclientTag::NoVerbs), "client-gen: no client verbs"),
+    MarkerDef::new("genclient:noStatus", TYPE, Args::Flag, genclient(GenclientTag::NoStatus), "client-gen: no UpdateStatus"),
+    MarkerDef::new("genclient:readonly", TYPE, Args::Flag, genclient(GenclientTag::Readonly), "client-gen: read verbs only"),
+    MarkerDef::new("genclient:onlyVerbs", TYPE, anon(ArgType::StringList), genclient(GenclientTag::OnlyVerbs), "client-gen: only these verbs"),
+    MarkerDef::new("genclient:skipVerbs", TYPE, anon(ArgType::StringList), genclient(GenclientTag::SkipVerbs), "client-gen: all verbs but these"),
+    MarkerDef::new("genclient:method", TYPE, anon(ArgType::Raw), genclient(GenclientTag::Method), "client-gen: an extra client method").repeatable(),
     // Kubernetes' other code generators: controller-gen ignores them; real APIs carry them.
-    MarkerDef {
-        name: "k8s:openapi-gen",
-        targets: Targets::ANY,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "openapi-gen",
-    },
-    MarkerDef {
-        name: "k8s:defaulter-gen",
-        targets: Targets::ANY,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "defaulter-gen",
-    },
-    MarkerDef {
-        name: "k8s:defaulter-gen-input",
-        targets: Targets::ANY,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "defaulter-gen",
-    },
-    MarkerDef {
-        name: "k8s:conversion-gen",
-        targets: Targets::ANY,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "conversion-gen",
-    },
-    MarkerDef {
-        name: "k8s:conversion-gen-external-types",
-        targets: Targets::ANY,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "conversion-gen",
-    },
-    MarkerDef {
-        name: "k8s:prerelease-lifecycle-gen",
-        targets: Targets::ANY,
-        args: Args::Anonymous {
-            ty: ArgType::Raw,
-            optional: true,
-        },
-        usage: Use::Ignored,
-        help: "prerelease-lifecycle-gen (`:introduced=`, `:deprecated=`, `:removed=`, `:replacement=`)",
-    },
-    MarkerDef {
-        name: "groupGoName",
-        targets: Targets::PACKAGE,
-        args: anon(ArgType::String),
-        usage: Use::Ignored,
-        help: "client-gen: Go name of the group",
-    },
+    other("k8s:openapi-gen", Targets::ANY, "openapi-gen"),
+    other("k8s:defaulter-gen", Targets::ANY, "defaulter-gen"),
+    other("k8s:defaulter-gen-input", Targets::ANY, "defaulter-gen"),
+    other("k8s:conversion-gen", Targets::ANY, "conversion-gen"),
+    other("k8s:conversion-gen-external-types", Targets::ANY, "conversion-gen"),
+    other("k8s:prerelease-lifecycle-gen", Targets::ANY, "prerelease-lifecycle-gen (`:introduced=`, `:deprecated=`, `:removed=`, `:replacement=`)"),
+    other("groupGoName", PKG, "client-gen: Go name of the group").with_args(anon(ArgType::String)),
 ];
 
 /// The registry: lookup by name, did-you-mean, and the full list (for docs and tests).
@@ -753,19 +433,21 @@ fn leak(s: String) -> &'static str {
 impl Registry {
     fn build() -> Registry {
         let mut defs: Vec<MarkerDef> = Vec::new();
-        for &(short, args, help) in VALIDATION {
+        for v in VALIDATION {
             defs.push(MarkerDef {
-                name: leak(format!("kubebuilder:validation:{short}")),
+                name: leak(format!("kubebuilder:validation:{}", v.short)),
                 targets: TF,
-                args,
-                usage: Use::Used,
-                help,
+                args: v.args,
+                effect: Effect::Schema(v.effect),
+                repeatable: v.repeatable,
+                help: v.help,
             });
             defs.push(MarkerDef {
-                name: leak(format!("kubebuilder:validation:items:{short}")),
+                name: leak(format!("kubebuilder:validation:items:{}", v.short)),
                 targets: TF,
-                args,
-                usage: Use::Used,
+                args: v.args,
+                effect: Effect::ItemsSchema(v.effect),
+                repeatable: v.repeatable,
                 help: "the same, for the items of a list",
             });
         }
@@ -870,11 +552,11 @@ mod tests {
     #[test]
     fn validation_markers_have_items_variants() {
         let r = Registry::get();
-        for (short, _, _) in VALIDATION {
-            assert!(
-                r.by_name(&format!("kubebuilder:validation:items:{short}"))
-                    .is_some()
-            );
+        for v in VALIDATION {
+            let items = r
+                .by_name(&format!("kubebuilder:validation:items:{}", v.short))
+                .unwrap();
+            assert_eq!(items.effect, Effect::ItemsSchema(v.effect));
         }
     }
 }

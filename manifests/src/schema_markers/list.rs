@@ -1,0 +1,29 @@
+//! Lengths of lists: MaxItems, MinItems, UniqueItems.
+
+use super::{ApplyErr, Applying, found, need, set_int, type_of};
+use crate::schema::Schema;
+use rkb_markers::{ListMarker, Value as MValue};
+
+pub fn apply(m: ListMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+    need(
+        type_of(s) == "array",
+        format!("{} applies to lists, found {}", at.short, found(s)),
+        "use it on a Vec field",
+    )?;
+    match m {
+        ListMarker::MaxItems => set_int(s, "maxItems", at),
+        ListMarker::MinItems => set_int(s, "minItems", at),
+        ListMarker::UniqueItems => {
+            if at.value().and_then(MValue::as_bool).unwrap_or(false) {
+                // controller-gen writes it, but the API server refuses the CRD ("uniqueItems cannot be set to
+                // true since the runtime complexity becomes quadratic").
+                return Err((
+                    "UniqueItems=true makes the API server refuse the CRD (quadratic validation cost)".into(),
+                    Some("use `+listType=set` for a list of unique items".into()),
+                ));
+            }
+            s.remove("uniqueItems");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,123 @@
+//! What a value is or may be, whatever its type: Enum, Format, Type, XIntOrString, nullable, defaults,
+//! examples, title, external docs, and `+k8s:enum`.
+
+use super::{ApplyErr, Applying, type_of};
+use crate::schema::Schema;
+use rkb_markers::{Value as MValue, ValueMarker};
+use serde_json::{Value, json};
+
+pub fn apply(m: ValueMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+    let v = at.value();
+    match m {
+        ValueMarker::Enum => {
+            let vals = match v {
+                Some(MValue::List(items)) => items.iter().map(MValue::to_json).collect(),
+                Some(other) => vec![other.to_json()],
+                None => Vec::new(),
+            };
+            s.insert("enum".into(), Value::Array(vals));
+        }
+        ValueMarker::Format => {
+            s.insert(
+                "format".into(),
+                json!(v.and_then(MValue::as_str).unwrap_or("")),
+            );
+        }
+        // An empty Type means "no type" (used with XIntOrString); Go omits the empty string.
+        ValueMarker::Type => match v.and_then(MValue::as_str).unwrap_or("") {
+            "" => {
+                s.remove("type");
+            }
+            t => {
+                s.insert("type".into(), json!(t));
+            }
+        },
+        ValueMarker::IntOrString => {
+            s.insert("x-kubernetes-int-or-string".into(), json!(true));
+        }
+        ValueMarker::Nullable => {
+            s.insert("nullable".into(), json!(true));
+        }
+        ValueMarker::Default => {
+            let mut d = v.map(MValue::to_json).unwrap_or(Value::Null);
+            if type_of(s) == "array" && d == json!({}) {
+                d = json!([]);
+            }
+            s.insert("default".into(), d);
+        }
+        ValueMarker::DefaultJson => {
+            if let Some(d) = v.map(MValue::to_json)
+                && !d.is_null()
+            {
+                s.insert("default".into(), d);
+            }
+        }
+        ValueMarker::Example => {
+            s.insert(
+                "example".into(),
+                v.map(MValue::to_json).unwrap_or(Value::Null),
+            );
+        }
+        ValueMarker::Title => title(s, v)?,
+        ValueMarker::ExternalDocs => external_docs(s, at)?,
+        ValueMarker::K8sEnum => k8s_enum(s, at.enum_values)?,
+    }
+    Ok(())
+}
+
+fn title(s: &mut Schema, v: Option<&MValue>) -> Result<(), ApplyErr> {
+    match v {
+        Some(MValue::String(t)) => {
+            s.insert("title".into(), json!(t));
+            Ok(())
+        }
+        Some(other) => Err((
+            format!("title must be a string, found {}", other.type_name()),
+            Some("quote it: `+kubebuilder:title=\"...\"`".into()),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn external_docs(s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+    let m = at.marker;
+    let url = m.str_arg("url").unwrap_or("");
+    if !(url.contains("://") || url.starts_with('/')) {
+        return Err((
+            format!("invalid url `{url}` in kubebuilder:externalDocs marker"),
+            Some("give an absolute URL".into()),
+        ));
+    }
+    let mut d = Schema::new();
+    if let Some(desc) = m.str_arg("description").filter(|d| !d.is_empty()) {
+        d.insert("description".into(), json!(desc));
+    }
+    d.insert("url".into(), json!(url));
+    s.insert("externalDocs".into(), Value::Object(d));
+    Ok(())
+}
+
+/// `+k8s:enum`: a string schema whose values are the enum's unit variants, sorted as Go sorts them.
+fn k8s_enum(s: &mut Schema, values: Option<&[String]>) -> Result<(), ApplyErr> {
+    let Some(values) = values else {
+        return Err((
+            "k8s:enum needs a unit-variant enum type".into(),
+            Some(
+                "write the allowed values as enum variants, or use +kubebuilder:validation:Enum"
+                    .into(),
+            ),
+        ));
+    };
+    let mut vals: Vec<String> = values.iter().map(|v| json!(v).to_string()).collect();
+    vals.sort();
+    s.insert("type".into(), json!("string"));
+    s.insert(
+        "enum".into(),
+        Value::Array(
+            vals.iter()
+                .filter_map(|v| serde_json::from_str(v).ok())
+                .collect(),
+        ),
+    );
+    Ok(())
+}
