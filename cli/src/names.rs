@@ -1,6 +1,7 @@
 //! Validation of user-supplied names, with kubebuilder's rules, and the names derived from them.
 
 use anyhow::{Result, bail};
+use rkb_markers::is_rust_keyword;
 
 /// DNS-1123 label: lower-case alphanumerics and '-', starting and ending alphanumeric, at most 63 chars.
 fn is_dns1123_label(s: &str) -> bool {
@@ -96,19 +97,6 @@ pub fn validate_version(version: &str) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Rust's strict and reserved keywords (edition 2024): none of them can name a module, crate or struct.
-const RUST_KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
-    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
-    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
-    "return", "self", "Self", "static", "struct", "super", "trait", "true", "try", "type",
-    "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
-];
-
-fn is_rust_keyword(ident: &str) -> bool {
-    RUST_KEYWORDS.contains(&ident)
 }
 
 /// Every name the `create api` templates use unqualified: their imports and the prelude items they name.

@@ -1,10 +1,10 @@
 //! Stage 3b: CustomResourceDefinition documents, one per group+kind, all versions merged.
 
 use crate::crd_markers;
-use crate::model::{Model, Resolved, TypeKind};
+use crate::model::{At, Model, Resolved, TypeKind};
 use crate::schema::{Schema, SchemaGen, flatten_all_of};
 use crate::type_expr::TypeExpr;
-use rkb_markers::{CrdMarker, Diagnostic, Effect, Marker, Value as MValue};
+use rkb_markers::{CrdMarker, Diagnostic, Effect, Marker, Value as MarkerValue};
 use serde_json::{Value, json};
 
 /// The controller-gen version whose output rkb reproduces (written in the CRD annotation, as it does).
@@ -49,7 +49,7 @@ pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
                 }
                 continue;
             }
-            Some(mk) if mk.value.as_ref().and_then(MValue::as_bool) == Some(false) => continue,
+            Some(mk) if mk.value.as_ref().and_then(MarkerValue::as_bool) == Some(false) => continue,
             Some(_) => {}
         }
         match (meta("ObjectMeta"), meta("ListMeta")) {
@@ -118,11 +118,7 @@ fn k8s_type_of(model: &Model, file: usize, ty: &TypeExpr, name: &str) -> Option<
 
 /// `d` placed on type `ty`'s name, with `hint`.
 fn type_diag(model: &Model, ty: usize, d: Diagnostic, hint: &str) -> Diagnostic {
-    let t = &model.types[ty];
-    let f = &model.files[t.file];
-    d.at(&f.rel, t.line, t.col, t.len)
-        .with_source_line(f.line(t.line))
-        .with_hint(hint)
+    model.locate(model.type_at(ty), d).with_hint(hint)
 }
 
 /// Everything about one version of a CRD except its schema.
@@ -161,23 +157,9 @@ impl CrdPlan {
     }
 }
 
-fn at_type(model: &Model, ty: usize) -> (std::path::PathBuf, usize, usize, usize, String) {
-    let t = &model.types[ty];
-    let f = &model.files[t.file];
-    (
-        f.rel.clone(),
-        t.line,
-        t.col,
-        t.len,
-        f.line(t.line).to_string(),
-    )
-}
-
+/// An error at marker `m` on type `ty`.
 pub(crate) fn marker_diag(model: &Model, ty: usize, m: &Marker, msg: String) -> Diagnostic {
-    let f = &model.files[model.types[ty].file];
-    Diagnostic::error(msg)
-        .at(&f.rel, m.span.line, m.span.col, m.span.len)
-        .with_source_line(f.line(m.span.line))
+    model.locate(At::marker(model.types[ty].file, m), Diagnostic::error(msg))
 }
 
 /// Groups roots into CRDs and applies the CRD-level markers (names, scope, subresources, columns, versions).
@@ -210,15 +192,13 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
         let version = model.packages[r.pkg].version.clone();
         let plan = &mut plans[idx];
         if plan.versions.iter().any(|v| v.name == version) {
-            let (file, line, col, len, src) = at_type(model, r.ty);
-            diags.push(
+            diags.push(model.locate(
+                model.type_at(r.ty),
                 Diagnostic::error(format!(
                     "kind `{}` is defined twice in {}/{}",
                     t.name, group, version
-                ))
-                .at(file, line, col, len)
-                .with_source_line(src),
-            );
+                )),
+            ));
             continue;
         }
         plan.versions.push(VersionPlan {
@@ -281,7 +261,6 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
         let storage: Vec<&VersionPlan> = plan.versions.iter().filter(|v| v.storage).collect();
         if !plan.versions.is_empty() && storage.len() != 1 {
             let ty = plan.versions[0].ty;
-            let (file, line, col, len, src) = at_type(model, ty);
             let names: Vec<&str> = plan.versions.iter().map(|v| v.name.as_str()).collect();
             let msg = if storage.is_empty() {
                 format!(
@@ -301,9 +280,8 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
                 )
             };
             diags.push(
-                Diagnostic::error(msg)
-                    .at(file, line, col, len)
-                    .with_source_line(src)
+                model
+                    .locate(model.type_at(ty), Diagnostic::error(msg))
                     .with_hint(
                         "mark exactly one version's type with `/// +kubebuilder:storageversion`",
                     ),
@@ -311,15 +289,16 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
         }
         if !plan.versions.is_empty() && !plan.versions.iter().any(|v| v.served) {
             let ty = plan.versions[0].ty;
-            let (file, line, col, len, src) = at_type(model, ty);
             diags.push(
-                Diagnostic::error(format!(
-                    "CRD for {}/{} does not serve any version",
-                    plan.group, plan.kind
-                ))
-                .at(file, line, col, len)
-                .with_source_line(src)
-                .with_hint("remove `+kubebuilder:unservedversion` from one version"),
+                model
+                    .locate(
+                        model.type_at(ty),
+                        Diagnostic::error(format!(
+                            "CRD for {}/{} does not serve any version",
+                            plan.group, plan.kind
+                        )),
+                    )
+                    .with_hint("remove `+kubebuilder:unservedversion` from one version"),
             );
         }
     }

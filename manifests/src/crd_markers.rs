@@ -4,7 +4,7 @@
 
 use crate::crd::{CrdPlan, marker_diag, set_kv};
 use crate::model::Model;
-use rkb_markers::{CrdMarker, Diagnostic, Marker, Value as MValue};
+use rkb_markers::{CrdMarker, Diagnostic, Marker, Value as MarkerValue};
 use serde_json::{Map, Value, json};
 
 /// The marker being applied, and where it is (for diagnostics).
@@ -95,7 +95,7 @@ fn column(m: &Marker) -> Value {
     }
     if let Some(p) = m
         .arg("priority")
-        .and_then(MValue::as_i64)
+        .and_then(MarkerValue::as_i64)
         .filter(|p| *p != 0)
     {
         c.insert("priority".into(), json!(p));

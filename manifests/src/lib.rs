@@ -1,11 +1,22 @@
 //! rkb-manifests: reads a Rust operator project's API types and `+kubebuilder` markers and produces the
 //! CRD and RBAC YAML controller-gen v0.21.0 would produce for the equivalent Go types.
 //!
-//! Stages, kept apart: **parse** (`load` reads the files; `scan`, or syn when the scanner steps aside,
-//! turns each into an `outline`; `model`: packages, types, fields, markers through `rkb-markers`) ->
-//! **validate** (marker targets and types, type resolution, structural schema, CEL) -> **generate**
-//! (`schema`, `crd`, `rbac`, written by `yaml`). Every diagnostic of a run is collected; nothing is
-//! written unless everything generated.
+//! How a run goes (each step collects every diagnostic it can; nothing is written unless the whole run
+//! succeeded):
+//! 1. **read**: `load` reads the files; `scan` (or syn, `outline::from_syn`, where the scanner steps aside) turns
+//!    each into an `outline`.
+//! 2. **model**: `model` builds packages, types and fields; `doc_comment` hands `+` lines to rkb-markers, which
+//!    checks each marker against the vocabulary (name, arguments, target) and gives it its `Effect`;
+//!    `doc_comment` also checks conflicts between the markers of one item.
+//! 3. **plan**: `crd::find_roots` and `crd::plan_crds` group root kinds into CRDs and apply CRD markers
+//!    (`crd_markers`); `rbac` collects rules.
+//! 4. **generate and check**: `schema` builds each version's schema, applying schema markers (`schema_markers`,
+//!    one file per concern: each marker checks the schema it lands on, e.g. Maximum needs a number) and resolving
+//!    types; `validate` then checks the API server's structural and map-list rules on the result; `yaml` prints.
+//!    Checks that need the generated schema run during or after generation, not before: the marker-versus-type
+//!    checks need the type a field's schema resolves to.
+//! 5. **write**: `output` skips what is up to date and writes the rest all or nothing (`write`), or diffs it
+//!    (`--check`); stale generated CRDs are removed.
 //!
 //! ```no_run
 //! let root = std::path::Path::new(".");
@@ -19,7 +30,7 @@
 mod cel;
 mod crd;
 mod crd_markers;
-mod docs;
+mod doc_comment;
 mod error;
 mod frozen;
 pub mod k8s;
@@ -35,6 +46,7 @@ mod schema_markers;
 mod settings;
 mod type_expr;
 mod validate;
+pub mod write;
 mod yaml;
 
 pub use crd::CONTROLLER_GEN_VERSION;
@@ -227,9 +239,6 @@ fn crd_yamls(
     yamls
 }
 
-/// Fewest CRDs worth a thread of their own.
-const MIN_CRDS_PER_THREAD: usize = 2;
-
 /// [`crd_yamls`] with the plans shared between the cores, one schema generator per thread. `None` when
 /// one thread would do, or when any generator reported something: its caches are per generator, so which
 /// type a message is reported for first (and the hints that list what was seen so far) would depend on
@@ -240,12 +249,12 @@ fn crd_yamls_parallel(
     plans: &[crd::CrdPlan],
     opts: &Options,
 ) -> Option<Vec<String>> {
-    if parallel::threads_for(plans.len(), MIN_CRDS_PER_THREAD) == 1 {
+    if parallel::threads_for(plans.len(), parallel::MIN_CRDS_TO_BUILD) == 1 {
         return None;
     }
     parallel::map_indexed(
         plans.len(),
-        MIN_CRDS_PER_THREAD,
+        parallel::MIN_CRDS_TO_BUILD,
         || schema::SchemaGen::new(model, uses, opts.max_desc_len.is_none()),
         |sg, i| {
             let doc = crd::crd_document(sg, &plans[i], opts.max_desc_len);
@@ -536,7 +545,7 @@ mod tests {
             mut diags,
         } = analyze(&root).expect("the naming case loads");
         assert!(
-            plans.len() >= 3 * MIN_CRDS_PER_THREAD,
+            plans.len() >= 3 * parallel::MIN_CRDS_TO_BUILD,
             "a case with enough kinds for three threads"
         );
         let opts = Options::default();
@@ -545,7 +554,10 @@ mod tests {
         assert!(diags.is_empty(), "{diags:?}");
         // Three threads whatever this machine has, so the split and the merge really run.
         let split = parallel::with_cores(3, || {
-            assert_eq!(parallel::threads_for(plans.len(), MIN_CRDS_PER_THREAD), 3);
+            assert_eq!(
+                parallel::threads_for(plans.len(), parallel::MIN_CRDS_TO_BUILD),
+                3
+            );
             crd_yamls_parallel(&model, &uses, &plans, &opts).expect("split, with no diagnostics")
         });
         assert_eq!(split, one_thread);

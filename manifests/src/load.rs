@@ -75,16 +75,13 @@ pub fn load_sources(root: &Path) -> Result<Vec<SourceFile>, crate::Error> {
     paths.sort();
     crate::parallel::map_indexed(
         paths.len(),
-        MIN_FILES_PER_THREAD,
+        crate::parallel::MIN_FILES_TO_READ,
         || (),
         |(), i| read_source(root, &paths[i]),
     )
     .into_iter()
     .collect()
 }
-
-/// Fewest files worth a reading thread of their own.
-const MIN_FILES_PER_THREAD: usize = 8;
 
 fn read_source(root: &Path, abs: &Path) -> Result<SourceFile, crate::Error> {
     let text = std::fs::read_to_string(abs).map_err(|source| crate::Error::Io {

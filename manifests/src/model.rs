@@ -1,7 +1,7 @@
 //! Stage 1b: the API model built from the parsed files: packages (group/version modules), types (structs,
 //! unit enums, aliases, newtypes) and fields with their serde JSON names, plus every RBAC marker.
 
-use crate::docs::{Doc, build_doc};
+use crate::doc_comment::{Doc, build_doc};
 use crate::load::{DocLine, SourceFile};
 use crate::outline::{self, Fields, Ident, Item, SerdeAttrs, UseName, Variant};
 use crate::type_expr::TypeExpr;
@@ -114,7 +114,47 @@ pub enum Prim {
     Float,
 }
 
+/// A place in one of the model's files, where a diagnostic points: the one position type of the generator
+/// (markers carry a [`rkb_markers::Span`] within their file; [`At::marker`] adds the file).
+#[derive(Clone, Copy, Debug)]
+pub struct At {
+    pub file: usize,
+    pub line: usize,
+    pub col: usize,
+    pub len: usize,
+}
+
+impl At {
+    /// The marker's text, in `file`.
+    pub fn marker(file: usize, m: &Marker) -> At {
+        At {
+            file,
+            line: m.span.line,
+            col: m.span.col,
+            len: m.span.len,
+        }
+    }
+}
+
 impl Model {
+    /// Where type `ty`'s name is.
+    pub fn type_at(&self, ty: usize) -> At {
+        let t = &self.types[ty];
+        At {
+            file: t.file,
+            line: t.line,
+            col: t.col,
+            len: t.len,
+        }
+    }
+
+    /// `d` pointing at `at`, with the source line shown.
+    pub fn locate(&self, at: At, d: Diagnostic) -> Diagnostic {
+        let f = &self.files[at.file];
+        d.at(&f.rel, at.line, at.col, at.len)
+            .with_source_line(f.line(at.line))
+    }
+
     pub fn build(files: Vec<SourceFile>, diags: &mut Vec<Diagnostic>) -> Model {
         let mut m = Model {
             packages: Vec::new(),
@@ -404,16 +444,13 @@ impl FileItems {
     }
 }
 
-/// Fewest files worth a parsing thread of their own.
-const MIN_FILES_PER_THREAD: usize = 4;
-
 /// Parses and walks every file, on every core (files are independent until types are resolved);
 /// returns their items in file order.
 fn walk_files(files: &[SourceFile], file_pkg: &[usize]) -> Vec<FileItems> {
     crate::load::with_fallback_lexer(|| {
         crate::parallel::map_indexed(
             files.len(),
-            MIN_FILES_PER_THREAD,
+            crate::parallel::MIN_FILES_TO_PARSE,
             || (),
             |(), fi| {
                 let mut items = FileItems::default();
@@ -456,13 +493,13 @@ impl Walk<'_> {
                     serde,
                     ident,
                     fields,
-                } => self.strukt(docs, serde, ident, fields),
+                } => self.struct_item(docs, serde, ident, fields),
                 Item::Enum {
                     docs,
                     serde,
                     ident,
                     variants,
-                } => self.enumm(docs, serde, ident, variants),
+                } => self.enum_item(docs, serde, ident, variants),
                 Item::Alias { docs, ident, ty } => {
                     let doc = self.doc(docs, Target::Type);
                     self.push_type(ident, doc, TypeKind::Alias(ty.clone()));
@@ -522,7 +559,13 @@ impl Walk<'_> {
         });
     }
 
-    fn strukt(&mut self, docs: &[DocLine], cattrs: &SerdeAttrs, ident: &Ident, fields: &Fields) {
+    fn struct_item(
+        &mut self,
+        docs: &[DocLine],
+        cattrs: &SerdeAttrs,
+        ident: &Ident,
+        fields: &Fields,
+    ) {
         let doc = self.doc(docs, Target::Type);
         let rename_all = cattrs.rename_all.as_deref().and_then(RenameRule::parse);
         let kind = match fields {
@@ -573,7 +616,7 @@ impl Walk<'_> {
         self.push_type(ident, doc, kind);
     }
 
-    fn enumm(
+    fn enum_item(
         &mut self,
         docs: &[DocLine],
         cattrs: &SerdeAttrs,

@@ -1,6 +1,7 @@
-//! Writing generated files: all-or-nothing (stage every file to a temp file, then rename), or `--check`
+//! Writing generated files: all-or-nothing (write.rs), skipping files already up to date, or `--check`
 //! (write nothing, return a unified diff of the stale files).
 
+use crate::write::{FileWrite, write_atomically};
 use crate::{Error, Written};
 use std::path::{Path, PathBuf};
 
@@ -24,73 +25,45 @@ fn read_existing(path: &Path) -> Result<Option<String>, Error> {
     }
 }
 
-/// Writes the files whose content changed, then removes `stale` ((absolute, relative) paths). Every changed file is staged first; only when all staged writes succeeded are they
-/// renamed into place and the stale files removed, so a failure leaves the old files untouched.
+/// Writes the files whose content changed, then removes `stale` ((absolute, relative) paths), all or nothing
+/// ([`crate::write::write_atomically`]): a failure while staging leaves the old files untouched.
 pub fn write_all(files: &[Planned], stale: &[(PathBuf, PathBuf)]) -> Result<Written, Error> {
-    let mut staged: Vec<(PathBuf, &Planned)> = Vec::new();
-    if let Err(e) = stage(files, &mut staged) {
-        for (tmp, _) in &staged {
-            let _ = std::fs::remove_file(tmp);
-        }
-        return Err(e);
-    }
-    let mut done = Written::default();
-    for (tmp, f) in &staged {
-        std::fs::rename(tmp, &f.path).map_err(|source| Error::Io {
+    let changed: Vec<&Planned> = files
+        .iter()
+        .zip(up_to_date(files)?)
+        .filter(|(_, fresh)| !fresh)
+        .map(|(f, _)| f)
+        .collect();
+    let writes: Vec<FileWrite> = changed
+        .iter()
+        .map(|f| FileWrite {
             path: f.path.clone(),
-            source,
-        })?;
-        done.written.push(f.path.clone());
-    }
-    for (path, _) in stale {
-        std::fs::remove_file(path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        done.removed.push(path.clone());
-    }
-    Ok(done)
+            content: &f.content,
+            executable: false,
+        })
+        .collect();
+    let removed: Vec<PathBuf> = stale.iter().map(|(path, _)| path.clone()).collect();
+    write_atomically(&writes, &removed).map_err(|e| Error::Io {
+        path: e.path,
+        source: e.source,
+    })?;
+    Ok(Written {
+        written: changed.iter().map(|f| f.path.clone()).collect(),
+        removed,
+    })
 }
-
-/// Fewest files worth a reading thread of their own.
-const MIN_FILES_PER_THREAD: usize = 8;
 
 /// Whether each file already holds its planned content (read on every core: a re-run mostly finds
 /// nothing to write, and reading was then its last step). The first error is the one in file order.
 fn up_to_date(files: &[Planned]) -> Result<Vec<bool>, Error> {
     crate::parallel::map_indexed(
         files.len(),
-        MIN_FILES_PER_THREAD,
+        crate::parallel::MIN_FILES_TO_READ,
         || (),
         |(), i| Ok(read_existing(&files[i].path)?.as_deref() == Some(files[i].content.as_str())),
     )
     .into_iter()
     .collect()
-}
-
-fn stage<'a>(files: &'a [Planned], staged: &mut Vec<(PathBuf, &'a Planned)>) -> Result<(), Error> {
-    for (f, fresh) in files.iter().zip(up_to_date(files)?) {
-        if fresh {
-            continue;
-        }
-        let dir = f.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let name = f
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let tmp = dir.join(format!(".{name}.rkb-tmp"));
-        std::fs::write(&tmp, &f.content).map_err(|source| Error::Io {
-            path: tmp.clone(),
-            source,
-        })?;
-        staged.push((tmp, f));
-    }
-    Ok(())
 }
 
 /// A unified diff (`--- a/<file>` / `+++ b/<file>`) of every file whose content would change, and of each stale

@@ -2,6 +2,14 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// The fewest items worth a thread of their own, per kind of work (measured with hack/bench-manifests.sh):
+/// parsing and walking a source file.
+pub const MIN_FILES_TO_PARSE: usize = 4;
+/// Reading a file: a source file, or an existing output file to compare with what would be written.
+pub const MIN_FILES_TO_READ: usize = 8;
+/// Building and printing a CRD.
+pub const MIN_CRDS_TO_BUILD: usize = 2;
+
 /// How many threads [`map_indexed`] uses for `count` items: one per core, but only as many as give each
 /// at least `min_per_thread` items (starting a thread costs about as much as a small item).
 pub fn threads_for(count: usize, min_per_thread: usize) -> usize {

@@ -3,26 +3,18 @@
 //! flattened (field docs and field-level validation kept over the referenced type) and `allOf` branches
 //! merged.
 
-use crate::model::{Field, Model, Prim, Resolved, TypeKind};
+use crate::model::{At, Field, Model, Prim, Resolved, TypeKind};
 use crate::schema_markers;
 use crate::type_expr::TypeExpr;
 use rkb_markers::{
-    Diagnostic, Effect, Marker, Presence, RuleMarker, SchemaMarker, TopologyMarker, Value as MValue,
+    Diagnostic, Effect, Marker, Presence, RuleMarker, SchemaMarker, TopologyMarker,
+    Value as MarkerValue,
 };
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::rc::Rc;
 
 pub type Schema = Map<String, Value>;
-
-/// Where to report a problem: a file and a position in it.
-#[derive(Clone, Copy)]
-pub struct At {
-    pub file: usize,
-    pub line: usize,
-    pub col: usize,
-    pub len: usize,
-}
 
 pub struct SchemaGen<'m> {
     pub model: &'m Model,
@@ -117,25 +109,13 @@ impl<'m> SchemaGen<'m> {
     }
 
     pub fn error(&mut self, at: At, msg: impl Into<String>, hint: Option<String>) {
-        let f = &self.model.files[at.file];
-        let mut d = Diagnostic::error(msg)
-            .at(&f.rel, at.line, at.col, at.len)
-            .with_source_line(f.line(at.line));
+        let mut d = self.model.locate(at, Diagnostic::error(msg));
         if let Some(h) = hint {
             d = d.with_hint(h);
         }
         // The same problem is found once per use of a type; report it once.
         if !self.diags.contains(&d) {
             self.diags.push(d);
-        }
-    }
-
-    fn marker_at(&self, file: usize, m: &Marker) -> At {
-        At {
-            file,
-            line: m.span.line,
-            col: m.span.col,
-            len: m.span.len,
         }
     }
 
@@ -224,7 +204,7 @@ impl<'m> SchemaGen<'m> {
             .flat_map(|m| {
                 m.value
                     .as_ref()
-                    .map(MValue::as_str_list)
+                    .map(MarkerValue::as_str_list)
                     .unwrap_or_default()
             })
             .collect();
@@ -308,11 +288,11 @@ impl<'m> SchemaGen<'m> {
                 for f in m
                     .value
                     .as_ref()
-                    .map(MValue::as_str_list)
+                    .map(MarkerValue::as_str_list)
                     .unwrap_or_default()
                 {
                     if !f.contains('.') && !known.contains(&f.as_str()) {
-                        problems.push((self.marker_at(file, m), f, m.name()));
+                        problems.push((At::marker(file, m), f, m.name()));
                     }
                 }
             }
@@ -526,7 +506,7 @@ impl<'m> SchemaGen<'m> {
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_string();
-                let at = self.marker_at(file, m);
+                let at = At::marker(file, m);
                 self.error(
                     at,
                     format!(
@@ -563,7 +543,7 @@ impl<'m> SchemaGen<'m> {
             enum_values,
         };
         if let Err((msg, hint)) = schema_markers::apply(sm, s, &applying) {
-            let at = self.marker_at(file, m);
+            let at = At::marker(file, m);
             self.error(at, msg, hint);
         }
     }
@@ -578,13 +558,13 @@ impl<'m> SchemaGen<'m> {
     ) {
         let map_list = markers.iter().find(|(m, sm)| {
             *sm == SchemaMarker::Topology(TopologyMarker::ListType)
-                && m.value.as_ref().and_then(MValue::as_str) == Some("map")
+                && m.value.as_ref().and_then(MarkerValue::as_str) == Some("map")
         });
         if let Some((m, _)) = map_list
             && s.get("x-kubernetes-list-type") == Some(&json!("map"))
             && !s.contains_key("x-kubernetes-list-map-keys")
         {
-            let at = self.marker_at(file, m);
+            let at = At::marker(file, m);
             self.error(
                 at,
                 "`+listType=map` needs at least one `+listMapKey`: the API server refuses a map list without keys",

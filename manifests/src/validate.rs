@@ -1,7 +1,7 @@
 //! Stage 2 checks on generated schemas: the structural-schema rules the API server enforces, and a
 //! CEL parse (cel.rs), run when XValidation markers are applied. Problems are reported with the schema path, at the root type.
 
-use crate::schema::{At, Schema, SchemaGen};
+use crate::schema::{Schema, SchemaGen};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
@@ -15,14 +15,8 @@ pub fn check_structural(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema
     }
     let mut problems = Vec::new();
     walk(schema, ".", false, &mut problems);
-    let t = &sg.model.types[ty];
-    let at = At {
-        file: t.file,
-        line: t.line,
-        col: t.col,
-        len: t.len,
-    };
-    let name = t.name.clone();
+    let at = sg.model.type_at(ty);
+    let name = sg.model.types[ty].name.clone();
     let hint = if sg.recursive.is_empty() {
         "the API server rejects non-structural CRDs; add a type (e.g. +kubebuilder:validation:Type=object) or +kubebuilder:pruning:PreserveUnknownFields".to_string()
     } else {
@@ -54,14 +48,8 @@ pub fn check_list_maps(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema:
     }
     let mut problems = Vec::new();
     walk_list_maps(schema, ".", &mut problems);
-    let t = &sg.model.types[ty];
-    let at = At {
-        file: t.file,
-        line: t.line,
-        col: t.col,
-        len: t.len,
-    };
-    let name = t.name.clone();
+    let at = sg.model.type_at(ty);
+    let name = sg.model.types[ty].name.clone();
     for (path, msg) in problems {
         sg.error(
             at,

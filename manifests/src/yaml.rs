@@ -535,7 +535,7 @@ fn choose_style(s: &str, simple_key: bool) -> Style {
     } else {
         Style::Plain
     };
-    let a = analyze(s);
+    let a = allowed_styles(s);
     let mut style = requested;
     if style == Style::Literal && (!a.block_allowed || simple_key) {
         style = Style::Double;
@@ -559,15 +559,15 @@ fn is_simple_plain(s: &str) -> bool {
         && !resolves_to_non_string(s)
 }
 
-struct Analysis {
+struct ScalarStyles {
     block_plain_allowed: bool,
     single_quoted_allowed: bool,
     block_allowed: bool,
 }
 
-fn analyze(s: &str) -> Analysis {
+fn allowed_styles(s: &str) -> ScalarStyles {
     if s.is_empty() {
-        return Analysis {
+        return ScalarStyles {
             block_plain_allowed: true,
             single_quoted_allowed: true,
             block_allowed: false,
@@ -660,7 +660,7 @@ fn analyze(s: &str) -> Analysis {
     if line_breaks || block_indicators {
         block_plain = false;
     }
-    Analysis {
+    ScalarStyles {
         block_plain_allowed: block_plain,
         single_quoted_allowed: single,
         block_allowed: block,

@@ -13,6 +13,7 @@
 
 mod diag;
 mod effect;
+mod keywords;
 mod naming;
 mod parse;
 mod registry;
@@ -24,6 +25,7 @@ pub use effect::{
     CrdMarker, DeriveMarker, Effect, GenclientTag, ListMarker, NumberMarker, ObjectMarker,
     PackageMarker, Presence, RuleMarker, SchemaMarker, StringMarker, TopologyMarker, ValueMarker,
 };
+pub use keywords::{RUST_KEYWORDS, is_rust_keyword};
 pub use naming::{plural_of, pluralize};
 pub use parse::{Arg, Location, Marker, Span, is_marker_text, parse_marker};
 pub use registry::{ArgDef, Args, MarkerDef, Registry, Target, Targets};

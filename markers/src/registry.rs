@@ -185,130 +185,28 @@ use SchemaMarker as S;
 use ValueMarker as V;
 
 /// The validation markers controller-gen registers for fields and types, and again under `items:`.
+#[rustfmt::skip]
 const VALIDATION: &[Validation] = &[
-    v(
-        "Maximum",
-        anon(ArgType::Number),
-        S::Number(N::Maximum),
-        "maximum value of a number",
-    ),
-    v(
-        "Minimum",
-        anon(ArgType::Number),
-        S::Number(N::Minimum),
-        "minimum value of a number",
-    ),
-    v(
-        "ExclusiveMaximum",
-        anon(ArgType::Bool),
-        S::Number(N::ExclusiveMaximum),
-        "whether Maximum is exclusive",
-    ),
-    v(
-        "ExclusiveMinimum",
-        anon(ArgType::Bool),
-        S::Number(N::ExclusiveMinimum),
-        "whether Minimum is exclusive",
-    ),
-    v(
-        "MultipleOf",
-        anon(ArgType::Number),
-        S::Number(N::MultipleOf),
-        "the number must be a multiple of this",
-    ),
-    v(
-        "MinProperties",
-        anon(ArgType::Int),
-        S::Object(O::MinProperties),
-        "minimum number of properties of an object",
-    ),
-    v(
-        "MaxProperties",
-        anon(ArgType::Int),
-        S::Object(O::MaxProperties),
-        "maximum number of properties of an object",
-    ),
-    v(
-        "MaxLength",
-        anon(ArgType::Int),
-        S::String(StringMarker::MaxLength),
-        "maximum length of a string",
-    ),
-    v(
-        "MinLength",
-        anon(ArgType::Int),
-        S::String(StringMarker::MinLength),
-        "minimum length of a string",
-    ),
-    v(
-        "Pattern",
-        anon(ArgType::String),
-        S::String(StringMarker::Pattern),
-        "regular expression a string must match",
-    ),
-    v(
-        "MaxItems",
-        anon(ArgType::Int),
-        S::List(ListMarker::MaxItems),
-        "maximum length of a list",
-    ),
-    v(
-        "MinItems",
-        anon(ArgType::Int),
-        S::List(ListMarker::MinItems),
-        "minimum length of a list",
-    ),
-    v(
-        "UniqueItems",
-        anon(ArgType::Bool),
-        S::List(ListMarker::UniqueItems),
-        "list items must be unique",
-    ),
-    v(
-        "Enum",
-        anon(ArgType::AnyList),
-        S::Value(V::Enum),
-        "the allowed values",
-    ),
-    v(
-        "Format",
-        anon(ArgType::String),
-        S::Value(V::Format),
-        "OpenAPI format (date-time, int32, ...)",
-    ),
-    v(
-        "Type",
-        anon(ArgType::String),
-        S::Value(V::Type),
-        "overrides the OpenAPI type",
-    ),
-    v(
-        "XPreserveUnknownFields",
-        Args::Flag,
-        S::Object(O::PreserveUnknownFields),
-        "keep fields the schema does not declare",
-    ),
-    v(
-        "XEmbeddedResource",
-        Args::Flag,
-        S::Object(O::EmbeddedResource),
-        "the value is an embedded Kubernetes object",
-    ),
-    v(
-        "XIntOrString",
-        Args::Flag,
-        S::Value(V::IntOrString),
-        "the value is an int or a string",
-    ),
-    Validation {
-        repeatable: true,
-        ..v(
-            "XValidation",
-            Args::Named(XVALIDATION),
-            S::Rule(RuleMarker::XValidation),
-            "a CEL validation rule",
-        )
-    },
+    v("Maximum", anon(ArgType::Number), S::Number(N::Maximum), "maximum value of a number"),
+    v("Minimum", anon(ArgType::Number), S::Number(N::Minimum), "minimum value of a number"),
+    v("ExclusiveMaximum", anon(ArgType::Bool), S::Number(N::ExclusiveMaximum), "whether Maximum is exclusive"),
+    v("ExclusiveMinimum", anon(ArgType::Bool), S::Number(N::ExclusiveMinimum), "whether Minimum is exclusive"),
+    v("MultipleOf", anon(ArgType::Number), S::Number(N::MultipleOf), "the number must be a multiple of this"),
+    v("MinProperties", anon(ArgType::Int), S::Object(O::MinProperties), "minimum number of properties of an object"),
+    v("MaxProperties", anon(ArgType::Int), S::Object(O::MaxProperties), "maximum number of properties of an object"),
+    v("MaxLength", anon(ArgType::Int), S::String(StringMarker::MaxLength), "maximum length of a string"),
+    v("MinLength", anon(ArgType::Int), S::String(StringMarker::MinLength), "minimum length of a string"),
+    v("Pattern", anon(ArgType::String), S::String(StringMarker::Pattern), "regular expression a string must match"),
+    v("MaxItems", anon(ArgType::Int), S::List(ListMarker::MaxItems), "maximum length of a list"),
+    v("MinItems", anon(ArgType::Int), S::List(ListMarker::MinItems), "minimum length of a list"),
+    v("UniqueItems", anon(ArgType::Bool), S::List(ListMarker::UniqueItems), "list items must be unique"),
+    v("Enum", anon(ArgType::AnyList), S::Value(V::Enum), "the allowed values"),
+    v("Format", anon(ArgType::String), S::Value(V::Format), "OpenAPI format (date-time, int32, ...)"),
+    v("Type", anon(ArgType::String), S::Value(V::Type), "overrides the OpenAPI type"),
+    v("XPreserveUnknownFields", Args::Flag, S::Object(O::PreserveUnknownFields), "keep fields the schema does not declare"),
+    v("XEmbeddedResource", Args::Flag, S::Object(O::EmbeddedResource), "the value is an embedded Kubernetes object"),
+    v("XIntOrString", Args::Flag, S::Value(V::IntOrString), "the value is an int or a string"),
+    Validation { repeatable: true, ..v("XValidation", Args::Named(XVALIDATION), S::Rule(RuleMarker::XValidation), "a CEL validation rule") },
 ];
 
 const TF: Targets = Targets::TYPE_FIELD;

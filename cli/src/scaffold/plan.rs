@@ -1,9 +1,10 @@
-//! A set of file writes applied all together: staged to temporary files beside their targets, then renamed.
+//! A set of file writes applied all together (rkb_manifests::write).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
+use rkb_manifests::write::{FileWrite, write_atomically};
 
 #[derive(Debug, Default)]
 pub struct Plan {
@@ -92,69 +93,27 @@ impl Plan {
         Ok(true)
     }
 
-    /// Writes every file: first all to temporary siblings, then renames. On any failure the temporaries and
-    /// any directories this commit created are removed.
+    /// Writes every file, all or nothing (rkb_manifests::write: staged beside their targets, then renamed; on a
+    /// failure the temporaries and any directories this commit created are removed). Returns each path and
+    /// whether it existed before.
     pub fn commit(self) -> Result<Vec<(PathBuf, bool)>> {
-        let mut created_dirs: Vec<PathBuf> = Vec::new();
-        let mut staged: Vec<(tempfile::NamedTempFile, PathBuf)> = Vec::new();
-        let result = (|| -> Result<()> {
-            for (rel, (contents, _)) in &self.files {
-                let target = self.root.join(rel);
-                let dir = target.parent().expect("a file path has a parent");
-                create_dir_all_tracked(dir, &mut created_dirs)?;
-                let mut tmp = tempfile::Builder::new()
-                    .prefix(".rkb-")
-                    .tempfile_in(dir)
-                    .with_context(|| format!("cannot write in {}", dir.display()))?;
-                std::io::Write::write_all(&mut tmp, contents.as_bytes())?;
-                if rel.extension().is_some_and(|e| e == "sh") {
-                    set_executable(tmp.path())?;
-                }
-                staged.push((tmp, target));
-            }
-            for (tmp, target) in staged.drain(..) {
-                tmp.persist(&target)
-                    .with_context(|| format!("cannot write {}", target.display()))?;
-            }
-            Ok(())
-        })();
-        if let Err(err) = result {
-            drop(staged);
-            for dir in created_dirs.iter().rev() {
-                let _ = std::fs::remove_dir(dir);
-            }
-            return Err(err);
-        }
+        let writes: Vec<FileWrite> = self
+            .files
+            .iter()
+            .map(|(rel, (contents, _))| FileWrite {
+                path: self.root.join(rel),
+                content: contents,
+                executable: rel.extension().is_some_and(|e| e == "sh"),
+            })
+            .collect();
+        write_atomically(&writes, &[])
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {}", e.path.display(), e.source))?;
         Ok(self
             .files
             .into_iter()
             .map(|(rel, (_, existed))| (rel, existed))
             .collect())
     }
-}
-
-fn create_dir_all_tracked(dir: &Path, created: &mut Vec<PathBuf>) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    if let Some(parent) = dir.parent() {
-        create_dir_all_tracked(parent, created)?;
-    }
-    std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    created.push(dir.to_path_buf());
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_executable(path: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn set_executable(_: &Path) -> Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]

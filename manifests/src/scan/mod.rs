@@ -28,14 +28,10 @@ pub fn scan(file: &SourceFile) -> Option<Outline> {
 }
 
 /// Words that cannot name an item, field or path segment (`self`, `super`, `crate` and `Self` are
-/// checked where they may appear).
-const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
-    "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
-    "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while",
-    "abstract", "become", "box", "do", "final", "gen", "macro", "override", "priv", "try",
-    "typeof", "unsized", "virtual", "yield", "self", "super", "crate", "Self", "_",
-];
+/// checked where they may appear): Rust's keywords and `_`.
+fn is_keyword(w: &str) -> bool {
+    w == "_" || rkb_markers::is_rust_keyword(w)
+}
 
 const PATH_ROOTS: &[&str] = &["self", "super", "crate", "Self"];
 
@@ -84,7 +80,7 @@ impl Scanner<'_> {
     /// A name that is not a keyword (raw identifiers always are names).
     fn name(&self, i: usize) -> Option<&str> {
         let w = self.word(i)?;
-        (!KEYWORDS.contains(&w)).then_some(w)
+        (!is_keyword(w)).then_some(w)
     }
 
     fn ident(&self, i: usize) -> Option<Ident> {
@@ -218,8 +214,8 @@ impl Scanner<'_> {
         let Attrs { next, docs, serde } = self.attrs(i, end)?;
         let i = self.vis(next);
         let next = match self.word(i)? {
-            "struct" => self.strukt(i, end, docs, serde, items)?,
-            "enum" => self.enumm(i, end, docs, serde, items)?,
+            "struct" => self.struct_item(i, end, docs, serde, items)?,
+            "enum" => self.enum_item(i, end, docs, serde, items)?,
             "type" => {
                 let ident = self.ident(i + 1)?;
                 let j = self.skip_generics(i + 2)?;
@@ -320,7 +316,7 @@ impl Scanner<'_> {
         Some(next)
     }
 
-    fn strukt(
+    fn struct_item(
         &self,
         i: usize,
         end: usize,
@@ -400,7 +396,7 @@ impl Scanner<'_> {
         }
     }
 
-    fn enumm(
+    fn enum_item(
         &self,
         i: usize,
         end: usize,
@@ -680,7 +676,7 @@ impl Scanner<'_> {
         let mut args = Vec::new();
         loop {
             let w = self.word(i)?;
-            if KEYWORDS.contains(&w) && !PATH_ROOTS.contains(&w) {
+            if is_keyword(w) && !PATH_ROOTS.contains(&w) {
                 return None;
             }
             segments.push(w.to_string());
@@ -750,7 +746,7 @@ impl Scanner<'_> {
             return Some(i + 1);
         }
         let name = self.word(i)?;
-        if KEYWORDS.contains(&name) && !PATH_ROOTS.contains(&name) {
+        if is_keyword(name) && !PATH_ROOTS.contains(&name) {
             return None;
         }
         let name = name.to_string();
@@ -762,7 +758,7 @@ impl Scanner<'_> {
         let mut full = prefix;
         if self.is_word(i + 1, "as") {
             let rename = self.word(i + 2)?;
-            if KEYWORDS.contains(&rename) && rename != "_" {
+            if is_keyword(rename) && rename != "_" {
                 return None;
             }
             if name != "self" {

@@ -2,7 +2,7 @@
 
 use super::{ApplyErr, Applying, found, need, set_int, type_of};
 use crate::schema::Schema;
-use rkb_markers::{ListMarker, Value as MValue};
+use rkb_markers::{ListMarker, Value as MarkerValue};
 
 pub fn apply(m: ListMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     need(
@@ -14,7 +14,7 @@ pub fn apply(m: ListMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyEr
         ListMarker::MaxItems => set_int(s, "maxItems", at),
         ListMarker::MinItems => set_int(s, "minItems", at),
         ListMarker::UniqueItems => {
-            if at.value().and_then(MValue::as_bool).unwrap_or(false) {
+            if at.value().and_then(MarkerValue::as_bool).unwrap_or(false) {
                 // controller-gen writes it, but the API server refuses the CRD ("uniqueItems cannot be set to
                 // true since the runtime complexity becomes quadratic").
                 return Err((

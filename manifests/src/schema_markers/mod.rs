@@ -15,7 +15,9 @@ mod topology;
 mod value;
 
 use crate::schema::Schema;
-use rkb_markers::{Marker, RuleMarker, SchemaMarker, TopologyMarker, Value as MValue, ValueMarker};
+use rkb_markers::{
+    Marker, RuleMarker, SchemaMarker, TopologyMarker, Value as MarkerValue, ValueMarker,
+};
 use serde_json::{Value, json};
 
 /// Why a marker does not apply: the message and an optional hint.
@@ -31,7 +33,7 @@ pub struct Applying<'a> {
 }
 
 impl Applying<'_> {
-    fn value(&self) -> Option<&MValue> {
+    fn value(&self) -> Option<&MarkerValue> {
         self.marker.value.as_ref()
     }
 }
@@ -95,7 +97,7 @@ fn need(fits: bool, msg: String, hint: &str) -> Result<(), ApplyErr> {
 fn set_int(s: &mut Schema, key: &str, at: &Applying) {
     s.insert(
         key.into(),
-        json!(at.value().and_then(MValue::as_i64).unwrap_or(0)),
+        json!(at.value().and_then(MarkerValue::as_i64).unwrap_or(0)),
     );
 }
 

@@ -2,7 +2,7 @@
 
 use super::{ApplyErr, Applying, found, need, set_flag, type_of};
 use crate::schema::Schema;
-use rkb_markers::{NumberMarker, Value as MValue};
+use rkb_markers::{NumberMarker, Value as MarkerValue};
 
 pub fn apply(m: NumberMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     let numeric = matches!(type_of(s), "integer" | "number");
@@ -15,7 +15,7 @@ pub fn apply(m: NumberMarker, s: &mut Schema, at: &Applying) -> Result<(), Apply
                 msg,
                 "use MinLength/MaxLength for strings, MinItems/MaxItems for lists",
             )?;
-            let f = at.value().and_then(MValue::as_f64).unwrap_or(0.0);
+            let f = at.value().and_then(MarkerValue::as_f64).unwrap_or(0.0);
             if type_of(s) == "integer" && f.fract() != 0.0 {
                 return Err((
                     format!(
@@ -30,7 +30,7 @@ pub fn apply(m: NumberMarker, s: &mut Schema, at: &Applying) -> Result<(), Apply
                 NumberMarker::Minimum => "minimum",
                 _ => "multipleOf",
             };
-            s.insert(key.into(), MValue::Number(f).to_json());
+            s.insert(key.into(), MarkerValue::Number(f).to_json());
         }
         NumberMarker::ExclusiveMaximum | NumberMarker::ExclusiveMinimum => {
             need(numeric, msg, "only numbers have exclusive bounds")?;
@@ -42,7 +42,7 @@ pub fn apply(m: NumberMarker, s: &mut Schema, at: &Applying) -> Result<(), Apply
             set_flag(
                 s,
                 key,
-                at.value().and_then(MValue::as_bool).unwrap_or(false),
+                at.value().and_then(MarkerValue::as_bool).unwrap_or(false),
             );
         }
     }

@@ -3,7 +3,7 @@
 
 use super::{ApplyErr, Applying};
 use crate::schema::Schema;
-use rkb_markers::{RuleMarker, Value as MValue};
+use rkb_markers::{RuleMarker, Value as MarkerValue};
 use serde_json::{Value, json};
 
 pub fn apply(m: RuleMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
@@ -55,7 +55,7 @@ fn x_validation(s: &mut Schema, m: &rkb_markers::Marker) -> Result<(), ApplyErr>
         }
         rule.insert("reason".into(), json!(reason));
     }
-    if let Some(b) = m.arg("optionalOldSelf").and_then(MValue::as_bool) {
+    if let Some(b) = m.arg("optionalOldSelf").and_then(MarkerValue::as_bool) {
         check_optional_old_self(text, b)?;
         rule.insert("optionalOldSelf".into(), json!(b));
     }
@@ -82,7 +82,7 @@ fn check_optional_old_self(rule: &str, optional: bool) -> Result<(), ApplyErr> {
 
 fn one_of(m: RuleMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     let short = at.short;
-    let fields = at.value().map(MValue::as_str_list).unwrap_or_default();
+    let fields = at.value().map(MarkerValue::as_str_list).unwrap_or_default();
     if let Some(bad) = fields.iter().find(|f| f.contains('.')) {
         return Err((
             format!("{short}: cannot reference nested fields: {bad}"),

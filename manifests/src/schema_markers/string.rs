@@ -2,7 +2,7 @@
 
 use super::{ApplyErr, Applying, found, need, set_int, type_of};
 use crate::schema::Schema;
-use rkb_markers::{StringMarker, Value as MValue};
+use rkb_markers::{StringMarker, Value as MarkerValue};
 use serde_json::json;
 
 pub fn apply(m: StringMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
@@ -19,7 +19,7 @@ pub fn apply(m: StringMarker, s: &mut Schema, at: &Applying) -> Result<(), Apply
         StringMarker::Pattern => {
             s.insert(
                 "pattern".into(),
-                json!(at.value().and_then(MValue::as_str).unwrap_or("")),
+                json!(at.value().and_then(MarkerValue::as_str).unwrap_or("")),
             );
         }
     }

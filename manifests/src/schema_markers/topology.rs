@@ -2,11 +2,11 @@
 
 use super::{ApplyErr, Applying, found, need, type_of};
 use crate::schema::Schema;
-use rkb_markers::{TopologyMarker, Value as MValue};
+use rkb_markers::{TopologyMarker, Value as MarkerValue};
 use serde_json::{Value, json};
 
 pub fn apply(m: TopologyMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
-    let v = at.value().and_then(MValue::as_str).unwrap_or("");
+    let v = at.value().and_then(MarkerValue::as_str).unwrap_or("");
     match m {
         TopologyMarker::ListType => {
             need_list(s, at)?;

@@ -3,7 +3,7 @@
 
 use super::{ApplyErr, Applying, type_of};
 use crate::schema::Schema;
-use rkb_markers::{Value as MValue, ValueMarker};
+use rkb_markers::{Value as MarkerValue, ValueMarker};
 use serde_json::{Value, json};
 
 pub fn apply(m: ValueMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
@@ -11,7 +11,7 @@ pub fn apply(m: ValueMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyE
     match m {
         ValueMarker::Enum => {
             let vals = match v {
-                Some(MValue::List(items)) => items.iter().map(MValue::to_json).collect(),
+                Some(MarkerValue::List(items)) => items.iter().map(MarkerValue::to_json).collect(),
                 Some(other) => vec![other.to_json()],
                 None => Vec::new(),
             };
@@ -20,11 +20,11 @@ pub fn apply(m: ValueMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyE
         ValueMarker::Format => {
             s.insert(
                 "format".into(),
-                json!(v.and_then(MValue::as_str).unwrap_or("")),
+                json!(v.and_then(MarkerValue::as_str).unwrap_or("")),
             );
         }
         // An empty Type means "no type" (used with XIntOrString); Go omits the empty string.
-        ValueMarker::Type => match v.and_then(MValue::as_str).unwrap_or("") {
+        ValueMarker::Type => match v.and_then(MarkerValue::as_str).unwrap_or("") {
             "" => {
                 s.remove("type");
             }
@@ -39,14 +39,14 @@ pub fn apply(m: ValueMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyE
             s.insert("nullable".into(), json!(true));
         }
         ValueMarker::Default => {
-            let mut d = v.map(MValue::to_json).unwrap_or(Value::Null);
+            let mut d = v.map(MarkerValue::to_json).unwrap_or(Value::Null);
             if type_of(s) == "array" && d == json!({}) {
                 d = json!([]);
             }
             s.insert("default".into(), d);
         }
         ValueMarker::DefaultJson => {
-            if let Some(d) = v.map(MValue::to_json)
+            if let Some(d) = v.map(MarkerValue::to_json)
                 && !d.is_null()
             {
                 s.insert("default".into(), d);
@@ -55,7 +55,7 @@ pub fn apply(m: ValueMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyE
         ValueMarker::Example => {
             s.insert(
                 "example".into(),
-                v.map(MValue::to_json).unwrap_or(Value::Null),
+                v.map(MarkerValue::to_json).unwrap_or(Value::Null),
             );
         }
         ValueMarker::Title => title(s, v)?,
@@ -65,9 +65,9 @@ pub fn apply(m: ValueMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyE
     Ok(())
 }
 
-fn title(s: &mut Schema, v: Option<&MValue>) -> Result<(), ApplyErr> {
+fn title(s: &mut Schema, v: Option<&MarkerValue>) -> Result<(), ApplyErr> {
     match v {
-        Some(MValue::String(t)) => {
+        Some(MarkerValue::String(t)) => {
             s.insert("title".into(), json!(t));
             Ok(())
         }
