@@ -152,6 +152,9 @@ pub struct ManifestsArgs {
     /// Where role.yaml goes, relative to the project
     #[arg(long, default_value = "config/rbac")]
     pub rbac_dir: PathBuf,
+    /// Where the webhook configurations (manifests.yaml) go, relative to the project
+    #[arg(long, default_value = "config/webhook")]
+    pub webhook_dir: PathBuf,
     /// Truncate descriptions longer than this (0 drops them), as controller-gen's maxDescLen
     #[arg(long)]
     pub max_desc_len: Option<usize>,

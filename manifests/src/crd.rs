@@ -222,7 +222,8 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
             for m in &model.types[ty].doc.markers {
                 let crd_marker = match m.def.effect {
                     Effect::Crd(c) => c,
-                    // Applied to the schema (schema.rs), the package (model.rs), RBAC (rbac.rs), the derive,
+                    // Applied to the schema (schema.rs), the package (model.rs), RBAC (rbac.rs), webhooks
+                    // (webhook.rs), the derive,
                     // or not at all (other generators' markers); object:root made this type a root.
                     Effect::Package(_)
                     | Effect::Presence(_)
@@ -230,6 +231,7 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
                     | Effect::ItemsSchema(_)
                     | Effect::Schemaless
                     | Effect::Rbac
+                    | Effect::Webhook(_)
                     | Effect::Root
                     | Effect::Derive(_)
                     | Effect::Ignored => continue,

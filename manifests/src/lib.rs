@@ -46,6 +46,7 @@ mod schema_markers;
 mod settings;
 mod type_expr;
 mod validate;
+mod webhook;
 pub mod write;
 mod yaml;
 
@@ -64,6 +65,8 @@ pub struct Options {
     pub crd_dir: PathBuf,
     /// Where `role.yaml` goes. Default `config/rbac`.
     pub rbac_dir: PathBuf,
+    /// Where the webhook configurations (`manifests.yaml`) go. Default `config/webhook`.
+    pub webhook_dir: PathBuf,
     /// Truncate descriptions to this many bytes (controller-gen's `crd:maxDescLen`); 0 drops them.
     pub max_desc_len: Option<usize>,
     /// Name of the ClusterRole/Roles. Default `manager-role`.
@@ -75,6 +78,7 @@ impl Default for Options {
         Options {
             crd_dir: PathBuf::from("config/crd/bases"),
             rbac_dir: PathBuf::from("config/rbac"),
+            webhook_dir: PathBuf::from("config/webhook"),
             max_desc_len: None,
             role_name: "manager-role".into(),
         }
@@ -97,6 +101,8 @@ pub struct Output {
     pub crds: Vec<CrdFile>,
     /// The text of `role.yaml`; `None` when the project has no `+kubebuilder:rbac` markers.
     pub rbac: Option<String>,
+    /// The text of the webhook configurations' `manifests.yaml`; `None` without `+kubebuilder:webhook` markers.
+    pub webhooks: Option<String>,
     /// Warnings (the run succeeded); print them.
     pub warnings: Vec<Diagnostic>,
     /// Every file read.
@@ -114,6 +120,10 @@ impl Output {
         if let Some(r) = &self.rbac {
             let rel = opts.rbac_dir.join("role.yaml");
             v.push((project_root.join(&rel), rel, r.clone()));
+        }
+        if let Some(w) = &self.webhooks {
+            let rel = opts.webhook_dir.join("manifests.yaml");
+            v.push((project_root.join(&rel), rel, w.clone()));
         }
         v
     }
@@ -178,8 +188,8 @@ fn finish<T>(value: T, diags: Vec<Diagnostic>) -> Result<(T, Vec<Diagnostic>), E
     Ok((value, diags))
 }
 
-/// Reads the project at `project_root` (the directory with Cargo.toml and src/) and generates every CRD
-/// and the RBAC role. Writes nothing. All problems of the run come back together in [`Error::Diagnostics`].
+/// Reads the project at `project_root` (the directory with Cargo.toml and src/) and generates every CRD,
+/// the RBAC role and the webhook configurations. Writes nothing. All problems of the run come back together in [`Error::Diagnostics`].
 pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
     let Analysis {
         model,
@@ -192,6 +202,7 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         None => crd_yamls(&model, &uses, &plans, opts, &mut diags),
     };
     let roles = rbac::roles(&model.rbac, &opts.role_name);
+    let webhooks = webhook::manifests(&model, &mut diags);
     let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
     // Freeing the model (many small allocations, made on the parsing threads) is slow and nothing
     // waits for it. Should no thread start, the closure and the model are dropped right here.
@@ -211,10 +222,11 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
     } else {
         Some(roles.iter().map(yaml::document).collect::<String>())
     };
-    let ((crds, rbac), warnings) = finish((crds, rbac), diags)?;
+    let ((crds, rbac, webhooks), warnings) = finish((crds, rbac, webhooks), diags)?;
     Ok(Output {
         crds,
         rbac,
+        webhooks,
         warnings,
         source_files,
     })

@@ -5,7 +5,7 @@ use crate::doc_comment::{Doc, build_doc};
 use crate::load::{DocLine, SourceFile};
 use crate::outline::{self, Fields, Ident, Item, SerdeAttrs, UseName, Variant};
 use crate::type_expr::TypeExpr;
-use rkb_markers::{Diagnostic, Effect, Marker, PackageMarker, Presence, Target};
+use rkb_markers::{Diagnostic, Effect, Marker, PackageMarker, Presence, Target, WebhookMarker};
 use std::collections::HashMap;
 
 pub struct Package {
@@ -75,6 +75,8 @@ pub struct Model {
     pub uses: Vec<UseMap>,
     /// Every `+kubebuilder:rbac` marker, in file order.
     pub rbac: Vec<Marker>,
+    /// Every webhook marker, in file order, with its file and kind.
+    pub webhooks: Vec<(WebhookMarker, (usize, Marker))>,
     /// Per package: its types by name.
     by_pkg: Vec<HashMap<String, usize>>,
     by_name: HashMap<String, Vec<usize>>,
@@ -161,6 +163,7 @@ impl Model {
             types: Vec::new(),
             uses: Vec::new(),
             rbac: Vec::new(),
+            webhooks: Vec::new(),
             by_pkg: Vec::new(),
             by_name: HashMap::new(),
             pkg_by_module: HashMap::new(),
@@ -193,6 +196,8 @@ impl Model {
         for (fi, items) in walk_files(&files, &file_pkg).into_iter().enumerate() {
             m.types.extend(items.types);
             m.rbac.extend(items.rbac);
+            m.webhooks
+                .extend(items.webhooks.into_iter().map(|(w, mk)| (w, (fi, mk))));
             m.packages[file_pkg[fi]]
                 .markers
                 .extend(items.package_markers);
@@ -228,6 +233,7 @@ impl Model {
                     | Effect::Schemaless
                     | Effect::Crd(_)
                     | Effect::Rbac
+                    | Effect::Webhook(_)
                     | Effect::Root
                     | Effect::Derive(_)
                     | Effect::Ignored => {}
@@ -427,6 +433,8 @@ struct FileItems {
     uses: UseMap,
     /// Every `+kubebuilder:rbac` marker.
     rbac: Vec<Marker>,
+    /// Every webhook marker.
+    webhooks: Vec<(WebhookMarker, Marker)>,
     /// Other markers of the file's package (inner docs of the file and of inline modules).
     package_markers: Vec<Marker>,
     diags: Vec<Diagnostic>,
@@ -435,12 +443,20 @@ struct FileItems {
 impl FileItems {
     fn take_package_doc(&mut self, doc: Doc) {
         for mk in doc.markers {
-            if mk.def.effect == Effect::Rbac {
-                self.rbac.push(mk);
-            } else {
+            if let Some(mk) = self.take_generator_marker(mk) {
                 self.package_markers.push(mk);
             }
         }
+    }
+
+    /// Keeps RBAC and webhook markers (their generators read them from any doc comment); gives others back.
+    fn take_generator_marker(&mut self, mk: Marker) -> Option<Marker> {
+        match mk.def.effect {
+            Effect::Rbac => self.rbac.push(mk),
+            Effect::Webhook(w) => self.webhooks.push((w, mk)),
+            _ => return Some(mk),
+        }
+        None
     }
 }
 
@@ -537,12 +553,11 @@ impl Walk<'_> {
 
     fn doc(&mut self, lines: &[DocLine], target: Target) -> Doc {
         let mut doc = build_doc(lines, self.file, target, &mut self.out.diags);
-        let (rbac, rest): (Vec<Marker>, Vec<Marker>) = doc
-            .markers
-            .drain(..)
-            .partition(|m| m.def.effect == Effect::Rbac);
-        self.out.rbac.extend(rbac);
-        doc.markers = rest;
+        let markers = std::mem::take(&mut doc.markers);
+        doc.markers = markers
+            .into_iter()
+            .filter_map(|mk| self.out.take_generator_marker(mk))
+            .collect();
         doc
     }
 

@@ -480,12 +480,13 @@ impl<'m> SchemaGen<'m> {
                 Effect::Schema(sm) => main.push((m, sm)),
                 Effect::ItemsSchema(sm) => items.push((m, sm)),
                 // Applied elsewhere: presence and Schemaless in struct_schema, the rest by crd.rs, model.rs,
-                // rbac.rs and the derive.
+                // rbac.rs, webhook.rs and the derive.
                 Effect::Package(_)
                 | Effect::Presence(_)
                 | Effect::Schemaless
                 | Effect::Crd(_)
                 | Effect::Rbac
+                | Effect::Webhook(_)
                 | Effect::Root
                 | Effect::Derive(_)
                 | Effect::Ignored => {}

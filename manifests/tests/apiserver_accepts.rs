@@ -182,3 +182,123 @@ pub struct Port {
         .await
         .expect("the valid CRD is accepted");
 }
+
+/// The webhook configurations rkb writes for the corpus are accepted by the API server; and for each webhook
+/// rule rkb checks before writing, a configuration breaking it (made from a valid one) is refused by the server.
+#[tokio::test]
+async fn webhook_configurations_are_accepted_and_what_rkb_refuses_is_refused() {
+    use k8s_openapi::api::admissionregistration::v1::{
+        MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+    };
+    use kube::api::{DeleteParams, PostParams};
+
+    let mut documents = Vec::new();
+    for case in corpus_cases() {
+        let output = rkb_manifests::generate(&case, &Options::default())
+            .unwrap_or_else(|err| panic!("{}: generation failed:\n{err}", case.display()));
+        if let Some(text) = output.webhooks {
+            for doc in serde_yaml::Deserializer::from_str(&text) {
+                let v: serde_json::Value = serde::Deserialize::deserialize(doc).unwrap();
+                documents.push(v);
+            }
+        }
+    }
+    assert!(
+        documents.len() >= 2,
+        "the corpus should have a mutating and a validating configuration"
+    );
+    let env = Environment::builder()
+        .start()
+        .await
+        .expect("envtest starts");
+    let mutating: Api<MutatingWebhookConfiguration> = Api::all(env.client());
+    let validating: Api<ValidatingWebhookConfiguration> = Api::all(env.client());
+    // Creates `doc` as the kind it says; Err(the server's message) when refused. Accepted ones are deleted
+    // again, so the configurations never intercept anything.
+    let create = |doc: serde_json::Value| {
+        let (mutating, validating) = (mutating.clone(), validating.clone());
+        async move {
+            let pp = PostParams::default();
+            let name = doc["metadata"]["name"].as_str().unwrap().to_string();
+            let result = if doc["kind"] == "MutatingWebhookConfiguration" {
+                let created = mutating
+                    .create(&pp, &serde_json::from_value(doc).unwrap())
+                    .await;
+                if created.is_ok() {
+                    mutating
+                        .delete(&name, &DeleteParams::default())
+                        .await
+                        .unwrap();
+                }
+                created.map(|_| ())
+            } else {
+                let created = validating
+                    .create(&pp, &serde_json::from_value(doc).unwrap())
+                    .await;
+                if created.is_ok() {
+                    validating
+                        .delete(&name, &DeleteParams::default())
+                        .await
+                        .unwrap();
+                }
+                created.map(|_| ())
+            };
+            result.map_err(|e| e.to_string())
+        }
+    };
+    for doc in &documents {
+        create(doc.clone())
+            .await
+            .unwrap_or_else(|e| panic!("the API server refused {}:\n{e}", doc["metadata"]["name"]));
+    }
+
+    let valid = documents
+        .iter()
+        .find(|d| d["kind"] == "MutatingWebhookConfiguration")
+        .unwrap()
+        .clone();
+    type Breaker = fn(&mut serde_json::Value);
+    let rules: [(&str, Breaker, &str); 6] = [
+        (
+            "failurePolicy",
+            |d| d["webhooks"][0]["failurePolicy"] = "Retry".into(),
+            "failurePolicy",
+        ),
+        (
+            "sideEffects",
+            |d| d["webhooks"][0]["sideEffects"] = "Some".into(),
+            "sideEffects",
+        ),
+        (
+            "timeoutSeconds",
+            |d| d["webhooks"][0]["timeoutSeconds"] = 31.into(),
+            "timeoutSeconds",
+        ),
+        (
+            "operations",
+            |d| d["webhooks"][0]["rules"][0]["operations"] = serde_json::json!(["PATCH"]),
+            "operations",
+        ),
+        (
+            "* alone",
+            |d| d["webhooks"][0]["rules"][0]["operations"] = serde_json::json!(["CREATE", "*"]),
+            "if '*' is present, must not specify other operations",
+        ),
+        (
+            "unique names",
+            |d| {
+                let first = d["webhooks"][0].clone();
+                d["webhooks"].as_array_mut().unwrap().push(first);
+            },
+            "Duplicate value",
+        ),
+    ];
+    for (rule, break_it, says) in rules {
+        let mut broken = valid.clone();
+        break_it(&mut broken);
+        let refused = create(broken).await.expect_err(&format!(
+            "the API server accepted a configuration breaking {rule}"
+        ));
+        assert!(refused.contains(says), "{rule}: {refused}");
+    }
+}

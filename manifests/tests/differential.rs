@@ -1,7 +1,7 @@
 //! Differential test: rkb-manifests against controller-gen v0.21.0 on the paired corpus in tests/corpus.
 //!
 //! Each case directory holds the same API twice: Go under `api/` (and RBAC markers under
-//! `internal/controller/`), Rust under `src/` as an rkb project. controller-gen runs once over the whole
+//! `internal/controller/`, webhook markers under `internal/webhook/`), Rust under `src/` as an rkb project. controller-gen runs once over the whole
 //! Go module for CRDs (each case owns distinct API groups, so CRD file names never collide) and once per
 //! case that has RBAC markers; rkb-manifests runs on each case's project root. The parsed YAML documents
 //! must be equal, descriptions included; every difference is printed with its JSON path. When they are,
@@ -84,7 +84,7 @@ fn differential(cases: &[Case], max_desc_len: Option<usize>) {
         let want = &expected[&case.name];
         // A case controller-gen writes nothing for would pass against an rkb that writes nothing.
         assert!(
-            !want.crds.is_empty() || want.rbac.is_some(),
+            !want.crds.is_empty() || want.rbac.is_some() || want.webhooks.is_some(),
             "corpus case {}: controller-gen wrote no CRD and no role for it",
             case.name
         );
@@ -99,7 +99,17 @@ fn differential(cases: &[Case], max_desc_len: Option<usize>) {
                 } else {
                     ""
                 };
-                let _ = writeln!(report, "ok   {} ({} CRD{rbac})", case.name, want.crds.len());
+                let webhooks = if want.webhooks.is_some() {
+                    " + webhook manifests.yaml"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    report,
+                    "ok   {} ({} CRD{rbac}{webhooks})",
+                    case.name,
+                    want.crds.len()
+                );
             }
             (Some(_), true) => {
                 let _ = writeln!(
@@ -233,6 +243,8 @@ struct Case {
     groups: BTreeSet<String>,
     /// Whether the Go side has RBAC markers (controller-gen runs `rbac` for the case).
     has_rbac: bool,
+    /// Whether the Go side has webhook markers (controller-gen runs `webhook` for the case).
+    has_webhooks: bool,
     /// Contents of `<case>/KNOWN_FAILURE`: a mismatch the generator still has, reported but not failing.
     known_failure: Option<String>,
 }
@@ -261,6 +273,7 @@ fn select_cases(names: Option<&[&str]>) -> Vec<Case> {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         let mut groups = BTreeSet::new();
         let mut has_rbac = false;
+        let mut has_webhooks = false;
         for file in go_files(&dir) {
             let text = fs::read_to_string(&file).unwrap();
             for line in text.lines() {
@@ -269,6 +282,7 @@ fn select_cases(names: Option<&[&str]>) -> Vec<Case> {
                     groups.insert(g.trim().to_owned());
                 }
                 has_rbac |= line.starts_with("+kubebuilder:rbac:");
+                has_webhooks |= line.starts_with("+kubebuilder:webhook");
             }
         }
         for g in &groups {
@@ -288,6 +302,7 @@ fn select_cases(names: Option<&[&str]>) -> Vec<Case> {
                 dir,
                 groups,
                 has_rbac,
+                has_webhooks,
                 known_failure,
             });
         }
@@ -371,7 +386,9 @@ struct Expected {
     crds: BTreeMap<String, Value>,
     /// Parsed documents of role.yaml; None when controller-gen wrote none.
     rbac: Option<Vec<Value>>,
-    /// File name (`role.yaml` for RBAC) -> text as written.
+    /// Parsed documents of the webhook manifests.yaml; None when controller-gen wrote none.
+    webhooks: Option<Vec<Value>>,
+    /// File name (`role.yaml` for RBAC, `manifests.yaml` for webhooks) -> text as written.
     texts: BTreeMap<String, String>,
 }
 
@@ -427,26 +444,48 @@ fn run_controller_gen(
             }
         }
         if case.has_rbac {
-            let dir = out.join("rbac").join(&case.name);
-            cg(
-                bin,
-                corpus,
-                &[
-                    format!("rbac:roleName={ROLE_NAME}"),
-                    format!("paths=./{}/...", case.name),
-                    format!("output:rbac:dir={}", dir.display()),
-                ],
-            );
-            let role = dir.join("role.yaml");
-            if role.exists() {
-                let text = fs::read_to_string(&role).unwrap();
-                exp.rbac = Some(parse_yaml(&text).unwrap());
-                exp.texts.insert("role.yaml".into(), text);
-            }
+            let generator = format!("rbac:roleName={ROLE_NAME}");
+            exp.rbac = run_per_case(bin, corpus, case, out, (&generator, "rbac"), "role.yaml")
+                .map(|text| exp_text(&mut exp.texts, "role.yaml", text));
+        }
+        if case.has_webhooks {
+            let generator = ("webhook", "webhook");
+            exp.webhooks = run_per_case(bin, corpus, case, out, generator, "manifests.yaml")
+                .map(|text| exp_text(&mut exp.texts, "manifests.yaml", text));
         }
         expected.insert(case.name.clone(), exp);
     }
     expected
+}
+
+/// Runs one controller-gen generator (`(its argument, its output rule)`) over one case; the text of the file it
+/// wrote, if it wrote one.
+fn run_per_case(
+    bin: &Path,
+    corpus: &Path,
+    case: &Case,
+    out: &Path,
+    (generator, output): (&str, &str),
+    file: &str,
+) -> Option<String> {
+    let dir = out.join(output).join(&case.name);
+    cg(
+        bin,
+        corpus,
+        &[
+            generator.to_owned(),
+            format!("paths=./{}/...", case.name),
+            format!("output:{output}:dir={}", dir.display()),
+        ],
+    );
+    fs::read_to_string(dir.join(file)).ok()
+}
+
+/// Keeps `text` as the file's expected text and returns its parsed documents.
+fn exp_text(texts: &mut BTreeMap<String, String>, file: &str, text: String) -> Vec<Value> {
+    let docs = parse_yaml(&text).unwrap();
+    texts.insert(file.into(), text);
+    docs
 }
 
 fn cg(bin: &Path, corpus: &Path, args: &[String]) {
@@ -473,6 +512,7 @@ fn cg(bin: &Path, corpus: &Path, args: &[String]) {
 struct Actual {
     crds: BTreeMap<String, Value>,
     rbac: Option<Vec<Value>>,
+    webhooks: Option<Vec<Value>>,
     texts: BTreeMap<String, String>,
 }
 
@@ -512,7 +552,21 @@ fn rkb_side(project_root: &Path, max_desc_len: Option<usize>) -> Result<Actual, 
         }
         None => None,
     };
-    Ok(Actual { crds, rbac, texts })
+    let webhooks = match out.webhooks {
+        Some(text) => {
+            let docs = parse_yaml(&text)
+                .map_err(|e| format!("manifests.yaml: rkb wrote YAML that does not parse: {e}"))?;
+            texts.insert("manifests.yaml".into(), text);
+            Some(docs)
+        }
+        None => None,
+    };
+    Ok(Actual {
+        crds,
+        rbac,
+        webhooks,
+        texts,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -544,21 +598,8 @@ fn compare_case(want: &Expected, got: &Actual) -> Vec<String> {
             (None, None) => unreachable!(),
         }
     }
-    match (&want.rbac, &got.rbac) {
-        (Some(w), Some(g)) => diff(
-            "role.yaml:",
-            &Value::Array(w.clone()),
-            &Value::Array(g.clone()),
-            &mut diffs,
-        ),
-        (Some(_), None) => {
-            diffs.push("role.yaml: missing (controller-gen writes it, rkb does not)".into())
-        }
-        (None, Some(_)) => {
-            diffs.push("role.yaml: unexpected (rkb writes it, controller-gen does not)".into())
-        }
-        (None, None) => {}
-    }
+    compare_file("role.yaml", &want.rbac, &got.rbac, &mut diffs);
+    compare_file("manifests.yaml", &want.webhooks, &got.webhooks, &mut diffs);
     if diffs.is_empty() {
         // Same documents: the files must also be the same bytes (key order, quoting, line folding), so
         // switching a project from controller-gen to rkb leaves `git diff` empty.
@@ -569,6 +610,30 @@ fn compare_case(want: &Expected, got: &Actual) -> Vec<String> {
         }
     }
     diffs
+}
+
+/// Compares the documents of a file both tools may write (role.yaml, the webhook manifests.yaml).
+fn compare_file(
+    name: &str,
+    want: &Option<Vec<Value>>,
+    got: &Option<Vec<Value>>,
+    diffs: &mut Vec<String>,
+) {
+    match (want, got) {
+        (Some(w), Some(g)) => diff(
+            &format!("{name}:"),
+            &Value::Array(w.clone()),
+            &Value::Array(g.clone()),
+            diffs,
+        ),
+        (Some(_), None) => diffs.push(format!(
+            "{name}: missing (controller-gen writes it, rkb does not)"
+        )),
+        (None, Some(_)) => diffs.push(format!(
+            "{name}: unexpected (rkb writes it, controller-gen does not)"
+        )),
+        (None, None) => {}
+    }
 }
 
 /// Reports the first line where two texts part.

@@ -88,10 +88,14 @@ fn markers_md_examples_generate_cleanly() {
     // at least parses.
     let doc = markers_md();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/docs-examples");
-    let fixture: String = ["src/api/v1/mod.rs", "src/api/v1/t.rs"]
-        .iter()
-        .map(|f| std::fs::read_to_string(root.join(f)).unwrap())
-        .collect();
+    let fixture: String = [
+        "src/api/v1/mod.rs",
+        "src/api/v1/t.rs",
+        "src/webhook/cronjob_webhook.rs",
+    ]
+    .iter()
+    .map(|f| std::fs::read_to_string(root.join(f)).unwrap())
+    .collect();
     let documented = documented_markers(&doc);
     assert!(
         documented.len() > 50,
@@ -141,5 +145,11 @@ fn markers_md_examples_generate_cleanly() {
     assert!(
         role.contains("kind: Role") && role.contains("name: other-role"),
         "{role}"
+    );
+    let webhooks = out.webhooks.expect("manifests.yaml");
+    assert!(
+        webhooks.contains("name: my-mutating-configuration")
+            && webhooks.contains("name: mcronjob-v1.kb.io"),
+        "{webhooks}"
     );
 }

@@ -596,3 +596,129 @@ fn map_list_keys_must_be_required_fields_of_the_items() {
     );
     run(types("name", "String")).unwrap();
 }
+
+/// A project with one kind and `hooks` as src/webhook/v1/thing_webhook.rs.
+fn webhook_project(hooks: &str) -> tempfile::TempDir {
+    project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        (
+            "src/api/v1/thing_types.rs",
+            &format!("{ROOT}pub struct ThingSpec {{}}\n"),
+        ),
+        ("src/webhook/v1/thing_webhook.rs", hooks),
+    ])
+}
+
+/// Webhook markers that controller-gen refuses, or writes and the API server then refuses, are located errors
+/// with the fix; nothing is generated.
+#[test]
+fn webhook_markers_the_api_server_would_refuse_are_errors() {
+    const GOOD: &str = "path=/mutate-t-example-com-v1-thing,mutating=true,failurePolicy=fail,sideEffects=None,groups=t.example.com,resources=things,verbs=create;update,versions=v1,name=mthing-v1.kb.io,admissionReviewVersions=v1";
+    // (what to replace in GOOD, with what, the error, its hint)
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "path=",
+            "url=\"https://x.example.com/m\",path=",
+            "`url` or `path` markers are required and mutually exclusive",
+            "give `path=/mutate-...` for the in-cluster service",
+        ),
+        (
+            "path=",
+            "matchPolicy=Sometimes,path=",
+            "unknown value \"Sometimes\" for matchPolicy",
+            "matchPolicy is `Exact` or `Equivalent` (the default)",
+        ),
+        (
+            "path=",
+            "timeoutSeconds=31,path=",
+            "timeoutSeconds=31 is out of range",
+            "the API server takes 1 to 30 seconds (default 10)",
+        ),
+        (
+            "path=",
+            "webhookVersions=v1beta1,path=",
+            "unsupported webhook version: v1beta1",
+            "the only webhookVersions value is v1",
+        ),
+        (
+            "groups=t.example.com",
+            "groups=*;apps",
+            "`*` in groups already matches `apps`: the API server refuses `*` beside other values",
+            "write `*` alone, or list the values without it",
+        ),
+        (
+            "path=",
+            "reinvocationPolicy=Always,path=",
+            "unknown reinvocationPolicy `Always`: the API server refuses it",
+            "reinvocationPolicy is `Never` (the default) or `IfNeeded`",
+        ),
+    ];
+    for (from, to, message, hint) in cases {
+        let marker = GOOD.replacen(from, to, 1);
+        let hooks = format!(
+            "//! Webhooks.\n\n/// +kubebuilder:webhook:{marker}\npub struct ThingDefaulter;\n"
+        );
+        let dir = webhook_project(&hooks);
+        let e = generate(dir.path(), &Options::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "error: {message}\n --> src/webhook/v1/thing_webhook.rs:3:5\n"
+            )),
+            "{to}: {e}"
+        );
+        assert!(e.contains(&format!("= help: {hint}")), "{to}: {e}");
+    }
+    // Policies and verbs rkb would otherwise pass through; side effects the API server refuses; two webhooks of
+    // one name; a second configuration marker.
+    let bad = GOOD
+        .replace("failurePolicy=fail", "failurePolicy=Retry")
+        .replace("verbs=create;update", "verbs=create;patch")
+        .replace("sideEffects=None", "sideEffects=Some");
+    let hooks = format!(
+        "//! +kubebuilder:webhookconfiguration:mutating=true,name=a\n\
+         //! +kubebuilder:webhookconfiguration:mutating=true,name=b\n\n\
+         /// +kubebuilder:webhook:{bad}\n\
+         /// +kubebuilder:webhook:{GOOD}\n\
+         /// +kubebuilder:webhook:{GOOD}\n\
+         pub struct ThingDefaulter;\n"
+    );
+    let dir = webhook_project(&hooks);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    for needle in [
+        "error: a second mutating `+kubebuilder:webhookconfiguration` (the first names `a`)\n --> src/webhook/v1/thing_webhook.rs:2:5\n",
+        "error: unknown failurePolicy `Retry`: the API server refuses it\n --> src/webhook/v1/thing_webhook.rs:4:5\n",
+        "error: a second webhook named `mthing-v1.kb.io` in one configuration\n --> src/webhook/v1/thing_webhook.rs:6:5\n",
+    ] {
+        assert!(e.contains(needle), "{needle}\nin: {e}");
+    }
+    // Fixed one at a time, the next problem of the same marker shows: verbs, then side effects.
+    let bad = bad.replace("failurePolicy=Retry", "failurePolicy=Fail");
+    let hooks = format!("/// +kubebuilder:webhook:{bad}\npub struct ThingDefaulter;\n");
+    fs::write(dir.path().join("src/webhook/v1/thing_webhook.rs"), &hooks).unwrap();
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("error: unknown verb `patch` in a webhook rule: the API server refuses it"),
+        "{e}"
+    );
+    let hooks = hooks.replace("verbs=create;patch", "verbs=create");
+    fs::write(dir.path().join("src/webhook/v1/thing_webhook.rs"), &hooks).unwrap();
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("error: SideEffects should not be set to `Some` or `Unknown` for v1 {Mutating,Validating}WebhookConfiguration"),
+        "{e}"
+    );
+    // Fixed, it generates.
+    let hooks = hooks.replace("sideEffects=Some", "sideEffects=None");
+    fs::write(dir.path().join("src/webhook/v1/thing_webhook.rs"), &hooks).unwrap();
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    let manifests = out.webhooks.expect("manifests.yaml");
+    assert!(manifests.contains("name: mthing-v1.kb.io"), "{manifests}");
+}

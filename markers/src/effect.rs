@@ -4,7 +4,7 @@
 //!
 //! The enums are grouped by what they change, as controller-tools groups its marker types: package settings,
 //! presence, schema (numbers, strings, lists, objects, values, CEL rules, topology), the CRD around the schema,
-//! RBAC, and what `#[derive(Kind)]` reads. rkb-manifests applies the schema and CRD effects
+//! RBAC, webhooks, and what `#[derive(Kind)]` reads. rkb-manifests applies the schema and CRD effects
 //! (manifests/src/schema_markers/, manifests/src/crd_markers.rs); rkb-derive reads [`DeriveMarker`].
 
 /// What a marker does.
@@ -24,11 +24,13 @@ pub enum Effect {
     Crd(CrdMarker),
     /// A rule of the manager's role (config/rbac/role.yaml).
     Rbac,
+    /// A webhook, or the name of a webhook configuration (config/webhook/manifests.yaml).
+    Webhook(WebhookMarker),
     /// Makes the type a root kind (`+kubebuilder:object:root`).
     Root,
     /// Read by `#[derive(Kind)]` only.
     Derive(DeriveMarker),
-    /// Another generator's marker (webhooks, apply configurations, openapi-gen, ...): accepted, unused.
+    /// Another generator's marker (apply configurations, openapi-gen, ...): accepted, unused.
     Ignored,
 }
 
@@ -155,6 +157,15 @@ pub enum CrdMarker {
     DeprecatedVersion,
     Metadata,
     SelectableField,
+}
+
+/// controller-gen's `webhook` generator's markers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WebhookMarker {
+    /// `+kubebuilder:webhook`: one mutating or validating webhook.
+    Webhook,
+    /// `+kubebuilder:webhookconfiguration`: the name of the mutating or the validating configuration.
+    Configuration,
 }
 
 /// Markers `#[derive(Kind)]` reads.

@@ -24,6 +24,7 @@ pub use diag::{Diagnostic, Severity, UNKNOWN_MARKER, render_all};
 pub use effect::{
     CrdMarker, DeriveMarker, Effect, GenclientTag, ListMarker, NumberMarker, ObjectMarker,
     PackageMarker, Presence, RuleMarker, SchemaMarker, StringMarker, TopologyMarker, ValueMarker,
+    WebhookMarker,
 };
 pub use keywords::{RUST_KEYWORDS, is_rust_keyword};
 pub use naming::{plural_of, pluralize};

@@ -1,4 +1,5 @@
-//! `rkb manifests`: CRDs and RBAC from markers, through rkb-manifests (controller-gen's `crd rbac` for Rust).
+//! `rkb manifests`: CRDs, RBAC and webhook configurations from markers, through rkb-manifests (controller-gen's
+//! `crd rbac webhook` for Rust).
 
 use std::process::ExitCode;
 
@@ -18,6 +19,7 @@ pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
     let opts = Options {
         crd_dir: args.crd_dir.clone(),
         rbac_dir: args.rbac_dir.clone(),
+        webhook_dir: args.webhook_dir.clone(),
         max_desc_len: args.max_desc_len,
         ..Options::default()
     };

@@ -1,0 +1,323 @@
+//! `config/webhook/manifests.yaml` from `+kubebuilder:webhook` markers: the MutatingWebhookConfiguration and
+//! ValidatingWebhookConfiguration controller-gen's `webhook` generator writes, byte for byte.
+//!
+//! Contract:
+//! - Each `+kubebuilder:webhook` marker (on any doc comment under src/, as RBAC markers) is one webhook of the
+//!   mutating or the validating configuration; webhooks are sorted by name. `+kubebuilder:webhookconfiguration`
+//!   names a configuration (default `mutating-webhook-configuration` / `validating-webhook-configuration`).
+//! - Values controller-gen normalises are normalised the same way (`failurePolicy=fail` is `Fail`, verbs are
+//!   upper-cased, the group `core` is `""`).
+//! - What controller-gen refuses, rkb refuses at the marker (`path` and `url` together or neither, an unknown
+//!   matchPolicy, sideEffects missing or `Some`/`Unknown`, timeoutSeconds outside 1..30, an unsupported
+//!   webhookVersions, a second configuration marker of one kind). Where controller-gen writes a value the API
+//!   server refuses (an unknown failurePolicy, verb or reinvocationPolicy, `*` beside other values in a rule,
+//!   two webhooks of one name), rkb refuses it too, so a generated file always installs.
+
+use crate::model::{At, Model};
+use rkb_markers::{Diagnostic, Marker, WebhookMarker};
+use serde_json::{Map, Value, json};
+
+/// The text of manifests.yaml, or `None` when the project has no webhook markers.
+pub fn manifests(model: &Model, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let mut names = ConfigNames::default();
+    let (mut mutating, mut validating) = (Vec::new(), Vec::new());
+    for (kind, (file, m)) in &model.webhooks {
+        let at = At::marker(*file, m);
+        let mut error = |msg: String, hint: &str| {
+            diags.push(model.locate(at, Diagnostic::error(msg)).with_hint(hint));
+        };
+        match kind {
+            WebhookMarker::Configuration => names.set(m, &mut error),
+            WebhookMarker::Webhook => match webhook(m) {
+                Ok(w) if is_mutating(m) => mutating.push((w, at)),
+                Ok(w) => validating.push((w, at)),
+                Err((msg, hint)) => error(msg, hint),
+            },
+        }
+    }
+    if mutating.is_empty() && validating.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for (kind, webhooks, name) in [
+        ("MutatingWebhookConfiguration", mutating, names.mutating),
+        (
+            "ValidatingWebhookConfiguration",
+            validating,
+            names.validating,
+        ),
+    ] {
+        if webhooks.is_empty() {
+            continue;
+        }
+        let webhooks = sorted_unique(model, webhooks, diags);
+        let doc = json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": kind,
+            "metadata": {"name": name.unwrap_or_else(|| default_name(kind))},
+            "webhooks": webhooks,
+        });
+        out.push_str(&crate::yaml::document(&doc));
+    }
+    Some(out)
+}
+
+fn default_name(kind: &str) -> String {
+    if kind.starts_with("Mutating") {
+        "mutating-webhook-configuration".into()
+    } else {
+        "validating-webhook-configuration".into()
+    }
+}
+
+fn is_mutating(m: &Marker) -> bool {
+    m.arg("mutating").and_then(rkb_markers::Value::as_bool) == Some(true)
+}
+
+/// The names `+kubebuilder:webhookconfiguration` gives the two configurations.
+#[derive(Default)]
+struct ConfigNames {
+    mutating: Option<String>,
+    validating: Option<String>,
+}
+
+impl ConfigNames {
+    fn set(&mut self, m: &Marker, error: &mut impl FnMut(String, &str)) {
+        let slot = if is_mutating(m) {
+            &mut self.mutating
+        } else {
+            &mut self.validating
+        };
+        let name = m.str_arg("name").unwrap_or("").to_string();
+        if let Some(first) = slot {
+            let which = if is_mutating(m) {
+                "mutating"
+            } else {
+                "validating"
+            };
+            return error(
+                format!(
+                    "a second {which} `+kubebuilder:webhookconfiguration` (the first names `{first}`)"
+                ),
+                "keep one: a project has one configuration of each kind",
+            );
+        }
+        if !name.is_empty() {
+            *slot = Some(name);
+        }
+    }
+}
+
+type Problem = (String, &'static str);
+
+/// One webhook of a configuration, in controller-gen's form.
+fn webhook(m: &Marker) -> Result<Value, Problem> {
+    let mut w = Map::new();
+    let review_versions = m.list_arg("admissionReviewVersions");
+    if review_versions.is_empty() {
+        return Err((
+            "admissionReviewVersions is empty: the API server needs at least one".into(),
+            "write `admissionReviewVersions=v1`",
+        ));
+    }
+    w.insert("admissionReviewVersions".into(), json!(review_versions));
+    w.insert("clientConfig".into(), client_config(m)?);
+    w.insert("failurePolicy".into(), json!(failure_policy(m)?));
+    if let Some(p) = match_policy(m)? {
+        w.insert("matchPolicy".into(), json!(p));
+    }
+    w.insert("name".into(), json!(m.str_arg("name").unwrap_or("")));
+    if let Some(p) = reinvocation_policy(m)? {
+        w.insert("reinvocationPolicy".into(), json!(p));
+    }
+    w.insert("rules".into(), json!([rule(m)?]));
+    w.insert("sideEffects".into(), json!(side_effects(m)?));
+    if let Some(t) = m.arg("timeoutSeconds").and_then(rkb_markers::Value::as_i64) {
+        if t != 0 && !(1..=30).contains(&t) {
+            return Err((
+                format!("timeoutSeconds={t} is out of range"),
+                "the API server takes 1 to 30 seconds (default 10)",
+            ));
+        }
+        if t != 0 {
+            w.insert("timeoutSeconds".into(), json!(t));
+        }
+    }
+    for v in m.list_arg("webhookVersions") {
+        if v != "v1" {
+            return Err((
+                format!("unsupported webhook version: {v}"),
+                "the only webhookVersions value is v1 (the default): drop the argument",
+            ));
+        }
+    }
+    Ok(Value::Object(w))
+}
+
+fn client_config(m: &Marker) -> Result<Value, Problem> {
+    let path = m.str_arg("path").unwrap_or("");
+    let url = m.str_arg("url").unwrap_or("");
+    match (path.is_empty(), url.is_empty()) {
+        (false, true) => {
+            let mut service = Map::new();
+            let or = |arg: &str, default: &str| {
+                let v = m.str_arg(arg).unwrap_or("");
+                json!(if v.is_empty() { default } else { v })
+            };
+            service.insert("name".into(), or("serviceName", "webhook-service"));
+            service.insert("namespace".into(), or("serviceNamespace", "system"));
+            service.insert("path".into(), json!(path));
+            if let Some(port) = m.arg("servicePort").and_then(rkb_markers::Value::as_i64) {
+                service.insert("port".into(), json!(port));
+            }
+            Ok(json!({ "service": service }))
+        }
+        (true, false) => Ok(json!({ "url": url })),
+        _ => Err((
+            "`url` or `path` markers are required and mutually exclusive".into(),
+            "give `path=/mutate-...` for the in-cluster service, or `url=\"https://...\"` for a webhook elsewhere",
+        )),
+    }
+}
+
+/// `value` matched case-insensitively against the API's spellings.
+fn one_of(value: &str, allowed: &[&'static str]) -> Option<&'static str> {
+    allowed
+        .iter()
+        .copied()
+        .find(|a| a.eq_ignore_ascii_case(value))
+}
+
+fn failure_policy(m: &Marker) -> Result<&'static str, Problem> {
+    let v = m.str_arg("failurePolicy").unwrap_or("");
+    one_of(v, &["Fail", "Ignore"]).ok_or_else(|| {
+        (
+            format!("unknown failurePolicy `{v}`: the API server refuses it"),
+            "failurePolicy is `Fail` (reject when the webhook cannot be reached) or `Ignore`",
+        )
+    })
+}
+
+fn match_policy(m: &Marker) -> Result<Option<&'static str>, Problem> {
+    let v = m.str_arg("matchPolicy").unwrap_or("");
+    if v.is_empty() {
+        return Ok(None);
+    }
+    one_of(v, &["Exact", "Equivalent"])
+        .map(Some)
+        .ok_or_else(|| {
+            (
+                format!("unknown value \"{v}\" for matchPolicy"),
+                "matchPolicy is `Exact` or `Equivalent` (the default)",
+            )
+        })
+}
+
+fn side_effects(m: &Marker) -> Result<&'static str, Problem> {
+    let v = m.str_arg("sideEffects").unwrap_or("");
+    match one_of(v, &["None", "NoneOnDryRun", "Some", "Unknown"]) {
+        Some(s @ ("None" | "NoneOnDryRun")) => Ok(s),
+        Some(_) => Err((
+            "SideEffects should not be set to `Some` or `Unknown` for v1 {Mutating,Validating}WebhookConfiguration".into(),
+            "write `sideEffects=None`, or `NoneOnDryRun` if the webhook checks the request's dryRun",
+        )),
+        None => Err((
+            "SideEffects is required for creating v1 {Mutating,Validating}WebhookConfiguration".into(),
+            "write `sideEffects=None`, or `NoneOnDryRun` if the webhook checks the request's dryRun",
+        )),
+    }
+}
+
+fn reinvocation_policy(m: &Marker) -> Result<Option<&'static str>, Problem> {
+    let v = m.str_arg("reinvocationPolicy").unwrap_or("");
+    if v.is_empty() || !is_mutating(m) {
+        // controller-gen drops it from validating webhooks, which have no such field.
+        return Ok(None);
+    }
+    one_of(v, &["Never", "IfNeeded"]).map(Some).ok_or_else(|| {
+        (
+            format!("unknown reinvocationPolicy `{v}`: the API server refuses it"),
+            "reinvocationPolicy is `Never` (the default) or `IfNeeded`",
+        )
+    })
+}
+
+fn rule(m: &Marker) -> Result<Value, Problem> {
+    let groups: Vec<String> = m
+        .list_arg("groups")
+        .into_iter()
+        .map(|g| if g == "core" { String::new() } else { g })
+        .collect();
+    let mut operations = Vec::new();
+    for verb in m.list_arg("verbs") {
+        let Some(op) = one_of(&verb, &["CREATE", "UPDATE", "DELETE", "CONNECT", "*"]) else {
+            return Err((
+                format!("unknown verb `{verb}` in a webhook rule: the API server refuses it"),
+                "verbs are create, update, delete, connect or * (separated by `;`)",
+            ));
+        };
+        operations.push(op);
+    }
+    let versions = m.list_arg("versions");
+    let resources = m.list_arg("resources");
+    for (arg, values) in [("groups", &groups), ("versions", &versions)] {
+        wildcard_alone(arg, values.iter().map(String::as_str), |_| false)?;
+    }
+    wildcard_alone("verbs", operations.iter().copied(), |_| false)?;
+    // `*` beside subresources (`*/status`, `pods/log`) is allowed; beside a resource it is not.
+    wildcard_alone("resources", resources.iter().map(String::as_str), |r| {
+        r.contains('/')
+    })?;
+    Ok(json!({
+        "apiGroups": groups,
+        "apiVersions": versions,
+        "operations": operations,
+        "resources": resources,
+    }))
+}
+
+/// The API server's rule for a webhook rule's lists: `*` already means everything, so it stands alone (apart
+/// from values `allowed` beside it).
+fn wildcard_alone<'a>(
+    arg: &str,
+    values: impl Iterator<Item = &'a str> + Clone,
+    allowed: impl Fn(&str) -> bool,
+) -> Result<(), Problem> {
+    let has_wildcard = values.clone().any(|v| v == "*");
+    match values.clone().find(|v| *v != "*" && !allowed(v)) {
+        Some(other) if has_wildcard => Err((
+            format!(
+                "`*` in {arg} already matches `{other}`: the API server refuses `*` beside other values"
+            ),
+            "write `*` alone, or list the values without it",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Webhooks sorted by name, as controller-gen sorts them; two of one name are an error (the API server refuses
+/// the configuration).
+fn sorted_unique(
+    model: &Model,
+    mut webhooks: Vec<(Value, At)>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Value> {
+    let name = |w: &Value| w["name"].as_str().unwrap_or("").to_string();
+    webhooks.sort_by_key(|(w, _)| name(w));
+    for pair in webhooks.windows(2) {
+        if name(&pair[0].0) == name(&pair[1].0) {
+            diags.push(
+                model
+                    .locate(
+                        pair[1].1,
+                        Diagnostic::error(format!(
+                            "a second webhook named `{}` in one configuration",
+                            name(&pair[1].0)
+                        )),
+                    )
+                    .with_hint("webhook names must be unique: kubebuilder's are m<kind>-<version>.kb.io and v<kind>-<version>.kb.io"),
+            );
+        }
+    }
+    webhooks.into_iter().map(|(w, _)| w).collect()
+}

@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=hooks.corpus.rkb.io
+package v1
