@@ -378,6 +378,56 @@ impl Environment {
         crds::install(&self.client, crds, self.crd_timeout).await
     }
 
+    /// Prepares a webhook server for this environment (a free port on 127.0.0.1, a CA, a serving certificate in
+    /// `<dir>/webhook-certs`) and installs the webhook configurations of `manifests_yaml` (e.g.
+    /// `config/webhook/manifests.yaml`) rewritten to call it. Start the operator's webhook server with the returned
+    /// port and certificate directory; see the `webhooks` module docs.
+    pub async fn install_webhooks(&self, manifests_yaml: &str) -> Result<crate::WebhookServer> {
+        use k8s_openapi::api::admissionregistration::v1::{
+            MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+        };
+        use kube::api::PostParams;
+        let port = ports::reserve(1).map_err(io_err(self.dir()))?[0];
+        let server = crate::WebhookServer::new(port, self.dir().join("webhook-certs"))?;
+        let pp = PostParams::default();
+        for doc in crate::webhooks::rewrite(manifests_yaml, &server)? {
+            let bad = |e: serde_json::Error| Error::Webhook(e.to_string());
+            if doc["kind"] == "MutatingWebhookConfiguration" {
+                let config: MutatingWebhookConfiguration =
+                    serde_json::from_value(doc).map_err(bad)?;
+                Api::<MutatingWebhookConfiguration>::all(self.client.clone())
+                    .create(&pp, &config)
+                    .await?;
+            } else {
+                let config: ValidatingWebhookConfiguration =
+                    serde_json::from_value(doc).map_err(bad)?;
+                Api::<ValidatingWebhookConfiguration>::all(self.client.clone())
+                    .create(&pp, &config)
+                    .await?;
+            }
+        }
+        Ok(server)
+    }
+
+    /// Makes the CRD `crd_name` convert between its versions by calling `path` (controller-runtime serves
+    /// `/convert`) on `server`, as kubebuilder's `webhook_in_<plural>.yaml` patch and CA injection do in a cluster.
+    pub async fn enable_conversion(
+        &self,
+        crd_name: &str,
+        server: &crate::WebhookServer,
+        path: &str,
+    ) -> Result<()> {
+        use kube::api::{Patch, PatchParams};
+        let patch = serde_json::json!({"spec": {"conversion": {
+            "strategy": "Webhook",
+            "webhook": {"clientConfig": server.client_config(path), "conversionReviewVersions": ["v1"]},
+        }}});
+        Api::<CustomResourceDefinition>::all(self.client.clone())
+            .patch(crd_name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await?;
+        Ok(())
+    }
+
     /// Stops kube-apiserver (SIGTERM, SIGKILL after 30 s) and starts it again with the same
     /// flags, port and certificates on the same etcd (data kept), returning once it is ready.
     /// Clients from [`client`](Self::client) keep working: same URL, same CA. For testing that

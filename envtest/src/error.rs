@@ -119,6 +119,10 @@ pub enum Error {
         message: String,
     },
 
+    /// Webhook configurations could not be read, rewritten or installed.
+    #[error("webhooks: {0}")]
+    Webhook(String),
+
     /// A CRD was accepted but did not become Established.
     #[error("CRD {name} not Established after {timeout:?}: {conditions}")]
     CrdNotEstablished {

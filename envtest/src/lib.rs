@@ -40,9 +40,11 @@ mod kubeconfig;
 mod ports;
 mod process;
 mod rbac;
+mod webhooks;
 
 pub use binaries::Binaries;
 pub use environment::{CONTROLLERS, Environment, EnvironmentBuilder};
 pub use error::{Error, Result, SETUP_HINT};
 pub use eventually::{EventuallyTimeout, POLL_INTERVAL, eventually};
 pub use kubeconfig::CONTEXT_NAME;
+pub use webhooks::WebhookServer;

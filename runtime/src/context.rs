@@ -216,6 +216,12 @@ pub(crate) struct ReadySlot {
     ready: AtomicBool,
 }
 
+impl ReadySlot {
+    pub(crate) fn set_ready(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+}
+
 impl Readiness {
     fn slot(&self) -> Arc<ReadySlot> {
         let slot = Arc::new(ReadySlot::default());
@@ -223,6 +229,16 @@ impl Readiness {
         *slot.name.lock().unwrap_or_else(|e| e.into_inner()) =
             format!("controller-{}", slots.len());
         slots.push(slot.clone());
+        slot
+    }
+
+    /// A readiness condition of the manager itself (e.g. the webhook server listening): /readyz fails, naming it,
+    /// until [`ReadySlot::set_ready`].
+    pub(crate) fn gate(&self, name: &str) -> Arc<ReadySlot> {
+        let slot = self.slot();
+        *slot.name.lock().unwrap_or_else(|e| e.into_inner()) = name.to_string();
+        slot.gated.store(true, Ordering::Release);
+        slot.started.store(true, Ordering::Release);
         slot
     }
 

@@ -53,6 +53,7 @@ mod rest_metrics;
 pub mod scope;
 mod secure;
 mod server;
+pub mod webhook;
 pub mod workqueue;
 
 pub use context::Context;

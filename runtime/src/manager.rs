@@ -20,6 +20,7 @@ use crate::metrics::Metrics;
 use crate::options::{ManagerOptions, parse_bind_address};
 use crate::secure::{self, Authorizer, TlsListener};
 use crate::server;
+use crate::webhook::Webhooks;
 
 /// controller-runtime's default GracefulShutdownTimeout.
 pub const DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -81,6 +82,11 @@ impl ManagerBuilder {
     pub async fn build(self) -> Result<Manager, Error> {
         let options = self.options;
         options.validate()?;
+        if options.enable_http2 {
+            tracing::warn!(
+                "--enable-http2 is accepted but has no effect: rkb's metrics and webhook servers speak HTTP/1.1 only"
+            );
+        }
         let namespace = match self.watch_namespace {
             Some(ns) => Some(ns),
             None => options.watch_namespace()?,
@@ -155,6 +161,13 @@ impl ManagerBuilder {
             metrics_tls,
             health_listener,
             controllers: std::sync::Mutex::new(Vec::new()),
+            webhooks: std::sync::Mutex::new(Webhooks::new()),
+            webhook_server: WebhookServerOptions {
+                port: options.webhook_port,
+                cert_dir: options.webhook_cert_path.clone(),
+                cert_name: options.webhook_cert_name.clone(),
+                key_name: options.webhook_cert_key.clone(),
+            },
             graceful_shutdown_timeout: self.graceful_shutdown_timeout,
         })
     }
@@ -168,6 +181,14 @@ async fn bind(addr: Option<SocketAddr>) -> Result<Option<TcpListener>, Error> {
             .map(Some)
             .map_err(|source| Error::Listen { addr, source }),
     }
+}
+
+/// Where and with which certificate the webhook server listens (the --webhook-* flags).
+struct WebhookServerOptions {
+    port: u16,
+    cert_dir: std::path::PathBuf,
+    cert_name: String,
+    key_name: String,
 }
 
 /// A controller's future, yielding its name with its result.
@@ -184,7 +205,40 @@ pub struct Manager {
     health_listener: Option<TcpListener>,
     // Behind a lock so `add` takes &self: the scaffolded main.rs binds the manager without `mut`.
     controllers: std::sync::Mutex<Vec<ControllerFuture>>,
+    webhooks: std::sync::Mutex<Webhooks>,
+    webhook_server: WebhookServerOptions,
     graceful_shutdown_timeout: Duration,
+}
+
+impl Manager {
+    /// Binds --webhook-port with the webhook certificate and serves `webhooks` until `stop`; /readyz waits for it.
+    async fn start_webhook_server(
+        &self,
+        webhooks: Webhooks,
+        stop: watch::Receiver<bool>,
+    ) -> Result<AbortOnDrop<std::io::Result<()>>, Error> {
+        let o = &self.webhook_server;
+        let gate = self.shared.readiness.gate("webhook-server");
+        let addr = SocketAddr::from(([0, 0, 0, 0], o.port));
+        let tls = secure::webhook_tls_config(&o.cert_dir, &o.cert_name, &o.key_name)?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| Error::Listen { addr, source })?;
+        let listener =
+            TlsListener::new(listener, tls).map_err(|source| Error::Listen { addr, source })?;
+        let paths: Vec<&str> = webhooks.paths().collect();
+        tracing::info!(%addr, ?paths, "serving webhooks");
+        let endpoints = server::Endpoints::Webhooks {
+            webhooks,
+            metrics: self.shared.metrics.clone(),
+        };
+        gate.set_ready();
+        Ok(AbortOnDrop(tokio::spawn(server::serve(
+            listener,
+            endpoints,
+            until_true(stop),
+        ))))
+    }
 }
 
 /// Aborts the task when dropped, so dropping (or aborting) a running manager stops everything it started,
@@ -258,6 +312,14 @@ impl Manager {
     }
 
     /// A context for work outside controllers (it takes no part in readiness).
+    /// Serves these admission webhooks (added to any served before) on `--webhook-port` once the manager runs,
+    /// on every replica, leader or not (see [`crate::webhook`]).
+    pub fn serve_webhooks(&self, webhooks: Webhooks) -> &Self {
+        let mut served = self.webhooks.lock().unwrap_or_else(|e| e.into_inner());
+        *served = std::mem::take(&mut *served).merge(webhooks);
+        self
+    }
+
     pub fn context(&self) -> Context {
         Context::detached(self.shared.clone())
     }
@@ -365,6 +427,13 @@ impl Manager {
                 }
             };
             servers.push(AbortOnDrop(task));
+        }
+        let webhooks = std::mem::take(self.webhooks.get_mut().unwrap_or_else(|e| e.into_inner()));
+        if !webhooks.is_empty() {
+            servers.push(
+                self.start_webhook_server(webhooks, servers_stop_rx.clone())
+                    .await?,
+            );
         }
         if let Some(listener) = self.health_listener.take() {
             tracing::info!(addr = ?listener.local_addr().ok(), "serving health probes");

@@ -66,6 +66,31 @@ fn rest_latency_histogram() -> Histogram {
     Histogram::new(REST_LATENCY_BUCKETS)
 }
 
+/// `{webhook}` labels of `controller_runtime_webhook_latency_seconds` and `..._requests_in_flight`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WebhookLabels {
+    /// The webhook's path.
+    pub webhook: String,
+}
+
+/// `{code, webhook}` labels of `controller_runtime_webhook_requests_total`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WebhookCodeLabels {
+    /// The HTTP status code of the reply.
+    pub code: String,
+    /// The webhook's path.
+    pub webhook: String,
+}
+
+/// Prometheus' default buckets, which controller-runtime's webhook latency uses.
+const WEBHOOK_LATENCY_BUCKETS: [f64; 11] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+fn webhook_latency_histogram() -> Histogram {
+    Histogram::new(WEBHOOK_LATENCY_BUCKETS)
+}
+
 /// `{name}` labels of `leader_election_master_status`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LeaseLabels {
@@ -124,6 +149,9 @@ pub struct Metrics {
     leader_status: Family<LeaseLabels, Gauge>,
     rest_requests: Family<RestRequestLabels, Counter>,
     rest_latency: Family<RestLatencyLabels, Histogram, fn() -> Histogram>,
+    webhook_requests: Family<WebhookCodeLabels, Counter>,
+    webhook_latency: Family<WebhookLabels, Histogram, fn() -> Histogram>,
+    webhook_in_flight: Family<WebhookLabels, Gauge>,
 }
 
 impl Default for Metrics {
@@ -193,6 +221,25 @@ impl Metrics {
             "Request latency in seconds. Broken down by verb, and host.",
             rest_latency.clone(),
         );
+        let webhook_requests = Family::<WebhookCodeLabels, Counter>::default();
+        let webhook_latency: Family<WebhookLabels, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(webhook_latency_histogram);
+        let webhook_in_flight = Family::<WebhookLabels, Gauge>::default();
+        registry.register(
+            "controller_runtime_webhook_requests",
+            "Total number of admission requests by HTTP status code.",
+            webhook_requests.clone(),
+        );
+        registry.register(
+            "controller_runtime_webhook_latency_seconds",
+            "Histogram of the latency of processing admission requests",
+            webhook_latency.clone(),
+        );
+        registry.register(
+            "controller_runtime_webhook_requests_in_flight",
+            "Current number of admission requests being served.",
+            webhook_in_flight.clone(),
+        );
         registry.register_collector(Box::new(crate::process_metrics::ProcessCollector));
         Self {
             registry: Arc::new(Mutex::new(registry)),
@@ -205,6 +252,23 @@ impl Metrics {
             leader_status,
             rest_requests,
             rest_latency,
+            webhook_requests,
+            webhook_latency,
+            webhook_in_flight,
+        }
+    }
+
+    /// Starts recording one request to the webhook at `path`; [`WebhookRequest::finish`] records its reply.
+    pub(crate) fn webhook_request(&self, path: &str) -> WebhookRequest {
+        let labels = WebhookLabels {
+            webhook: path.to_string(),
+        };
+        self.webhook_in_flight.get_or_create(&labels).inc();
+        WebhookRequest {
+            metrics: self.clone(),
+            labels,
+            started: Instant::now(),
+            recorded: false,
         }
     }
 
@@ -432,6 +496,44 @@ pub fn to_text_format(openmetrics: &str) -> String {
         }
     }
     out
+}
+
+/// One webhook request being served: in flight until [`Self::finish`] (or drop, which counts it as a 500).
+pub(crate) struct WebhookRequest {
+    metrics: Metrics,
+    labels: WebhookLabels,
+    started: Instant,
+    recorded: bool,
+}
+
+impl WebhookRequest {
+    pub(crate) fn finish(mut self, code: u16) {
+        self.record(code);
+    }
+
+    fn record(&mut self, code: u16) {
+        if std::mem::replace(&mut self.recorded, true) {
+            return;
+        }
+        let m = &self.metrics;
+        m.webhook_in_flight.get_or_create(&self.labels).dec();
+        m.webhook_latency
+            .get_or_create(&self.labels)
+            .observe(self.started.elapsed().as_secs_f64());
+        m.webhook_requests
+            .get_or_create(&WebhookCodeLabels {
+                code: code.to_string(),
+                webhook: self.labels.webhook.clone(),
+            })
+            .inc();
+    }
+}
+
+impl Drop for WebhookRequest {
+    /// A request dropped before its reply (the connection went away, or the handler panicked) counts as a 500.
+    fn drop(&mut self) {
+        self.record(500);
+    }
 }
 
 /// Reads one sample from text produced by [`Metrics::encode`], e.g.

@@ -50,6 +50,16 @@ pub struct ManagerOptions {
     pub namespaced: bool,
     /// `--log-format`.
     pub log_format: LogFormat,
+    /// `--webhook-port`: the port the webhook server listens on (all interfaces), when webhooks are served.
+    pub webhook_port: u16,
+    /// `--webhook-cert-path`: directory of the webhook server's certificate.
+    pub webhook_cert_path: PathBuf,
+    /// `--webhook-cert-name`: the certificate's file name in the directory.
+    pub webhook_cert_name: String,
+    /// `--webhook-cert-key`: the key's file name in the directory.
+    pub webhook_cert_key: String,
+    /// `--enable-http2`: accepted for kubebuilder's command line; rkb serves HTTP/1.1 (and warns when true).
+    pub enable_http2: bool,
 }
 
 /// How log lines are rendered.
@@ -198,6 +208,46 @@ pub const FLAGS: &[Flag] = &[
             Ok(())
         },
     },
+    Flag {
+        name: "webhook-port",
+        value: Some("PORT"),
+        default: "9443",
+        help: "The port the webhook server listens on, when the operator serves webhooks.",
+        set: |o, v| {
+            put(
+                &mut o.webhook_port,
+                v.parse().map_err(|_| "expected a port number".to_string()),
+            )
+        },
+    },
+    Flag {
+        name: "webhook-cert-path",
+        value: Some("DIR"),
+        default: "/tmp/k8s-webhook-server/serving-certs",
+        help: "Directory holding the webhook server's certificate and key (reloaded when they change); without them a self-signed one is made.",
+        set: |o, v| put(&mut o.webhook_cert_path, Ok(PathBuf::from(v))),
+    },
+    Flag {
+        name: "webhook-cert-name",
+        value: Some("FILE"),
+        default: "tls.crt",
+        help: "File name of the webhook server's certificate (PEM) in --webhook-cert-path.",
+        set: |o, v| store(&mut o.webhook_cert_name, v),
+    },
+    Flag {
+        name: "webhook-cert-key",
+        value: Some("FILE"),
+        default: "tls.key",
+        help: "File name of the webhook server's private key (PEM) in --webhook-cert-path.",
+        set: |o, v| store(&mut o.webhook_cert_key, v),
+    },
+    Flag {
+        name: "enable-http2",
+        value: None,
+        default: "false",
+        help: "Accepted for kubebuilder's command line; the metrics and webhook servers speak HTTP/1.1 only.",
+        set: |o, v| put(&mut o.enable_http2, parse_bool(v)),
+    },
 ];
 
 /// Stores a parsed value in its field.
@@ -241,6 +291,11 @@ impl Default for ManagerOptions {
             leader_elect_retry_period: Duration::ZERO,
             namespaced: false,
             log_format: LogFormat::Text,
+            webhook_port: 0,
+            webhook_cert_path: PathBuf::new(),
+            webhook_cert_name: String::new(),
+            webhook_cert_key: String::new(),
+            enable_http2: false,
         };
         for flag in FLAGS {
             (flag.set)(&mut options, flag.default).expect("every default parses");

@@ -66,6 +66,13 @@ pub(crate) fn tls_config(
             Arc::new(FixedCert(Arc::new(certified)))
         }
     };
+    server_config(provider, resolver)
+}
+
+fn server_config(
+    provider: Arc<CryptoProvider>,
+    resolver: Arc<dyn ResolvesServerCert>,
+) -> Result<ServerConfig, Error> {
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| Error::Tls(e.to_string()))?
@@ -73,6 +80,41 @@ pub(crate) fn tls_config(
         .with_cert_resolver(resolver);
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
+}
+
+/// The webhook server's TLS configuration: the certificate files in `dir` (reloaded when they change) when they
+/// exist; otherwise a self-signed certificate for localhost and 127.0.0.1, whose PEM (the caBundle a local webhook
+/// configuration needs) is logged, so `make run` works without cert-manager.
+pub(crate) fn webhook_tls_config(
+    dir: &Path,
+    cert_name: &str,
+    key_name: &str,
+) -> Result<ServerConfig, Error> {
+    if dir.join(cert_name).exists() || dir.join(key_name).exists() {
+        return tls_config(Some(dir), cert_name, key_name);
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+    let generated =
+        rcgen::generate_simple_self_signed(names).map_err(|e| Error::Tls(e.to_string()))?;
+    tracing::warn!(
+        dir = %dir.display(),
+        ca_bundle = %base64_pem(&generated.cert.pem()),
+        "no webhook certificate in --webhook-cert-path: serving a self-signed one for localhost and 127.0.0.1; \
+         use ca_bundle as the caBundle of a local webhook configuration, or give the directory cert-manager's certificate"
+    );
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+        generated.signing_key.serialize_der(),
+    ));
+    let certified = CertifiedKey::from_der(vec![generated.cert.der().clone()], key, &provider)
+        .map_err(|e| Error::Tls(e.to_string()))?;
+    server_config(provider, Arc::new(FixedCert(Arc::new(certified))))
+}
+
+/// Standard base64 of a PEM text, as a caBundle field holds it.
+fn base64_pem(pem: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(pem)
 }
 
 #[derive(Debug)]

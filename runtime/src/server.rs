@@ -1,9 +1,9 @@
 //! The manager's HTTP endpoints: /metrics on --metrics-bind-address, /healthz and /readyz on
-//! --health-probe-bind-address.
+//! --health-probe-bind-address, the admission webhooks (POST) on --webhook-port.
 //!
 //! Served with hyper's HTTP/1 connections directly: kube already compiles hyper, and three fixed routes need no
 //! web framework (one would add seconds to every operator's build). Contract:
-//! - GET and HEAD are answered; other methods get 405, other paths 404.
+//! - GET and HEAD are answered (POST on webhook paths); other methods get 405, other paths 404.
 //! - /metrics is OpenMetrics when the scraper's Accept header asks for it (Prometheus does), else Prometheus'
 //!   text format 0.0.4 (what controller-runtime serves).
 //! - On stop, the listener closes and every open connection finishes its request in flight, then closes
@@ -24,6 +24,8 @@ use tokio_rustls::server::TlsStream;
 use crate::context::Readiness;
 use crate::metrics::{CONTENT_TYPE, Metrics, TEXT_CONTENT_TYPE, to_text_format, wants_openmetrics};
 use crate::secure::{Authorizer, TlsListener};
+use crate::webhook::Webhooks;
+use http_body_util::{BodyExt, Limited};
 
 /// What one listener serves.
 #[derive(Clone)]
@@ -35,7 +37,15 @@ pub(crate) enum Endpoints {
     },
     /// /healthz and /readyz.
     Health { readiness: Readiness },
+    /// The admission webhooks, POST only, each on its path.
+    Webhooks {
+        webhooks: Webhooks,
+        metrics: Metrics,
+    },
 }
+
+/// The largest request body a webhook reads (the API server's own limit on an object is 3 MiB).
+const MAX_WEBHOOK_BODY: usize = 8 << 20;
 
 type Reply = Response<Full<Bytes>>;
 
@@ -54,10 +64,14 @@ fn text(status: StatusCode, body: impl Into<String>) -> Reply {
 
 impl Endpoints {
     async fn respond(&self, request: Request<Incoming>) -> Reply {
+        if let Self::Webhooks { webhooks, metrics } = self {
+            return webhook(webhooks, metrics, request).await;
+        }
         let (method, path) = (request.method(), request.uri().path());
         let known = match self {
             Self::Metrics { .. } => path == "/metrics",
             Self::Health { .. } => path == "/healthz" || path == "/readyz",
+            Self::Webhooks { .. } => false,
         };
         if !known {
             return text(StatusCode::NOT_FOUND, "404 page not found\n");
@@ -97,8 +111,40 @@ impl Endpoints {
                     format!("caches not synced: {}\n", waiting.join(", ")),
                 ),
             },
+            Self::Webhooks { .. } => unreachable!("answered above"),
         }
     }
+}
+
+/// One admission (or conversion) request: the body to its path's handler, the answer as JSON, counted.
+async fn webhook(webhooks: &Webhooks, metrics: &Metrics, request: Request<Incoming>) -> Reply {
+    let path = request.uri().path().to_string();
+    let Some(handler) = webhooks.handler(&path) else {
+        return text(StatusCode::NOT_FOUND, "404 page not found\n");
+    };
+    if request.method() != Method::POST {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
+    }
+    let recording = metrics.webhook_request(&path);
+    let body = match Limited::new(request.into_body(), MAX_WEBHOOK_BODY)
+        .collect()
+        .await
+    {
+        Ok(body) => body.to_bytes().to_vec(),
+        Err(e) => {
+            recording.finish(400);
+            return text(
+                StatusCode::BAD_REQUEST,
+                format!("cannot read the body: {e}\n"),
+            );
+        }
+    };
+    let reply = match handler(body).await {
+        Ok(review) => reply(StatusCode::OK, "application/json", review.to_string()),
+        Err((status, message)) => text(status, format!("{message}\n")),
+    };
+    recording.finish(reply.status().as_u16());
+    reply
 }
 
 /// A source of accepted connections: plain TCP, or TLS after the handshake.

@@ -1,0 +1,246 @@
+//! AdmissionReview v1 in, AdmissionReview v1 out: defaulting (a JSON patch) and validation (allowed or denied,
+//! with warnings).
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use http::StatusCode;
+use kube::Resource;
+use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
+use kube::core::{DynamicObject, Status};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::Handler;
+
+/// Messages for the client that do not refuse the request (kubectl prints them as `Warning: ...`).
+pub type Warnings = Vec<String>;
+
+/// A validator's answer: allowed (with warnings), or refused.
+pub type Verdict = Result<Warnings, Denied>;
+
+/// A refusal: the message the client sees (`admission webhook "<name>" denied the request: <message>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Denied {
+    pub message: String,
+    pub warnings: Warnings,
+}
+
+impl Denied {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Adds warnings to show with the refusal.
+    pub fn with_warnings(mut self, warnings: Warnings) -> Self {
+        self.warnings = warnings;
+        self
+    }
+}
+
+impl From<String> for Denied {
+    fn from(message: String) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<&str> for Denied {
+    fn from(message: &str) -> Self {
+        Self::new(message)
+    }
+}
+
+impl std::fmt::Display for Denied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Sets defaults on objects of kind `K` as they are created or updated (controller-runtime's CustomDefaulter).
+pub trait Defaulter<K>: Send + Sync + 'static {
+    /// Changes `obj` in place; an `Err` refuses the request.
+    fn set_defaults(&self, obj: &mut K) -> impl Future<Output = Result<(), Denied>> + Send;
+}
+
+/// Validates objects of kind `K` (controller-runtime's CustomValidator). Unimplemented operations allow.
+pub trait Validator<K: Sync>: Send + Sync + 'static {
+    fn validate_create(&self, obj: &K) -> impl Future<Output = Verdict> + Send {
+        let _ = obj;
+        async { Ok(Vec::new()) }
+    }
+
+    fn validate_update(&self, old: &K, new: &K) -> impl Future<Output = Verdict> + Send {
+        let _ = (old, new);
+        async { Ok(Vec::new()) }
+    }
+
+    fn validate_delete(&self, obj: &K) -> impl Future<Output = Verdict> + Send {
+        let _ = obj;
+        async { Ok(Vec::new()) }
+    }
+}
+
+/// The served handler of a defaulter.
+pub(super) fn defaulting<K, D>(defaulter: Arc<D>) -> Handler
+where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Send + 'static,
+    D: Defaulter<K>,
+{
+    Arc::new(move |body| {
+        let defaulter = defaulter.clone();
+        async move {
+            let request = read_request(&body)?;
+            let response = AdmissionResponse::from(&request);
+            Ok(reply(
+                match default_object::<K, D>(&*defaulter, &request).await {
+                    Ok(Some(patch)) => match response.clone().with_patch(patch) {
+                        Ok(patched) => patched,
+                        Err(e) => refused(response, 500, &e.to_string()),
+                    },
+                    Ok(None) => response,
+                    Err((code, message)) => refused(response, code, &message),
+                },
+            ))
+        }
+        .boxed()
+    })
+}
+
+/// The served handler of a validator.
+pub(super) fn validating<K, V>(validator: Arc<V>) -> Handler
+where
+    K: Resource<DynamicType = ()> + DeserializeOwned + Send + Sync + 'static,
+    V: Validator<K>,
+{
+    Arc::new(move |body| {
+        let validator = validator.clone();
+        async move {
+            let request = read_request(&body)?;
+            let response = AdmissionResponse::from(&request);
+            Ok(reply(match validate::<K, V>(&*validator, &request).await {
+                Ok(Ok(warnings)) => with_warnings(response, warnings),
+                Ok(Err(denied)) => {
+                    with_warnings(refused(response, 403, &denied.message), denied.warnings)
+                }
+                Err((code, message)) => refused(response, code, &message),
+            }))
+        }
+        .boxed()
+    })
+}
+
+/// A failure before the user's code gave an answer: an HTTP-like code and the message.
+type Failure = (u16, String);
+
+/// The JSON patch from the object as `K` serializes it to what the defaulter made of it; `None` when nothing
+/// changed.
+async fn default_object<K, D>(
+    defaulter: &D,
+    request: &AdmissionRequest<DynamicObject>,
+) -> Result<Option<json_patch::Patch>, Failure>
+where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    D: Defaulter<K>,
+{
+    let mut obj: K = decode(request.object.as_ref(), "object")?;
+    let before = serde_json::to_value(&obj).map_err(|e| (500, e.to_string()))?;
+    caught(defaulter.set_defaults(&mut obj))
+        .await?
+        .map_err(|denied| (403, denied.message))?;
+    let after = serde_json::to_value(&obj).map_err(|e| (500, e.to_string()))?;
+    let patch = json_patch::diff(&before, &after);
+    Ok((!patch.0.is_empty()).then_some(patch))
+}
+
+async fn validate<K, V>(
+    validator: &V,
+    request: &AdmissionRequest<DynamicObject>,
+) -> Result<Verdict, Failure>
+where
+    K: Resource<DynamicType = ()> + DeserializeOwned + Sync,
+    V: Validator<K>,
+{
+    match request.operation {
+        Operation::Create => {
+            let obj: K = decode(request.object.as_ref(), "object")?;
+            caught(validator.validate_create(&obj)).await
+        }
+        Operation::Update => {
+            let new: K = decode(request.object.as_ref(), "object")?;
+            let old: K = decode(request.old_object.as_ref(), "oldObject")?;
+            caught(validator.validate_update(&old, &new)).await
+        }
+        Operation::Delete => {
+            let old: K = decode(request.old_object.as_ref(), "oldObject")?;
+            caught(validator.validate_delete(&old)).await
+        }
+        Operation::Connect => Ok(Ok(Vec::new())),
+    }
+}
+
+/// Runs user code; a panic becomes a refusal that says so (the connection is answered either way).
+async fn caught<T>(future: impl Future<Output = T>) -> Result<T, Failure> {
+    AssertUnwindSafe(future)
+        .catch_unwind()
+        .await
+        .map_err(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            tracing::error!(panic = %what, "webhook panicked");
+            (500, format!("the webhook panicked: {what}"))
+        })
+}
+
+fn read_request(body: &[u8]) -> Result<AdmissionRequest<DynamicObject>, (StatusCode, String)> {
+    let bad = |e: &dyn std::fmt::Display| {
+        (
+            StatusCode::BAD_REQUEST,
+            format!("not an AdmissionReview: {e}"),
+        )
+    };
+    let review: AdmissionReview<DynamicObject> =
+        serde_json::from_slice(body).map_err(|e| bad(&e))?;
+    review.try_into().map_err(|e| bad(&e))
+}
+
+fn decode<K: DeserializeOwned>(obj: Option<&DynamicObject>, field: &str) -> Result<K, Failure> {
+    let obj = obj.ok_or_else(|| (400, format!("the request has no {field}")))?;
+    let value = serde_json::to_value(obj).map_err(|e| (400, e.to_string()))?;
+    serde_json::from_value(value).map_err(|e| {
+        (
+            400,
+            format!("the {field} does not decode as the webhook's kind: {e}"),
+        )
+    })
+}
+
+fn refused(response: AdmissionResponse, code: u16, message: &str) -> AdmissionResponse {
+    let reason = match code {
+        400 => "BadRequest",
+        403 => "Forbidden",
+        _ => "InternalError",
+    };
+    let mut response = response.deny(message);
+    response.result = Status::failure(message, reason).with_code(code);
+    response
+}
+
+fn with_warnings(mut response: AdmissionResponse, warnings: Warnings) -> AdmissionResponse {
+    if !warnings.is_empty() {
+        response.warnings = Some(warnings);
+    }
+    response
+}
+
+fn reply(response: AdmissionResponse) -> Value {
+    serde_json::to_value(response.into_review()).unwrap_or_default()
+}

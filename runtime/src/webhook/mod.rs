@@ -1,0 +1,116 @@
+//! Admission webhooks served by the manager, as controller-runtime's webhook package serves them.
+//!
+//! Expected flow: register a [`Defaulter`] and/or a [`Validator`] for a kind on [`Webhooks`], hand it to the
+//! manager ([`crate::Manager::serve_webhooks`]), and install `config/webhook/manifests.yaml` (from the
+//! `+kubebuilder:webhook` markers) pointing at the manager's service. The API server then POSTs AdmissionReviews
+//! to `/mutate-<group>-<version>-<kind>` and `/validate-<group>-<version>-<kind>` (dots in the group become
+//! dashes, the kind is lower-cased: kubebuilder's paths, which the scaffolded markers name).
+//!
+//! Guarantees:
+//! - A defaulter gets the typed object and may change it; the reply is the JSON patch from what the object was to
+//!   what the defaulter made of it (only fields the defaulter changed are in it).
+//! - A validator is asked about creates, updates (old and new object) and deletes; `Ok(warnings)` allows the
+//!   request (the warnings reach the client, e.g. kubectl prints them), `Err(Denied)` refuses it with its message.
+//! - An error, a panic in user code or an object that does not decode as the kind is a refusal with a message,
+//!   never a dropped connection; a body that is not an AdmissionReview is an HTTP 400 with the reason.
+//! - Served over TLS on `--webhook-port` (9443) with the certificate in `--webhook-cert-path`
+//!   (`--webhook-cert-name`, `--webhook-cert-key`), reloaded when the files change (cert-manager rotates them).
+//!   Without certificate files a self-signed certificate for localhost is made and its PEM logged, for local runs.
+//! - Each request is counted in controller-runtime's `controller_runtime_webhook_*` metrics.
+//!
+//! Caveats: HTTP/1.1 only (controller-runtime turns HTTP/2 off by default too; `--enable-http2` is accepted and
+//! warned about). A defaulter's patch is computed on the kind's own serialization: fields the kind does not
+//! know are left as they were.
+
+mod admission;
+
+pub use admission::{Defaulter, Denied, Validator, Verdict, Warnings};
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use http::StatusCode;
+use kube::Resource;
+
+/// What a webhook answers: the review to send back, or an HTTP error with its reason.
+pub(crate) type Answer = Result<serde_json::Value, (StatusCode, String)>;
+
+/// One served path: takes the request body, answers.
+pub(crate) type Handler = Arc<dyn Fn(Vec<u8>) -> BoxFuture<'static, Answer> + Send + Sync>;
+
+/// The webhooks a manager serves, by path.
+#[derive(Clone, Default)]
+pub struct Webhooks {
+    handlers: BTreeMap<String, Handler>,
+}
+
+impl Webhooks {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Serves `defaulter` for `K` at [`mutate_path`]`::<K>()`.
+    pub fn defaulter<K, D>(mut self, defaulter: D) -> Self
+    where
+        K: Resource<DynamicType = ()>
+            + serde::Serialize
+            + serde::de::DeserializeOwned
+            + Send
+            + 'static,
+        D: Defaulter<K>,
+    {
+        let handler = admission::defaulting::<K, D>(Arc::new(defaulter));
+        self.handlers.insert(mutate_path::<K>(), handler);
+        self
+    }
+
+    /// Serves `validator` for `K` at [`validate_path`]`::<K>()`.
+    pub fn validator<K, V>(mut self, validator: V) -> Self
+    where
+        K: Resource<DynamicType = ()> + serde::de::DeserializeOwned + Send + Sync + 'static,
+        V: Validator<K>,
+    {
+        let handler = admission::validating::<K, V>(Arc::new(validator));
+        self.handlers.insert(validate_path::<K>(), handler);
+        self
+    }
+
+    /// These webhooks and `other`'s (`other` wins on a path both serve).
+    pub fn merge(mut self, other: Webhooks) -> Self {
+        self.handlers.extend(other.handlers);
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.handlers.is_empty()
+    }
+
+    /// The served paths.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.handlers.keys().map(String::as_str)
+    }
+
+    pub(crate) fn handler(&self, path: &str) -> Option<&Handler> {
+        self.handlers.get(path)
+    }
+}
+
+/// kubebuilder's path of the defaulting webhook of `K`: `/mutate-batch-tutorial-kubebuilder-io-v1-cronjob`.
+pub fn mutate_path<K: Resource<DynamicType = ()>>() -> String {
+    path_for::<K>("mutate")
+}
+
+/// kubebuilder's path of the validating webhook of `K`: `/validate-batch-tutorial-kubebuilder-io-v1-cronjob`.
+pub fn validate_path<K: Resource<DynamicType = ()>>() -> String {
+    path_for::<K>("validate")
+}
+
+fn path_for<K: Resource<DynamicType = ()>>(prefix: &str) -> String {
+    format!(
+        "/{prefix}-{}-{}-{}",
+        K::group(&()).replace('.', "-"),
+        K::version(&()),
+        K::kind(&()).to_lowercase()
+    )
+}
