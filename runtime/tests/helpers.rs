@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -47,29 +46,7 @@ struct WidgetStatus {
     conditions: Vec<Condition>,
 }
 
-impl kube::Resource for Widget {
-    type DynamicType = ();
-    type Scope = kube::core::NamespaceResourceScope;
-
-    fn kind(_: &()) -> Cow<'_, str> {
-        "Widget".into()
-    }
-    fn group(_: &()) -> Cow<'_, str> {
-        "test.rkb.dev".into()
-    }
-    fn version(_: &()) -> Cow<'_, str> {
-        "v1".into()
-    }
-    fn plural(_: &()) -> Cow<'_, str> {
-        "widgets".into()
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
+test_resource!(Widget, "Widget", "widgets", "v1");
 
 /// What a scaffolded reconcile does: finalizer, owned object, status condition, event.
 async fn reconcile(w: Arc<Widget>, ctx: Context) -> Result<Action, BoxError> {

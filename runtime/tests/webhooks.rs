@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,29 +36,7 @@ struct GadgetSpec {
     replicas: Option<i64>,
 }
 
-impl kube::Resource for Gadget {
-    type DynamicType = ();
-    type Scope = kube::core::NamespaceResourceScope;
-
-    fn kind(_: &()) -> Cow<'_, str> {
-        "Gadget".into()
-    }
-    fn group(_: &()) -> Cow<'_, str> {
-        "test.rkb.dev".into()
-    }
-    fn version(_: &()) -> Cow<'_, str> {
-        "v1".into()
-    }
-    fn plural(_: &()) -> Cow<'_, str> {
-        "gadgets".into()
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
+test_resource!(Gadget, "Gadget", "gadgets", "v1");
 
 struct GadgetDefaulter;
 

@@ -154,8 +154,30 @@ where
         .await?
         .map_err(|denied| (403, denied.message))?;
     let after = serde_json::to_value(&obj).map_err(|e| (500, e.to_string()))?;
-    let patch = json_patch::diff(&before, &after);
+    let sent = serde_json::to_value(&request.object).map_err(|e| (500, e.to_string()))?;
+    let patch = defaulting_patch(&sent, &before, &after);
     Ok((!patch.0.is_empty()).then_some(patch))
+}
+
+/// The patch that turns `sent` (the object as the API server sent it) into what the defaulter made of it:
+/// the difference between the kind's serialization `before` and `after` defaulting, so fields the kind does not
+/// know (or writes differently) stay as they were. Where `sent` lacks an object the kind serializes (an absent
+/// `spec` that the kind writes as `{}`), that patch would not apply: then the difference from `sent` itself,
+/// keeping only the removals of what the kind knows.
+fn defaulting_patch(sent: &Value, before: &Value, after: &Value) -> json_patch::Patch {
+    let patch = json_patch::diff(before, after);
+    let mut probe = sent.clone();
+    if json_patch::patch(&mut probe, &patch).is_ok() {
+        return patch;
+    }
+    let mut patch = json_patch::diff(sent, after);
+    patch.0.retain(|op| match op {
+        json_patch::PatchOperation::Remove(remove) => {
+            before.pointer(remove.path.as_str()).is_some()
+        }
+        _ => true,
+    });
+    patch
 }
 
 async fn validate<K, V>(
@@ -243,4 +265,47 @@ fn with_warnings(mut response: AdmissionResponse, warnings: Warnings) -> Admissi
 
 fn reply(response: AdmissionResponse) -> Value {
     serde_json::to_value(response.into_review()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::defaulting_patch;
+    use serde_json::json;
+
+    fn applied(
+        sent: serde_json::Value,
+        before: serde_json::Value,
+        after: serde_json::Value,
+    ) -> serde_json::Value {
+        let mut doc = sent.clone();
+        json_patch::patch(&mut doc, &defaulting_patch(&sent, &before, &after)).unwrap();
+        doc
+    }
+
+    #[test]
+    fn the_patch_changes_only_what_the_defaulter_changed() {
+        // An unknown field the kind drops stays; the defaulted field is added.
+        let sent = json!({"spec": {"image": "", "extra": 1}});
+        let out = applied(
+            sent,
+            json!({"spec": {"image": ""}}),
+            json!({"spec": {"image": "nginx"}}),
+        );
+        assert_eq!(out, json!({"spec": {"image": "nginx", "extra": 1}}));
+    }
+
+    #[test]
+    fn a_parent_the_request_lacks_is_created() {
+        // The kind writes an absent spec as {}; the defaulter fills it.
+        let sent = json!({"metadata": {"name": "a"}, "unknown": true});
+        let out = applied(
+            sent,
+            json!({"metadata": {"name": "a"}, "spec": {}}),
+            json!({"metadata": {"name": "a"}, "spec": {"replicas": 1}}),
+        );
+        assert_eq!(
+            out,
+            json!({"metadata": {"name": "a"}, "spec": {"replicas": 1}, "unknown": true})
+        );
+    }
 }

@@ -18,11 +18,16 @@
 //!   Without certificate files a self-signed certificate for localhost is made and its PEM logged, for local runs.
 //! - Each request is counted in controller-runtime's `controller_runtime_webhook_*` metrics.
 //!
+//! - Conversion ([`Webhooks::conversion`]): a ConversionReview at `/convert` has every object converted to the
+//!   desired version through the kind's hub; an object that fails names itself and both versions, and the
+//!   whole review fails (the API server then fails the request), as controller-runtime does.
+//!
 //! Caveats: HTTP/1.1 only (controller-runtime turns HTTP/2 off by default too; `--enable-http2` is accepted and
 //! warned about). A defaulter's patch is computed on the kind's own serialization: fields the kind does not
 //! know are left as they were.
 
 mod admission;
+mod conversion;
 
 pub use admission::{Defaulter, Denied, Validator, Verdict, Warnings};
 
@@ -39,10 +44,14 @@ pub(crate) type Answer = Result<serde_json::Value, (StatusCode, String)>;
 /// One served path: takes the request body, answers.
 pub(crate) type Handler = Arc<dyn Fn(Vec<u8>) -> BoxFuture<'static, Answer> + Send + Sync>;
 
+/// Where controller-runtime serves conversions (kubebuilder's CRD patches name it).
+pub const CONVERT_PATH: &str = "/convert";
+
 /// The webhooks a manager serves, by path.
 #[derive(Clone, Default)]
 pub struct Webhooks {
     handlers: BTreeMap<String, Handler>,
+    conversions: conversion::Conversions,
 }
 
 impl Webhooks {
@@ -76,9 +85,55 @@ impl Webhooks {
         self
     }
 
-    /// These webhooks and `other`'s (`other` wins on a path both serve).
+    /// Converts between hub `H` (the storage version) and spoke `S`, another version of the same kind, at
+    /// [`CONVERT_PATH`]: `S: TryFrom<H>` and `H: TryFrom<S>` (a `From` impl gives both). Call once per spoke.
+    ///
+    /// # Panics
+    /// When `H` and `S` are not versions of one kind, or another hub of the kind was registered: a programming
+    /// error, found at startup.
+    pub fn conversion<H, S>(mut self) -> Self
+    where
+        H: Resource<DynamicType = ()>
+            + serde::Serialize
+            + serde::de::DeserializeOwned
+            + TryFrom<S>
+            + 'static,
+        S: Resource<DynamicType = ()>
+            + serde::Serialize
+            + serde::de::DeserializeOwned
+            + TryFrom<H>
+            + 'static,
+        <H as TryFrom<S>>::Error: std::fmt::Display,
+        <S as TryFrom<H>>::Error: std::fmt::Display,
+    {
+        assert!(
+            H::group(&()) == S::group(&()) && H::kind(&()) == S::kind(&()),
+            "conversion::<{}, {}>: hub and spoke must be versions of one kind",
+            std::any::type_name::<H>(),
+            std::any::type_name::<S>()
+        );
+        if let Err(message) = conversion::add_spoke::<H, S>(&mut self.conversions) {
+            panic!(
+                "conversion::<{}, {}>: {message}",
+                std::any::type_name::<H>(),
+                std::any::type_name::<S>()
+            );
+        }
+        let handler = conversion::converting(std::sync::Arc::new(self.conversions.clone()));
+        self.handlers.insert(CONVERT_PATH.to_string(), handler);
+        self
+    }
+
+    /// These webhooks and `other`'s (`other` wins on a path both serve; conversions of both are served).
     pub fn merge(mut self, other: Webhooks) -> Self {
         self.handlers.extend(other.handlers);
+        for (kind, conversions) in other.conversions {
+            self.conversions.insert(kind, conversions);
+        }
+        if !self.conversions.is_empty() {
+            let handler = conversion::converting(std::sync::Arc::new(self.conversions.clone()));
+            self.handlers.insert(CONVERT_PATH.to_string(), handler);
+        }
         self
     }
 

@@ -94,3 +94,34 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
         .unwrap_or_default();
     (status, body)
 }
+
+/// `kube::Resource` for a test type of the `test.rkb.dev` group with `metadata: ObjectMeta`:
+/// `test_resource!(Gadget, "Gadget", "gadgets", "v1")`.
+#[macro_export]
+macro_rules! test_resource {
+    ($ty:ident, $kind:literal, $plural:literal, $version:literal) => {
+        impl kube::Resource for $ty {
+            type DynamicType = ();
+            type Scope = kube::core::NamespaceResourceScope;
+
+            fn kind(_: &()) -> std::borrow::Cow<'_, str> {
+                $kind.into()
+            }
+            fn group(_: &()) -> std::borrow::Cow<'_, str> {
+                "test.rkb.dev".into()
+            }
+            fn version(_: &()) -> std::borrow::Cow<'_, str> {
+                $version.into()
+            }
+            fn plural(_: &()) -> std::borrow::Cow<'_, str> {
+                $plural.into()
+            }
+            fn meta(&self) -> &kube::api::ObjectMeta {
+                &self.metadata
+            }
+            fn meta_mut(&mut self) -> &mut kube::api::ObjectMeta {
+                &mut self.metadata
+            }
+        }
+    };
+}
