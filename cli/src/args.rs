@@ -106,6 +106,41 @@ pub enum CreateCommand {
         rkb create api --group devops --version v1beta1 --kind DemoMicroService --controller=false\n  \
         rkb create api --group ship --version v1 --kind Frigate --plural frigates --namespaced=false")]
     Api(CreateApiArgs),
+    /// Scaffold admission webhooks (defaulting, validation) for an existing kind
+    #[command(after_help = "Examples:\n  \
+        rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --programmatic-validation")]
+    Webhook(CreateWebhookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateWebhookArgs {
+    /// API group of the kind, as given to `rkb create api`
+    #[arg(long)]
+    pub group: String,
+    /// API version of the kind
+    #[arg(long)]
+    pub version: String,
+    /// The kind (it must exist in PROJECT with its API)
+    #[arg(long)]
+    pub kind: String,
+    /// Scaffold a defaulting (mutating) webhook
+    #[arg(long)]
+    pub defaulting: bool,
+    /// Scaffold a validating webhook
+    #[arg(long)]
+    pub programmatic_validation: bool,
+    /// Scaffold a conversion webhook (not scaffolded yet; see docs/webhooks.md)
+    #[arg(long)]
+    pub conversion: bool,
+    /// The versions converted to and from this one, the hub (with --conversion)
+    #[arg(long, value_delimiter = ',')]
+    pub spoke: Vec<String>,
+    /// Overwrite the kind's webhook file and test
+    #[arg(long)]
+    pub force: bool,
+    /// Project directory
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

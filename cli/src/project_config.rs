@@ -50,6 +50,19 @@ pub struct ResourceConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plural: Option<String>,
     pub version: String,
+    /// The kind's webhooks (`rkb create webhook`), as kubebuilder records them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhooks: Option<WebhooksConfig>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhooksConfig {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defaulting: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub validation: bool,
+    pub webhook_version: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -114,6 +127,7 @@ mod tests {
                 path: Some("demo::api::v1".into()),
                 plural: None,
                 version: "v1".into(),
+                webhooks: None,
             }],
             version: "3".into(),
         };

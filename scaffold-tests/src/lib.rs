@@ -88,6 +88,20 @@ pub const CREATE_DEMO_API: [&str; 8] = [
     "DemoMicroService",
 ];
 
+/// Both admission webhooks of the quickstart's kind.
+pub const CREATE_DEMO_WEBHOOKS: [&str; 10] = [
+    "create",
+    "webhook",
+    "--group",
+    "devops",
+    "--version",
+    "v1",
+    "--kind",
+    "DemoMicroService",
+    "--defaulting",
+    "--programmatic-validation",
+];
+
 /// cargo in a scaffolded project, building into the workspace's target dir so dependencies compile once.
 pub fn cargo(dir: &Path, args: &[&str]) -> String {
     run(Command::new(env!("CARGO"))

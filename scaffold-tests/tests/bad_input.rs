@@ -470,3 +470,79 @@ fn project_names_that_cannot_name_a_crate_are_refused() {
         &["directory name \"2048\"", "--project-name"],
     );
 }
+
+fn create_webhook<'a>(kind: &'a str, flags: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "create",
+        "webhook",
+        "--group",
+        "devops",
+        "--version",
+        "v1",
+        "--kind",
+        kind,
+    ];
+    args.extend_from_slice(flags);
+    args
+}
+
+#[test]
+fn create_webhook_refuses_what_it_cannot_scaffold() {
+    let p = project();
+    refused(
+        p.path(),
+        &create_webhook("Frigate", &["--defaulting"]),
+        &[
+            "no kind Frigate in devops/v1",
+            "rkb create api --group devops --version v1 --kind Frigate",
+        ],
+    );
+    refused(
+        p.path(),
+        &create_webhook("DemoMicroService", &[]),
+        &[
+            "nothing to scaffold",
+            "--defaulting",
+            "--programmatic-validation",
+        ],
+    );
+    refused(
+        p.path(),
+        &create_webhook("DemoMicroService", &["--conversion", "--spoke", "v2"]),
+        &["--conversion is not scaffolded yet", "Webhooks::conversion"],
+    );
+    rkb_ok(
+        p.path(),
+        &create_webhook("DemoMicroService", &["--defaulting"]),
+    );
+    // A second run, for the same or another webhook type, rewrites the kind's webhook file: only with --force.
+    for flag in ["--defaulting", "--programmatic-validation"] {
+        refused(
+            p.path(),
+            &create_webhook("DemoMicroService", &[flag]),
+            &["already has defaulting webhooks", "--force"],
+        );
+    }
+    let webhook = p.path().join("src/webhook/v1/demomicroservice_webhook.rs");
+    std::fs::write(&webhook, "// edited\n").unwrap();
+    rkb_ok(
+        p.path(),
+        &create_webhook(
+            "DemoMicroService",
+            &["--programmatic-validation", "--force"],
+        ),
+    );
+    let text = std::fs::read_to_string(&webhook).unwrap();
+    assert!(
+        text.contains("impl Defaulter<DemoMicroService>")
+            && text.contains("impl Validator<DemoMicroService>"),
+        "--force scaffolds both types the kind now has:\n{text}"
+    );
+    let project_file = std::fs::read_to_string(p.path().join("PROJECT")).unwrap();
+    assert!(
+        project_file.contains(
+            "  webhooks:\n    defaulting: true\n    validation: true\n    webhookVersion: v1\n"
+        ),
+        "{project_file}"
+    );
+}

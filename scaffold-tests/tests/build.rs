@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use rkb_scaffold_tests::{CREATE_DEMO_API, cargo, rkb_ok, run, seed_lock};
+use rkb_scaffold_tests::{CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, rkb_ok, run, seed_lock};
 
 #[test]
 fn quickstart_builds_lints_tests_and_renders() {
@@ -46,6 +46,48 @@ fn quickstart_builds_lints_tests_and_renders() {
     );
     // A second run of manifests changes nothing: the committed files are what the markers say.
     rkb_ok(&dir, &["manifests", "--check"]);
+}
+
+/// The webhooks `rkb create webhook` scaffolds build and lint clean, their test passes through a real API server,
+/// and config/default renders with the webhook configurations, the certificate, the CA injection and the
+/// manager's webhook port.
+#[test]
+fn webhooks_build_lint_test_and_render() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    rkb_ok(&dir, &["init", "--domain", "my.domain"]);
+    rkb_ok(&dir, &CREATE_DEMO_API);
+    rkb_ok(&dir, &CREATE_DEMO_WEBHOOKS);
+    rkb_ok(&dir, &["manifests"]);
+    seed_lock(&dir);
+
+    cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    cargo(&dir, &["fmt", "--", "--check"]);
+    let tests = cargo(&dir, &["test", "--test", "demomicroservice_webhook"]);
+    assert!(
+        tests.contains("test the_api_server_calls_the_demomicroservice_webhooks ... ok"),
+        "{tests}"
+    );
+
+    let rendered = run(Command::new("kubectl")
+        .args(["kustomize", "config/default"])
+        .current_dir(&dir));
+    for needle in [
+        "kind: MutatingWebhookConfiguration",
+        "kind: ValidatingWebhookConfiguration",
+        "cert-manager.io/inject-ca-from: demo-system/demo-serving-cert",
+        "path: /mutate-devops-my-domain-v1-demomicroservice",
+        "name: demo-webhook-service",
+        "- demo-webhook-service.demo-system.svc",
+        "- --webhook-port=9443",
+        "secretName: webhook-server-cert",
+    ] {
+        assert!(
+            rendered.contains(needle),
+            "{needle} missing from render:\n{rendered}"
+        );
+    }
 }
 
 #[test]
@@ -123,6 +165,32 @@ fn multigroup_second_kind_second_version_second_group() {
             "Canary",
         ],
     );
+    // Webhooks in a multigroup project: a validating one for the dashed group's kind, a defaulting one for a
+    // cluster-scoped kind (src/webhook/<group module>/<version>/).
+    for (group, version, kind, flag) in [
+        ("dev-ops", "v1", "Canary", "--programmatic-validation"),
+        ("ship", "v1beta1", "Frigate", "--defaulting"),
+    ] {
+        rkb_ok(
+            &dir,
+            &[
+                "create",
+                "webhook",
+                "--group",
+                group,
+                "--version",
+                version,
+                "--kind",
+                kind,
+                flag,
+            ],
+        );
+    }
+    assert!(
+        dir.join("src/webhook/dev_ops/v1/canary_webhook.rs")
+            .exists()
+    );
+    assert!(dir.join("tests/ship_frigate_webhook.rs").exists());
     rkb_ok(&dir, &["manifests"]);
 
     // The older version keeps the data: it was marked as the storage version when v2 arrived.

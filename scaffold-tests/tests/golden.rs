@@ -1,6 +1,7 @@
-//! `rkb init` + `rkb create api` produce exactly the golden tree (RKB_UPDATE_GOLDEN=1 refreshes it).
+//! `rkb init` + `rkb create api` (+ `rkb create webhook`) produce exactly the golden tree (RKB_UPDATE_GOLDEN=1
+//! refreshes it).
 
-use rkb_scaffold_tests::{assert_golden, rkb_ok};
+use rkb_scaffold_tests::{CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, assert_golden, rkb_ok};
 
 #[test]
 fn quickstart_matches_golden_tree() {
@@ -54,4 +55,15 @@ fn namespaced_manager_without_license_matches_golden_tree() {
         ],
     );
     assert_golden("namespaced-manager", &dir);
+}
+
+#[test]
+fn webhooks_match_golden_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    rkb_ok(&dir, &["init", "--domain", "my.domain"]);
+    rkb_ok(&dir, &CREATE_DEMO_API);
+    rkb_ok(&dir, &CREATE_DEMO_WEBHOOKS);
+    assert_golden("webhooks", &dir);
 }

@@ -1,13 +1,16 @@
 //! The scaffold templates, embedded into the `rkb` binary so it runs without its source tree.
 //!
 //! `init/` holds the files `rkb init` writes; `api/` the ones `rkb create api` writes, split into
-//! `version/` (once per group/version), `resource/` (with `--resource`) and `controller/` (with `--controller`).
+//! `version/` (once per group/version), `resource/` (with `--resource`) and `controller/` (with `--controller`);
+//! `webhook/` the ones `rkb create webhook` writes (the kind's webhooks and test, and the kustomize pieces the
+//! first webhook of a project adds).
 //! File names are fixed here; the CLI maps each template to its destination path.
 
 use include_dir::{Dir, include_dir};
 
 static INIT: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/init");
 static API: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/api");
+static WEBHOOK: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/webhook");
 
 /// The envtest build script. This package holds the one copy; the repository's hack/setup-envtest.sh is a
 /// symlink to it, so the script rkb scaffolds is the one rkb's own tests run.
@@ -42,7 +45,16 @@ pub fn init() -> Vec<Template> {
 
 /// One template of `rkb create api`, by its path below `api/` (e.g. `resource/types.rs`).
 pub fn api(path: &str) -> Option<Template> {
-    let file = API.get_file(format!("{path}.hbs"))?;
+    find(&API, path)
+}
+
+/// One template of `rkb create webhook`, by its path below `webhook/` (e.g. `src/webhook.rs`).
+pub fn webhook(path: &str) -> Option<Template> {
+    find(&WEBHOOK, path)
+}
+
+fn find(dir: &'static Dir<'static>, path: &str) -> Option<Template> {
+    let file = dir.get_file(format!("{path}.hbs"))?;
     Some(Template {
         path: file.path().to_str()?.strip_suffix(".hbs")?,
         source: file.contents_utf8()?,
@@ -73,5 +85,6 @@ mod tests {
         assert!(super::api("resource/types.rs").is_some());
         assert!(super::api("controller/controller.rs").is_some());
         assert!(super::api("no/such").is_none());
+        assert!(super::webhook("src/webhook.rs").is_some());
     }
 }

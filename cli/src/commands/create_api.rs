@@ -468,6 +468,7 @@ fn record_resource(
         path: Some(format!("{}::api::{api_mod}", config.repo)),
         plural: (plural != default_plural).then(|| plural.to_string()),
         version: args.version.clone(),
+        webhooks: existing.and_then(|r| r.webhooks.clone()),
     };
     match config
         .resources

@@ -2,6 +2,7 @@
 
 mod completion;
 mod create_api;
+mod create_webhook;
 mod init;
 mod manifests;
 mod project_data;
@@ -19,6 +20,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Init(args) => init::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Create(CreateCommand::Api(args)) => {
             create_api::run(&args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Create(CreateCommand::Webhook(args)) => {
+            create_webhook::run(&args).map(|()| ExitCode::SUCCESS)
         }
         Command::Manifests(args) => manifests::run(&args),
         Command::Version => {

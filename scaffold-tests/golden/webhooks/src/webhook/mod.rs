@@ -1,0 +1,3 @@
+//! Admission webhooks, one module per API version (`rkb create webhook`).
+
+pub mod v1;
