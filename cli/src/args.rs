@@ -106,9 +106,10 @@ pub enum CreateCommand {
         rkb create api --group devops --version v1beta1 --kind DemoMicroService --controller=false\n  \
         rkb create api --group ship --version v1 --kind Frigate --plural frigates --namespaced=false")]
     Api(CreateApiArgs),
-    /// Scaffold admission webhooks (defaulting, validation) for an existing kind
+    /// Scaffold webhooks (defaulting, validation, conversion) for an existing kind
     #[command(after_help = "Examples:\n  \
-        rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --programmatic-validation")]
+        rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --programmatic-validation\n  \
+        rkb create webhook --group devops --version v1 --kind DemoMicroService --conversion --spoke v2")]
     Webhook(CreateWebhookArgs),
 }
 
@@ -129,7 +130,7 @@ pub struct CreateWebhookArgs {
     /// Scaffold a validating webhook
     #[arg(long)]
     pub programmatic_validation: bool,
-    /// Scaffold a conversion webhook (not scaffolded yet; see docs/webhooks.md)
+    /// Scaffold conversion between this version (the hub) and the --spoke versions
     #[arg(long)]
     pub conversion: bool,
     /// The versions converted to and from this one, the hub (with --conversion)

@@ -59,7 +59,12 @@ pub struct ResourceConfig {
 #[serde(rename_all = "camelCase")]
 pub struct WebhooksConfig {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conversion: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub defaulting: bool,
+    /// The versions converted to and from this one (the hub).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spoke: Vec<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub validation: bool,
     pub webhook_version: String,

@@ -508,8 +508,26 @@ fn create_webhook_refuses_what_it_cannot_scaffold() {
     );
     refused(
         p.path(),
+        &create_webhook("DemoMicroService", &["--conversion"]),
+        &["--conversion needs --spoke"],
+    );
+    refused(
+        p.path(),
         &create_webhook("DemoMicroService", &["--conversion", "--spoke", "v2"]),
-        &["--conversion is not scaffolded yet", "Webhooks::conversion"],
+        &[
+            "--spoke v2 is not a version of DemoMicroService",
+            "rkb create api --group devops --version v2 --kind DemoMicroService --controller=false",
+        ],
+    );
+    refused(
+        p.path(),
+        &create_webhook("DemoMicroService", &["--conversion", "--spoke", "v1"]),
+        &["--spoke v1 is the hub itself"],
+    );
+    refused(
+        p.path(),
+        &create_webhook("DemoMicroService", &["--defaulting", "--spoke", "v2"]),
+        &["--spoke names the versions of a conversion: pass --conversion too"],
     );
     rkb_ok(
         p.path(),

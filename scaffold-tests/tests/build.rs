@@ -90,6 +90,52 @@ fn webhooks_build_lint_test_and_render() {
     }
 }
 
+/// A conversion webhook alone (no admission webhooks): the spoke's conversion file compiles, the scaffolded test
+/// reads the sample in the spoke version through the API server, and the CRD renders with its conversion and CA.
+#[test]
+fn conversion_webhook_builds_converts_and_renders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    rkb_ok(&dir, &["init", "--domain", "my.domain"]);
+    rkb_ok(&dir, &CREATE_DEMO_API);
+    let mut v2 = CREATE_DEMO_API.to_vec();
+    v2[5] = "v2";
+    v2.push("--controller=false");
+    rkb_ok(&dir, &v2);
+    let mut conversion = CREATE_DEMO_WEBHOOKS[..8].to_vec();
+    conversion.extend(["--conversion", "--spoke", "v2"]);
+    rkb_ok(&dir, &conversion);
+    rkb_ok(&dir, &["manifests"]);
+    assert!(
+        !dir.join("config/webhook/manifests.yaml").exists(),
+        "no admission webhook, no configurations"
+    );
+    seed_lock(&dir);
+
+    cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    cargo(&dir, &["fmt", "--", "--check"]);
+    let tests = cargo(&dir, &["test", "--test", "demomicroservice_webhook"]);
+    assert!(
+        tests.contains("test the_api_server_calls_the_demomicroservice_webhooks ... ok"),
+        "{tests}"
+    );
+    let rendered = run(Command::new("kubectl")
+        .args(["kustomize", "config/default"])
+        .current_dir(&dir));
+    for needle in [
+        "strategy: Webhook",
+        "path: /convert",
+        "name: demo-webhook-service",
+        "cert-manager.io/inject-ca-from: demo-system/demo-serving-cert",
+    ] {
+        assert!(
+            rendered.contains(needle),
+            "{needle} missing from render:\n{rendered}"
+        );
+    }
+}
+
 #[test]
 fn multigroup_second_kind_second_version_second_group() {
     let tmp = tempfile::tempdir().unwrap();
@@ -167,25 +213,34 @@ fn multigroup_second_kind_second_version_second_group() {
     );
     // Webhooks in a multigroup project: a validating one for the dashed group's kind, a defaulting one for a
     // cluster-scoped kind (src/webhook/<group module>/<version>/).
-    for (group, version, kind, flag) in [
-        ("dev-ops", "v1", "Canary", "--programmatic-validation"),
-        ("ship", "v1beta1", "Frigate", "--defaulting"),
-    ] {
-        rkb_ok(
-            &dir,
-            &[
-                "create",
-                "webhook",
-                "--group",
-                group,
-                "--version",
-                version,
-                "--kind",
-                kind,
-                flag,
-            ],
-        );
+    let webhooks: [(&str, &str, &str, &[&str]); 3] = [
+        ("dev-ops", "v1", "Canary", &["--programmatic-validation"]),
+        ("ship", "v1beta1", "Frigate", &["--defaulting"]),
+        (
+            "devops",
+            "v1",
+            "DemoMicroService",
+            &["--conversion", "--spoke", "v2"],
+        ),
+    ];
+    for (group, version, kind, flags) in webhooks {
+        let mut args = vec![
+            "create",
+            "webhook",
+            "--group",
+            group,
+            "--version",
+            version,
+            "--kind",
+            kind,
+        ];
+        args.extend_from_slice(flags);
+        rkb_ok(&dir, &args);
     }
+    assert!(
+        dir.join("src/api/devops/v2/demomicroservice_conversion.rs")
+            .exists()
+    );
     assert!(
         dir.join("src/webhook/dev_ops/v1/canary_webhook.rs")
             .exists()

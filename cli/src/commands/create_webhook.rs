@@ -34,7 +34,30 @@ struct WebhookData {
     webhook_imports: String,
     defaulting: bool,
     validation: bool,
+    /// Defaulting or validation: the test installs config/webhook/manifests.yaml.
+    admission: bool,
+    conversion: bool,
+    /// The versions converted to and from this one.
+    spokes: Vec<SpokeData>,
+    /// `<plural>.<full group>`.
+    crd_name: String,
     namespaced: bool,
+}
+
+/// One spoke version of a conversion.
+#[derive(Debug, Clone, Serialize)]
+struct SpokeData {
+    version: String,
+    /// Module path below `crate::api`.
+    api_mod: String,
+}
+
+/// The values of one spoke's conversion file: the kind's, and the spoke's.
+#[derive(Serialize)]
+struct ConversionData<'a> {
+    #[serde(flatten)]
+    webhook: &'a WebhookData,
+    spoke_version: &'a str,
 }
 
 pub fn run(args: &CreateWebhookArgs) -> Result<()> {
@@ -49,13 +72,10 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     names::validate_group(&args.group, &config.domain)?;
     names::validate_version(&args.version)?;
     names::validate_kind(&args.kind)?;
-    if args.conversion || !args.spoke.is_empty() {
+    if !args.defaulting && !args.programmatic_validation && !args.conversion {
         bail!(
-            "--conversion is not scaffolded yet: serve conversions with rkb_runtime::webhook::Webhooks::conversion::<Hub, Spoke>() and enable them in the CRD (docs/webhooks.md)"
+            "nothing to scaffold: pass --defaulting, --programmatic-validation and/or --conversion --spoke <version>"
         );
-    }
-    if !args.defaulting && !args.programmatic_validation {
-        bail!("nothing to scaffold: pass --defaulting and/or --programmatic-validation");
     }
     let resource = find_kind(&config, args)?;
     let before = resource.webhooks.clone().unwrap_or_default();
@@ -68,11 +88,14 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
             describe(&before)
         );
     }
-    let (defaulting, validation) = (
-        args.defaulting || before.defaulting,
-        args.programmatic_validation || before.validation,
-    );
-    let data = webhook_data(&config, dir, &resource, defaulting, validation);
+    let wanted = WebhooksConfig {
+        conversion: args.conversion || before.conversion,
+        defaulting: args.defaulting || before.defaulting,
+        spoke: spokes(&config, args, &before)?,
+        validation: args.programmatic_validation || before.validation,
+        webhook_version: "v1".into(),
+    };
+    let data = webhook_data(&config, dir, &resource, &wanted);
     let renderer = Renderer::new();
     let render = |path: &str| -> Result<String> {
         let template = rkb_templates::webhook(path).ok_or_else(|| {
@@ -86,18 +109,26 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     if first_webhook {
         add_project_files(&mut plan, &render)?;
     }
-    enable_in_config_default(&mut plan, defaulting, validation)?;
+    if wanted.conversion {
+        add_conversion_files(&mut plan, &data, &renderer, args.force)?;
+    }
+    if data.admission {
+        // A project whose first webhook was a conversion lists no configurations yet.
+        ensure_line_after(
+            &mut plan,
+            Path::new("config/webhook/kustomization.yaml"),
+            "resources:",
+            "- manifests.yaml",
+        )?;
+    }
+    enable_in_config_default(&mut plan, &data)?;
 
     let slot = config
         .resources
         .iter_mut()
         .find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
         .expect("found above");
-    slot.webhooks = Some(WebhooksConfig {
-        defaulting,
-        validation,
-        webhook_version: "v1".into(),
-    });
+    slot.webhooks = Some(wanted.clone());
     plan.update(project_config::FILE_NAME, config.render()?)?;
     if !plan.format_rust()? {
         eprintln!("note: rustfmt is not installed; the scaffolded Rust files are left unformatted");
@@ -105,11 +136,7 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     plan.commit()?;
     println!(
         "Scaffolded the {} webhooks of {}/{} {} in {}",
-        describe(&WebhooksConfig {
-            defaulting,
-            validation,
-            webhook_version: String::new()
-        }),
+        describe(&wanted),
         data.full_group,
         args.version,
         args.kind,
@@ -145,20 +172,70 @@ fn find_kind(config: &ProjectConfig, args: &CreateWebhookArgs) -> Result<Resourc
 }
 
 fn describe(w: &WebhooksConfig) -> String {
-    match (w.defaulting, w.validation) {
-        (true, true) => "defaulting and validating".into(),
-        (true, false) => "defaulting".into(),
-        _ => "validating".into(),
+    let kinds: Vec<&str> = [
+        (w.defaulting, "defaulting"),
+        (w.validation, "validating"),
+        (w.conversion, "conversion"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
+    match kinds.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
     }
+}
+
+/// The spokes of a conversion: versions of the kind in PROJECT with their API, other than the hub.
+fn spokes(
+    config: &ProjectConfig,
+    args: &CreateWebhookArgs,
+    before: &WebhooksConfig,
+) -> Result<Vec<String>> {
+    if args.conversion && args.spoke.is_empty() {
+        bail!(
+            "--conversion needs --spoke <version>[,<version>]: the versions of {} converted to and from {}, the hub",
+            args.kind,
+            args.version
+        );
+    }
+    if !args.conversion && !args.spoke.is_empty() {
+        bail!("--spoke names the versions of a conversion: pass --conversion too");
+    }
+    let mut spokes = before.spoke.clone();
+    for spoke in &args.spoke {
+        if spoke == &args.version {
+            bail!(
+                "--spoke {spoke} is the hub itself: the spokes are the other versions of {}",
+                args.kind
+            );
+        }
+        if config
+            .find(&args.group, spoke, &args.kind)
+            .is_none_or(|r| r.api.is_none())
+        {
+            bail!(
+                "--spoke {spoke} is not a version of {} in PROJECT: scaffold it with `rkb create api --group {} --version {spoke} --kind {} --controller=false`",
+                args.kind,
+                args.group,
+                args.kind
+            );
+        }
+        if !spokes.contains(spoke) {
+            spokes.push(spoke.clone());
+        }
+    }
+    Ok(spokes)
 }
 
 fn webhook_data(
     config: &ProjectConfig,
     dir: &Path,
     resource: &ResourceConfig,
-    defaulting: bool,
-    validation: bool,
+    wanted: &WebhooksConfig,
 ) -> WebhookData {
+    let (defaulting, validation) = (wanted.defaulting, wanted.validation);
     let full_group = names::full_group(&resource.group, &config.domain);
     let group_mod = names::group_module(&resource.group);
     let version_mod = if config.multigroup {
@@ -167,6 +244,17 @@ fn webhook_data(
         resource.version.clone()
     };
     let lower = resource.kind.to_lowercase();
+    let api_mod_of = |version: &str| {
+        if config.multigroup {
+            format!("{group_mod}::{version}")
+        } else {
+            version.to_string()
+        }
+    };
+    let plural = resource
+        .plural
+        .clone()
+        .unwrap_or_else(|| names::default_plural(&resource.kind));
     let mut imports = Vec::new();
     if defaulting {
         imports.extend(["Defaulter", "Denied"]);
@@ -182,15 +270,26 @@ fn webhook_data(
         version: resource.version.clone(),
         kind: resource.kind.clone(),
         lower_kind: lower.clone(),
-        plural: resource
-            .plural
-            .clone()
-            .unwrap_or_else(|| names::default_plural(&resource.kind)),
+        crd_name: format!(
+            "{plural}.{}",
+            names::full_group(&resource.group, &config.domain)
+        ),
+        plural,
         api_mod: version_mod.clone(),
         webhook_mod: format!("{version_mod}::{lower}_webhook"),
         webhook_imports: format!("{{{}}}", imports.join(", ")),
         defaulting,
         validation,
+        admission: defaulting || validation,
+        conversion: wanted.conversion,
+        spokes: wanted
+            .spoke
+            .iter()
+            .map(|version| SpokeData {
+                version: version.clone(),
+                api_mod: api_mod_of(version),
+            })
+            .collect(),
         namespaced: resource.api.as_ref().is_some_and(|a| a.namespaced),
     }
 }
@@ -327,7 +426,7 @@ fn add_project_files(plan: &mut Plan, render: &dyn Fn(&str) -> Result<String>) -
 
 /// Enables the webhook pieces in config/default/kustomization.yaml: the resources, the manager patch, and the
 /// replacements that put cert-manager's CA into the configurations of the webhook types the project has.
-fn enable_in_config_default(plan: &mut Plan, defaulting: bool, validation: bool) -> Result<()> {
+fn enable_in_config_default(plan: &mut Plan, data: &WebhookData) -> Result<()> {
     let rel = Path::new("config/default/kustomization.yaml");
     let mut text = plan.read(rel)?;
     if !text.lines().any(|l| l.trim() == "- ../webhook") {
@@ -352,16 +451,87 @@ fn enable_in_config_default(plan: &mut Plan, defaulting: bool, validation: bool)
     if !text.contains("[CERTMANAGER] DNS names") {
         text = add_to_list(&text, "replacements", CERTIFICATE_REPLACEMENTS);
     }
-    for (wanted, kind) in [
-        (defaulting, "MutatingWebhookConfiguration"),
-        (validation, "ValidatingWebhookConfiguration"),
+    let crd_select = format!("CustomResourceDefinition\n      name: {}", data.crd_name);
+    for (wanted, what, select) in [
+        (
+            data.defaulting,
+            "MutatingWebhookConfiguration",
+            "MutatingWebhookConfiguration",
+        ),
+        (
+            data.validation,
+            "ValidatingWebhookConfiguration",
+            "ValidatingWebhookConfiguration",
+        ),
+        (data.conversion, data.crd_name.as_str(), crd_select.as_str()),
     ] {
-        let tag = format!("[CERTMANAGER] CA of {kind}");
+        let tag = format!("[CERTMANAGER] CA of {what}");
         if wanted && !text.contains(&tag) {
-            text = add_to_list(&text, "replacements", &ca_injection(&tag, kind));
+            text = add_to_list(&text, "replacements", &ca_injection(&tag, select));
         }
     }
     plan.update(rel.to_path_buf(), text)
+}
+
+/// A spoke's conversion file in its version module, and the CRD's conversion patch, listed in
+/// config/crd/kustomization.yaml with kustomize's CRD configuration enabled.
+fn add_conversion_files(
+    plan: &mut Plan,
+    data: &WebhookData,
+    renderer: &Renderer,
+    force: bool,
+) -> Result<()> {
+    let conversion = rkb_templates::webhook("src/conversion.rs").ok_or_else(|| {
+        anyhow::anyhow!("internal error: template webhook/src/conversion.rs is not embedded")
+    })?;
+    for spoke in &data.spokes {
+        let values = ConversionData {
+            webhook: data,
+            spoke_version: &spoke.version,
+        };
+        let module_dir = PathBuf::from("src/api").join(spoke.api_mod.replace("::", "/"));
+        let file = module_dir.join(format!("{}_conversion.rs", data.lower_kind));
+        if !plan.root().join(&file).exists() || force {
+            plan.create(file, renderer.render(&conversion, &values)?, force)?;
+        }
+        let mod_rs = module_dir.join("mod.rs");
+        let text = plan.read(&mod_rs)?;
+        let line = format!("mod {}_conversion;", data.lower_kind);
+        let updated = insert_before_marker(
+            &mod_rs.display().to_string(),
+            &text,
+            "rkb:scaffold:types",
+            &[line],
+        )?;
+        plan.update(mod_rs, updated)?;
+    }
+    let patch = PathBuf::from(format!(
+        "config/crd/patches/webhook_in_{}.yaml",
+        data.plural
+    ));
+    if !plan.root().join(&patch).exists() || force {
+        let template =
+            rkb_templates::webhook("config/crd/patches/webhook_in.yaml").ok_or_else(|| {
+                anyhow::anyhow!("internal error: the CRD patch template is not embedded")
+            })?;
+        plan.create(&patch, renderer.render(&template, data)?, force)?;
+    }
+    let kustomization = Path::new("config/crd/kustomization.yaml");
+    let text = plan.read(kustomization)?;
+    let entry = format!("- path: patches/webhook_in_{}.yaml", data.plural);
+    let mut updated = insert_before_marker(
+        "config/crd/kustomization.yaml",
+        &text,
+        "+kubebuilder:scaffold:crdkustomizewebhookpatch",
+        &[entry],
+    )?;
+    // The conversion service reference must follow namePrefix and namespace: kustomizeconfig.yaml says where it is.
+    if updated.contains("#configurations:") {
+        updated = updated
+            .replace("#configurations:", "configurations:")
+            .replace("#- kustomizeconfig.yaml", "- kustomizeconfig.yaml");
+    }
+    plan.update(kustomization, updated)
 }
 
 /// `items` (YAML list entries, comment first) at the start of the top-level list `key`, which is created at the
@@ -423,7 +593,8 @@ const CERTIFICATE_REPLACEMENTS: &str = "# [CERTMANAGER] DNS names of the webhook
       create: true
 ";
 
-/// The replacements that make cert-manager inject the serving certificate's CA into `kind`.
+/// The replacements that make cert-manager inject the serving certificate's CA into the objects `kind` selects
+/// (a kind, or a kind and `name:` line).
 fn ca_injection(tag: &str, kind: &str) -> String {
     let part = |field: &str, index: u8| {
         format!(

@@ -13,8 +13,8 @@
 // limitations under the License.
 
 //! The DemoMicroService webhooks against a real kube-apiserver: the configurations `rkb manifests` writes
-//! (config/webhook/manifests.yaml) are installed pointing at this test's webhook server, and a create goes
-//! through them (`make test` runs `rkb manifests` first).
+//! (config/webhook/manifests.yaml) are installed pointing at this test's webhook server (and the CRD's conversion,
+//! when it has one), and a create goes through them (`make test` runs `rkb manifests` first).
 
 use std::time::Duration;
 
