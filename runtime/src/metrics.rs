@@ -91,6 +91,119 @@ fn webhook_latency_histogram() -> Histogram {
     Histogram::new(WEBHOOK_LATENCY_BUCKETS)
 }
 
+/// `{name}` labels of the workqueue_* families (the queue's, i.e. the controller's name).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct QueueLabels {
+    /// The queue's name.
+    pub name: String,
+}
+
+/// client-go's buckets for the workqueue durations: 10 ns to 10 s, ten per decade.
+fn workqueue_histogram() -> Histogram {
+    Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(
+        1e-8, 10.0, 10,
+    ))
+}
+
+type FloatGauge = Gauge<f64, std::sync::atomic::AtomicU64>;
+
+/// Reports a queue's work in progress when scraped: (seconds of all unfinished work, longest single run), or
+/// `None` once the queue is gone.
+type Progress = Box<dyn Fn() -> Option<(f64, f64)> + Send + Sync>;
+
+/// The workqueue_* families, and the queues whose work in progress is read at each scrape.
+#[derive(Clone)]
+struct QueueFamilies {
+    depth: Family<QueueLabels, Gauge>,
+    adds: Family<QueueLabels, Counter>,
+    queue_duration: Family<QueueLabels, Histogram, fn() -> Histogram>,
+    work_duration: Family<QueueLabels, Histogram, fn() -> Histogram>,
+    retries: Family<QueueLabels, Counter>,
+    unfinished: Family<QueueLabels, FloatGauge>,
+    longest: Family<QueueLabels, FloatGauge>,
+    progress: Arc<Mutex<Vec<(QueueLabels, Progress)>>>,
+}
+
+impl std::fmt::Debug for QueueFamilies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueueFamilies").finish_non_exhaustive()
+    }
+}
+
+impl QueueFamilies {
+    fn new(registry: &mut Registry) -> Self {
+        let families = Self {
+            depth: Family::default(),
+            adds: Family::default(),
+            queue_duration: Family::new_with_constructor(workqueue_histogram),
+            work_duration: Family::new_with_constructor(workqueue_histogram),
+            retries: Family::default(),
+            unfinished: Family::default(),
+            longest: Family::default(),
+            progress: Arc::default(),
+        };
+        let f = &families;
+        registry.register(
+            "workqueue_depth",
+            "Current depth of workqueue",
+            f.depth.clone(),
+        );
+        registry.register(
+            "workqueue_adds",
+            "Total number of adds handled by workqueue",
+            f.adds.clone(),
+        );
+        registry.register(
+            "workqueue_queue_duration_seconds",
+            "How long in seconds an item stays in workqueue before being requested",
+            f.queue_duration.clone(),
+        );
+        registry.register(
+            "workqueue_work_duration_seconds",
+            "How long in seconds processing an item from workqueue takes.",
+            f.work_duration.clone(),
+        );
+        registry.register(
+            "workqueue_unfinished_work_seconds",
+            "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+            f.unfinished.clone(),
+        );
+        registry.register(
+            "workqueue_longest_running_processor_seconds",
+            "How many seconds has the longest running processor for workqueue been running.",
+            f.longest.clone(),
+        );
+        registry.register(
+            "workqueue_retries",
+            "Total number of retries handled by workqueue",
+            f.retries.clone(),
+        );
+        families
+    }
+
+    /// Reads every live queue's work in progress into its gauges (called before each scrape).
+    fn refresh(&self) {
+        let mut progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        progress.retain(|(labels, read)| match read() {
+            Some((unfinished, longest)) => {
+                self.unfinished.get_or_create(labels).set(unfinished);
+                self.longest.get_or_create(labels).set(longest);
+                true
+            }
+            None => false,
+        });
+    }
+}
+
+/// One queue's series of the workqueue_* families (see [`crate::workqueue::WorkQueue::with_metrics`]).
+pub(crate) struct QueueMetrics {
+    pub depth: Gauge,
+    pub adds: Counter,
+    pub queue_duration: Histogram,
+    pub work_duration: Histogram,
+    pub retries: Counter,
+}
+
 /// `{name}` labels of `leader_election_master_status`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LeaseLabels {
@@ -152,6 +265,7 @@ pub struct Metrics {
     webhook_requests: Family<WebhookCodeLabels, Counter>,
     webhook_latency: Family<WebhookLabels, Histogram, fn() -> Histogram>,
     webhook_in_flight: Family<WebhookLabels, Gauge>,
+    queues: QueueFamilies,
 }
 
 impl Default for Metrics {
@@ -240,6 +354,7 @@ impl Metrics {
             "Current number of admission requests being served.",
             webhook_in_flight.clone(),
         );
+        let queues = QueueFamilies::new(&mut registry);
         registry.register_collector(Box::new(crate::process_metrics::ProcessCollector));
         Self {
             registry: Arc::new(Mutex::new(registry)),
@@ -255,7 +370,41 @@ impl Metrics {
             webhook_requests,
             webhook_latency,
             webhook_in_flight,
+            queues,
         }
+    }
+
+    /// The workqueue_* series of the queue `name` (every one scraped from now on, as 0 until it moves).
+    pub(crate) fn workqueue(&self, name: &str) -> QueueMetrics {
+        let labels = QueueLabels {
+            name: name.to_string(),
+        };
+        let q = &self.queues;
+        let _ = q.unfinished.get_or_create(&labels);
+        let _ = q.longest.get_or_create(&labels);
+        QueueMetrics {
+            depth: q.depth.get_or_create(&labels).clone(),
+            adds: q.adds.get_or_create(&labels).clone(),
+            queue_duration: q.queue_duration.get_or_create(&labels).clone(),
+            work_duration: q.work_duration.get_or_create(&labels).clone(),
+            retries: q.retries.get_or_create(&labels).clone(),
+        }
+    }
+
+    /// Registers how to read the queue `name`'s work in progress at each scrape.
+    pub(crate) fn workqueue_progress(
+        &self,
+        name: &str,
+        read: impl Fn() -> Option<(f64, f64)> + Send + Sync + 'static,
+    ) {
+        let labels = QueueLabels {
+            name: name.to_string(),
+        };
+        self.queues
+            .progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((labels, Box::new(read)));
     }
 
     /// Starts recording one request to the webhook at `path`; [`WebhookRequest::finish`] records its reply.
@@ -310,6 +459,7 @@ impl Metrics {
 
     /// Renders every metric in the text format served on /metrics.
     pub fn encode(&self) -> String {
+        self.queues.refresh();
         let mut out = String::new();
         let registry = self.registry.lock().unwrap_or_else(|e| e.into_inner());
         // Writing into a String cannot fail.

@@ -15,6 +15,12 @@
 //! Delayed adds ([`WorkQueue::add_after`], [`WorkQueue::add_rate_limited`]) spawn a timer task, so they must be
 //! called within a tokio runtime.
 //!
+//! [`WorkQueue::with_metrics`] exports client-go's workqueue metrics with their names, as controller-runtime does
+//! for each controller: `workqueue_depth`, `workqueue_adds_total`, `workqueue_queue_duration_seconds`,
+//! `workqueue_work_duration_seconds`, `workqueue_unfinished_work_seconds`,
+//! `workqueue_longest_running_processor_seconds` and `workqueue_retries_total`, labelled `{name}` (the last two are
+//! computed when scraped).
+//!
 //! ```no_run
 //! # async fn sync(_: &str) -> Result<(), std::io::Error> { Ok(()) }
 //! # async fn example() {
@@ -38,6 +44,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::backoff::{DEFAULT_BURST, DEFAULT_QPS, RateLimiter};
+use crate::metrics::QueueMetrics;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
@@ -71,6 +78,7 @@ struct Inner<K> {
     /// Wakes workers waiting in `get` (one per added key; all of them on shutdown).
     ready: Notify,
     limiter: RateLimiter<K>,
+    metrics: Option<QueueMetrics>,
 }
 
 struct State<K> {
@@ -82,6 +90,9 @@ struct State<K> {
     processing: HashSet<K>,
     /// Delayed adds: when each key becomes ready. An earlier add_after replaces a later one.
     waiting: HashMap<K, Instant>,
+    /// When each queued key was queued, and when each held key was taken (for the duration metrics).
+    queued_at: HashMap<K, Instant>,
+    taken_at: HashMap<K, Instant>,
     shutting_down: bool,
 }
 
@@ -114,12 +125,36 @@ where
                     dirty: HashSet::new(),
                     processing: HashSet::new(),
                     waiting: HashMap::new(),
+                    queued_at: HashMap::new(),
+                    taken_at: HashMap::new(),
                     shutting_down: false,
                 }),
                 ready: Notify::new(),
                 limiter,
+                metrics: None,
             }),
         }
+    }
+
+    /// This queue, exporting client-go's workqueue metrics as `{name}` into `metrics` (the manager's, e.g.
+    /// `ctx.metrics()`). Call it on a new queue, before it is cloned.
+    ///
+    /// # Panics
+    /// When the queue was cloned already (its clones would not be measured).
+    pub fn with_metrics(mut self, metrics: &crate::metrics::Metrics, name: &str) -> Self {
+        Arc::get_mut(&mut self.inner)
+            .expect("with_metrics is called on a new queue, before it is cloned")
+            .metrics = Some(metrics.workqueue(name));
+        // Unfinished work is measured when scraped, from the keys held right then.
+        let queue = Arc::downgrade(&self.inner);
+        metrics.workqueue_progress(name, move || {
+            let inner = queue.upgrade()?;
+            let state = inner.state.lock().unwrap_or_else(|e| e.into_inner());
+            let now = Instant::now();
+            let running = state.taken_at.values().map(|t| (now - *t).as_secs_f64());
+            Some(running.fold((0.0, 0.0), |(sum, max), d| (sum + d, f64::max(max, d))))
+        });
+        self
     }
 
     fn state(&self) -> MutexGuard<'_, State<K>> {
@@ -133,12 +168,24 @@ where
         if state.shutting_down || !state.dirty.insert(key.clone()) {
             return;
         }
+        if let Some(m) = &self.inner.metrics {
+            m.adds.inc();
+        }
         if state.processing.contains(&key) {
             return;
         }
-        state.queue.push_back(key);
+        self.enqueue(&mut state, key);
         drop(state);
         self.inner.ready.notify_one();
+    }
+
+    /// Puts `key` at the back of the queue, noting when (for workqueue_queue_duration_seconds).
+    fn enqueue(&self, state: &mut State<K>, key: K) {
+        if let Some(m) = &self.inner.metrics {
+            state.queued_at.insert(key.clone(), Instant::now());
+            m.depth.inc();
+        }
+        state.queue.push_back(key);
     }
 
     /// Queues `key` once `delay` has passed. Of several pending delayed adds of one key the earliest wins.
@@ -181,6 +228,9 @@ where
 
     /// Queues `key` after its next backoff delay (and the overall bucket's), and returns that delay.
     pub fn add_rate_limited(&self, key: K) -> Duration {
+        if let Some(m) = &self.inner.metrics {
+            m.retries.inc();
+        }
         let delay = self.inner.limiter.when(&key);
         self.add_after(key, delay);
         delay
@@ -212,6 +262,14 @@ where
                 if let Some(key) = state.queue.pop_front() {
                     state.dirty.remove(&key);
                     state.processing.insert(key.clone());
+                    if let Some(m) = &self.inner.metrics {
+                        m.depth.dec();
+                        if let Some(queued) = state.queued_at.remove(&key) {
+                            m.queue_duration
+                                .observe((Instant::now() - queued).as_secs_f64());
+                        }
+                        state.taken_at.insert(key.clone(), Instant::now());
+                    }
                     return Some(key);
                 }
             }
@@ -223,8 +281,14 @@ where
     pub fn done(&self, key: &K) {
         let mut state = self.state();
         state.processing.remove(key);
+        if let Some(m) = &self.inner.metrics
+            && let Some(taken) = state.taken_at.remove(key)
+        {
+            m.work_duration
+                .observe((Instant::now() - taken).as_secs_f64());
+        }
         if state.dirty.contains(key) && !state.shutting_down {
-            state.queue.push_back(key.clone());
+            self.enqueue(&mut state, key.clone());
             drop(state);
             self.inner.ready.notify_one();
         }
@@ -244,9 +308,13 @@ where
     pub fn shut_down(&self) {
         let mut state = self.state();
         state.shutting_down = true;
+        if let Some(m) = &self.inner.metrics {
+            m.depth.set(0);
+        }
         state.queue.clear();
         state.dirty.clear();
         state.waiting.clear();
+        state.queued_at.clear();
         drop(state);
         self.inner.ready.notify_waiters();
     }
@@ -380,6 +448,32 @@ mod tests {
         assert!(q.is_shutting_down());
         assert!(q.is_empty());
         assert_eq!(next(&q).await, None);
+    }
+
+    #[tokio::test]
+    async fn metrics_follow_adds_waits_work_and_retries() {
+        let metrics = crate::metrics::Metrics::new();
+        let q = queue().with_metrics(&metrics, "widgets");
+        let value = |name: &str| {
+            crate::metrics::sample(&metrics.encode(), name, &[("name", "widgets")]).unwrap_or(-1.0)
+        };
+        q.add("a");
+        q.add("b");
+        q.add("a");
+        assert_eq!(value("workqueue_depth"), 2.0);
+        assert_eq!(value("workqueue_adds_total"), 2.0);
+        let held = next(&q).await.unwrap();
+        assert_eq!(value("workqueue_depth"), 1.0);
+        assert_eq!(value("workqueue_queue_duration_seconds_count"), 1.0);
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let unfinished = value("workqueue_unfinished_work_seconds");
+        assert!(unfinished >= 0.03, "{unfinished}");
+        assert!(value("workqueue_longest_running_processor_seconds") >= 0.03);
+        q.done(&held);
+        assert_eq!(value("workqueue_work_duration_seconds_count"), 1.0);
+        assert_eq!(value("workqueue_unfinished_work_seconds"), 0.0);
+        q.add_rate_limited("c");
+        assert_eq!(value("workqueue_retries_total"), 1.0);
     }
 
     #[tokio::test]

@@ -418,6 +418,27 @@ async fn a_failing_remove_backs_off_reports_and_recovers() -> anyhow::Result<()>
         (timed - (successes + errors)).abs() <= 1.0,
         "timed {timed}, successes {successes}, errors {errors}"
     );
+    // client-go's workqueue families of the same queue: every failed remove was a rate-limited retry, every sync
+    // a timed piece of work that first waited in the queue.
+    let queue = |name: &str| sample(&text, name, &[("name", NAME)]).unwrap_or(-1.0);
+    assert!(queue("workqueue_retries_total") >= errors, "{text}");
+    assert!(queue("workqueue_adds_total") >= 1.0, "{text}");
+    let worked = queue("workqueue_work_duration_seconds_count");
+    assert!(
+        (worked - timed).abs() <= 1.0,
+        "worked {worked}, timed {timed}"
+    );
+    assert!(
+        queue("workqueue_queue_duration_seconds_count") >= worked,
+        "{text}"
+    );
+    for gauge in [
+        "workqueue_depth",
+        "workqueue_unfinished_work_seconds",
+        "workqueue_longest_running_processor_seconds",
+    ] {
+        assert!(queue(gauge) >= 0.0, "{gauge} missing: {text}");
+    }
     assert_eq!(
         metric("controller_runtime_max_concurrent_reconciles", None),
         1.0

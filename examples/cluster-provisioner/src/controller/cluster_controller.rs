@@ -126,7 +126,9 @@ pub async fn run(ctx: Context, options: Options) -> Result<(), ControllerError> 
     let client = ClusterClient::new(ctx.client()).with_field_manager(ctx.field_manager());
     let factory = SharedInformerFactory::new(ctx.client());
     let informer: ClusterInformer = factory.informer::<Cluster>();
-    let queue = WorkQueue::new(options.retry_base_delay, options.retry_max_delay);
+    // workqueue_* metrics named after the controller, as controller-runtime exports them.
+    let queue = WorkQueue::new(options.retry_base_delay, options.retry_max_delay)
+        .with_metrics(ctx.metrics(), NAME);
     let workers = options.workers.max(1);
     // controller_runtime_reconcile_total and friends, as rkb's Controller records them.
     let metrics = ctx.metrics().controller(NAME, workers);
