@@ -8,7 +8,7 @@ use crate::schema_markers;
 use crate::type_expr::TypeExpr;
 use rkb_markers::{
     Diagnostic, Effect, Marker, Presence, RuleMarker, SchemaMarker, TopologyMarker,
-    Value as MarkerValue,
+    Value as MarkerValue, ValueMarker,
 };
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -149,6 +149,11 @@ impl<'m> SchemaGen<'m> {
         };
         let mut s = match &td.kind {
             TypeKind::Struct(fields) => self.struct_schema(t, fields),
+            // A newtype over a type rkb cannot read (another crate's) with a Type marker is what controller-gen
+            // makes of a type with its own JSON format: its markers alone describe it.
+            TypeKind::Alias(ty) | TypeKind::Newtype(ty) if self.described_by_markers(t, ty) => {
+                Schema::new()
+            }
             TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.expr_schema(td.file, ty, at),
             TypeKind::Enum(values) => {
                 let mut s = Schema::new();
@@ -173,7 +178,12 @@ impl<'m> SchemaGen<'m> {
         // Borrowed from the model, not from `self`: no copies of markers needed.
         let model = self.model;
         let td = &model.types[t];
-        if !td.doc.description.is_empty() {
+        // controller-gen leaves the description out too when markers alone describe the type.
+        let by_markers = match &td.kind {
+            TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.described_by_markers(t, ty),
+            _ => false,
+        };
+        if !td.doc.description.is_empty() && !by_markers {
             s.insert("description".into(), json!(td.doc.description));
         }
         let enum_values = match &td.kind {
@@ -256,7 +266,8 @@ impl<'m> SchemaGen<'m> {
                 }
                 required.push(name.clone());
             }
-            let mut prop = if f.doc.has(Effect::Schemaless) {
+            let by_markers = has_type_marker(&f.doc.markers) && self.is_external(file, &f.ty);
+            let mut prop = if f.doc.has(Effect::Schemaless) || by_markers {
                 Schema::new()
             } else {
                 self.expr_schema(file, &f.ty, at)
@@ -340,6 +351,28 @@ impl<'m> SchemaGen<'m> {
                 self.error(at, format!("unsupported type `{text}` in an API type"), Some("use String, bool, i32, i64, f64, Vec, BTreeMap<String, _>, Option, Box, serde_json::Value, a local type or a k8s-openapi type".into()));
                 Schema::new()
             }
+        }
+    }
+
+    /// A newtype or alias `t` over another crate's type, with a Type marker: controller-gen's type with its own JSON
+    /// format, whose schema its markers alone give (its fields are never read).
+    fn described_by_markers(&self, t: usize, ty: &TypeExpr) -> bool {
+        let td = &self.model.types[t];
+        has_type_marker(&td.doc.markers) && self.is_external(td.file, ty)
+    }
+
+    /// Whether `ty` (through Option and Box) is a path rkb cannot resolve: another crate's type, whose fields and
+    /// serialization rkb does not read.
+    fn is_external(&self, file: usize, ty: &TypeExpr) -> bool {
+        let TypeExpr::Path { segments, args } = ty else {
+            return false;
+        };
+        match self.model.resolve(file, segments) {
+            Resolved::Unknown => segments.len() > 1,
+            Resolved::Wrapper => args
+                .first()
+                .is_some_and(|inner| self.is_external(file, inner)),
+            _ => false,
         }
     }
 
@@ -456,8 +489,11 @@ impl<'m> SchemaGen<'m> {
                         "define `{name}` under src/, or import it (e.g. `use k8s_openapi::api::core::v1::{name};`)"
                     )
                 } else {
-                    "paths must name a type under src/, a k8s_openapi type, std or serde_json"
-                        .into()
+                    format!(
+                        "rkb reads types under src/, k8s_openapi, std and serde_json; describe `{name}` by its JSON instead: \
+                         `+kubebuilder:validation:Type=<type>` (and Format) on this field or on a newtype around it, as \
+                         controller-gen takes a type with its own JSON format from its markers"
+                    )
                 };
                 self.error(at, format!("cannot resolve type `{name}`"), Some(hint));
                 Schema::new()
@@ -846,6 +882,13 @@ pub fn merge_into(dst: &mut Schema, mut src: Schema) {
         names.dedup();
         *req = names.into_iter().map(Value::String).collect();
     }
+}
+
+/// A `+kubebuilder:validation:Type` marker among `markers`.
+fn has_type_marker(markers: &[Marker]) -> bool {
+    markers
+        .iter()
+        .any(|m| m.def.effect == Effect::Schema(SchemaMarker::Value(ValueMarker::Type)))
 }
 
 /// AtMostOneOf, ExactlyOneOf or AtLeastOneOf: the fields they name must exist and be optional.

@@ -722,3 +722,56 @@ fn webhook_markers_the_api_server_would_refuse_are_errors() {
     let manifests = out.webhooks.expect("manifests.yaml");
     assert!(manifests.contains("name: mthing-v1.kb.io"), "{manifests}");
 }
+
+/// Another crate's type has no fields rkb can read: a Type marker (on the field, or on a newtype around it)
+/// describes it by its JSON; without one, the error names the type and the marker to add.
+#[test]
+fn external_types_are_described_by_their_type_marker() {
+    let spec = "pub struct ThingSpec {
+    /// Home page.
+    /// +kubebuilder:validation:Type=string
+    /// +kubebuilder:validation:Format=uri
+    pub home: url::Url,
+    /// Optional mirror.
+    /// +kubebuilder:validation:Type=string
+    #[serde(default, skip_serializing_if = \"Option::is_none\")]
+    pub mirror: Option<url::Url>,
+    /// Bare.
+    pub bare: url::Url,
+}
+";
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("error: cannot resolve type `url::Url`\n  --> src/api/v1/thing_types.rs:18:9\n"),
+        "{e}"
+    );
+    assert!(
+        e.contains("`+kubebuilder:validation:Type=<type>` (and Format) on this field or on a newtype around it"),
+        "{e}"
+    );
+    assert_eq!(e.matches("cannot resolve type").count(), 1, "{e}");
+    let fixed = spec.replace("    /// Bare.\n    pub bare: url::Url,\n", "");
+    fs::write(
+        dir.path().join("src/api/v1/thing_types.rs"),
+        format!("{ROOT}{fixed}"),
+    )
+    .unwrap();
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    let yaml = &out.crds[0].yaml;
+    assert!(
+        yaml.contains("home:\n                description: Home page.\n                format: uri\n                type: string\n"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains(
+            "mirror:\n                description: Optional mirror.\n                type: string\n"
+        ),
+        "{yaml}"
+    );
+}

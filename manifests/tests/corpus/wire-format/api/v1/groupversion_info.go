@@ -1,0 +1,3 @@
+// +kubebuilder:object:generate=true
+// +groupName=wire.corpus.rkb.io
+package v1
