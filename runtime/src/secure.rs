@@ -83,32 +83,65 @@ fn server_config(
 }
 
 /// The webhook server's TLS configuration: the certificate files in `dir` (reloaded when they change) when they
-/// exist; otherwise a self-signed certificate for localhost and 127.0.0.1, whose PEM (the caBundle a local webhook
-/// configuration needs) is logged, so `make run` works without cert-manager.
+/// exist. Otherwise, for local runs (`make run` has no cert-manager), a self-signed certificate for localhost and
+/// 127.0.0.1 is written there and served: the next run reuses it, so a local webhook configuration's caBundle (the
+/// base64 of that tls.crt, also logged) stays valid across restarts. Where the directory cannot be written, the
+/// certificate is served from memory.
 pub(crate) fn webhook_tls_config(
     dir: &Path,
     cert_name: &str,
     key_name: &str,
 ) -> Result<ServerConfig, Error> {
-    if dir.join(cert_name).exists() || dir.join(key_name).exists() {
+    let (cert_path, key_path) = (dir.join(cert_name), dir.join(key_name));
+    if cert_path.exists() || key_path.exists() {
         return tls_config(Some(dir), cert_name, key_name);
     }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
     let generated =
         rcgen::generate_simple_self_signed(names).map_err(|e| Error::Tls(e.to_string()))?;
-    tracing::warn!(
-        dir = %dir.display(),
-        ca_bundle = %base64_pem(&generated.cert.pem()),
-        "no webhook certificate in --webhook-cert-path: serving a self-signed one for localhost and 127.0.0.1; \
-         use ca_bundle as the caBundle of a local webhook configuration, or give the directory cert-manager's certificate"
-    );
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
-        generated.signing_key.serialize_der(),
-    ));
-    let certified = CertifiedKey::from_der(vec![generated.cert.der().clone()], key, &provider)
-        .map_err(|e| Error::Tls(e.to_string()))?;
-    server_config(provider, Arc::new(FixedCert(Arc::new(certified))))
+    let (cert_pem, key_pem) = (generated.cert.pem(), generated.signing_key.serialize_pem());
+    let ca_bundle = base64_pem(&cert_pem);
+    match write_pair(&cert_path, &cert_pem, &key_path, &key_pem) {
+        Ok(()) => {
+            tracing::warn!(
+                cert = %cert_path.display(),
+                %ca_bundle,
+                "no webhook certificate in --webhook-cert-path: wrote a self-signed one for localhost and 127.0.0.1; \
+                 its base64 (ca_bundle) is the caBundle of a local webhook configuration"
+            );
+            tls_config(Some(dir), cert_name, key_name)
+        }
+        Err(e) => {
+            tracing::warn!(
+                dir = %dir.display(),
+                error = %e,
+                %ca_bundle,
+                "no webhook certificate in --webhook-cert-path, and none can be written there: serving a self-signed \
+                 one for localhost and 127.0.0.1 from memory (ca_bundle is its caBundle)"
+            );
+            let provider = Arc::new(rustls::crypto::ring::default_provider());
+            let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+                generated.signing_key.serialize_der(),
+            ));
+            let certified =
+                CertifiedKey::from_der(vec![generated.cert.der().clone()], key, &provider)
+                    .map_err(|e| Error::Tls(e.to_string()))?;
+            server_config(provider, Arc::new(FixedCert(Arc::new(certified))))
+        }
+    }
+}
+
+/// Writes a generated key (mode 0600) and certificate, key first: a reader that sees the certificate finds its key.
+fn write_pair(cert: &Path, cert_pem: &str, key: &Path, key_pem: &str) -> std::io::Result<()> {
+    if let Some(dir) = cert.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    std::io::Write::write_all(&mut options.open(key)?, key_pem.as_bytes())?;
+    std::fs::write(cert, cert_pem)
 }
 
 /// Standard base64 of a PEM text, as a caBundle field holds it.

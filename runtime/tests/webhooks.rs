@@ -345,3 +345,87 @@ async fn a_rotated_certificate_is_served_without_a_restart() {
     assert_eq!(created.spec.image, "nginx:1.27");
     running.stop().await.expect("manager stops");
 }
+
+/// `make run` without cert-manager: the manager writes a self-signed certificate into an empty
+/// --webhook-cert-path and serves it; a webhook configuration whose caBundle is that tls.crt works, and a restarted
+/// manager reuses the certificate, so the configuration stays valid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_run_writes_its_own_certificate_and_reuses_it() {
+    use base64::Engine as _;
+    use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
+    let env = Environment::start().await.expect("envtest");
+    env.install_crds_yaml(include_str!("fixtures/gadgets.yaml"))
+        .await
+        .expect("install CRD");
+    let certs = tempfile::tempdir().unwrap();
+    let cert_dir = certs.path().join("serving-certs");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let start = || async {
+        let options = ManagerOptions {
+            webhook_port: port,
+            webhook_cert_path: cert_dir.clone(),
+            ..quiet_options()
+        };
+        let mgr = Manager::builder("rkb-local-webhooks")
+            .client(env.client())
+            .options(options)
+            .build()
+            .await
+            .expect("build manager");
+        mgr.serve_webhooks(Webhooks::new().defaulter::<Gadget, _>(GadgetDefaulter));
+        mgr.spawn()
+    };
+    let running = start().await;
+    let cert_file = cert_dir.join("tls.crt");
+    let cert = eventually(
+        "the certificate is written",
+        Duration::from_secs(20),
+        || async { Ok::<_, std::convert::Infallible>(std::fs::read_to_string(&cert_file).ok()) },
+    )
+    .await
+    .expect("tls.crt in --webhook-cert-path");
+    let config: MutatingWebhookConfiguration = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "local-gadgets"},
+        "webhooks": [{
+            "name": "mgadget-v1.kb.io",
+            "admissionReviewVersions": ["v1"],
+            "sideEffects": "None",
+            "failurePolicy": "Fail",
+            "clientConfig": {
+                "url": format!("https://127.0.0.1:{port}/mutate-test-rkb-dev-v1-gadget"),
+                "caBundle": base64::engine::general_purpose::STANDARD.encode(&cert),
+            },
+            "rules": [{"apiGroups": ["test.rkb.dev"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["gadgets"]}],
+        }],
+    }))
+    .unwrap();
+    Api::<MutatingWebhookConfiguration>::all(env.client())
+        .create(&PostParams::default(), &config)
+        .await
+        .expect("install the local configuration");
+    let gadgets: Api<Gadget> = Api::namespaced(env.client(), NS);
+    let create = |name: &'static str| {
+        let gadgets = gadgets.clone();
+        async move {
+            eventually("a create is defaulted", Duration::from_secs(30), || async {
+                gadgets
+                    .create(&PostParams::default(), &gadget(name, "", None))
+                    .await
+                    .map(Some)
+            })
+            .await
+            .expect("the webhook answers")
+        }
+    };
+    assert_eq!(create("local-1").await.spec.image, "nginx:1.27");
+
+    // A restart reuses the certificate: the configuration's caBundle still verifies it.
+    running.stop().await.expect("manager stops");
+    let running = start().await;
+    assert_eq!(std::fs::read_to_string(&cert_file).unwrap(), cert);
+    assert_eq!(create("local-2").await.spec.image, "nginx:1.27");
+    running.stop().await.expect("manager stops");
+}

@@ -15,7 +15,8 @@
 //!   never a dropped connection; a body that is not an AdmissionReview is an HTTP 400 with the reason.
 //! - Served over TLS on `--webhook-port` (9443) with the certificate in `--webhook-cert-path`
 //!   (`--webhook-cert-name`, `--webhook-cert-key`), reloaded when the files change (cert-manager rotates them).
-//!   Without certificate files a self-signed certificate for localhost is made and its PEM logged, for local runs.
+//!   Without certificate files, for local runs, a self-signed certificate for localhost is written there (reused by
+//!   later runs) and its caBundle logged.
 //! - Each request is counted in controller-runtime's `controller_runtime_webhook_*` metrics.
 //!
 //! - Conversion ([`Webhooks::conversion`]): a ConversionReview at `/convert` has every object converted to the
