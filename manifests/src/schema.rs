@@ -204,8 +204,7 @@ impl<'m> SchemaGen<'m> {
     fn struct_schema(&mut self, t: usize, fields: &[Field]) -> Schema {
         let td = &self.model.types[t];
         let file = td.file;
-        let pkg = &self.model.packages[td.package];
-        let default_optional = pkg.default_optional;
+        let default_optional = self.model.packages[td.package].default_optional;
         let one_of: Vec<String> = td
             .doc
             .markers
@@ -218,8 +217,6 @@ impl<'m> SchemaGen<'m> {
                     .unwrap_or_default()
             })
             .collect();
-        let mut props = Schema::new();
-        props.insert("type".into(), json!("object"));
         let mut properties = Schema::new();
         let mut required: Vec<String> = Vec::new();
         let mut all_of: Vec<Value> = Vec::new();
@@ -231,54 +228,12 @@ impl<'m> SchemaGen<'m> {
                 col: f.col,
                 len: f.len,
             };
-            let inline = f.flatten;
             let name = f.json_name.clone();
-            let has =
-                |required, decisive| f.doc.has(Effect::Presence(Presence { required, decisive }));
-            let req_err = |s: &mut Self, msg: String| {
-                s.error(
-                    at,
-                    msg,
-                    Some("remove the required marker, or the field from the OneOf marker".into()),
-                )
-            };
-            // controller-gen's precedence: the kubebuilder:validation: forms decide, Optional first; of the
-            // short forms (optional, required, and their k8s: spellings) optional wins.
-            if has(false, true) {
-            } else if has(true, true) || (!has(false, false) && has(true, false)) {
-                if one_of.contains(&name) {
-                    req_err(
-                        self,
-                        format!(
-                            "field `{name}` is part of a OneOf constraint and cannot be marked as required"
-                        ),
-                    );
-                }
-                required.push(name.clone());
-            } else if has(false, false) {
-            } else if !default_optional && !inline && !f.omit_empty {
-                if one_of.contains(&name) {
-                    self.error(
-                        at,
-                        format!("field `{name}` is part of a OneOf constraint and must be optional"),
-                        Some("make it `Option<T>` or add `#[serde(default, skip_serializing_if = ...)]`".into()),
-                    );
-                }
+            if self.is_required(f, default_optional, one_of.contains(&name), at) {
                 required.push(name.clone());
             }
-            let by_markers = has_type_marker(&f.doc.markers) && self.is_external(file, &f.ty);
-            let mut prop = if f.doc.has(Effect::Schemaless) || by_markers {
-                Schema::new()
-            } else {
-                self.expr_schema(file, &f.ty, at)
-            };
-            if !f.doc.description.is_empty() {
-                prop.insert("description".into(), json!(f.doc.description));
-            } else {
-                prop.remove("description");
-            }
-            self.apply_markers(&mut prop, &f.doc.markers, file, None);
-            if inline {
+            let prop = self.field_schema(f, file, at);
+            if f.flatten {
                 all_of.push(Value::Object(prop));
                 continue;
             }
@@ -289,34 +244,13 @@ impl<'m> SchemaGen<'m> {
             }
             properties.insert(name, Value::Object(prop));
         }
-        // A OneOf marker naming a field that does not exist makes a CEL rule the API server rejects: say so
-        // now. (Flattened structs contribute fields we don't see here; skip the check then.)
+        // Flattened structs contribute fields we don't see here: the OneOf names cannot be checked then.
         if !fields.iter().any(|f| f.flatten) {
-            let td = &self.model.types[t];
-            let known: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
-            let mut problems = Vec::new();
-            for m in td.doc.markers.iter().filter(|m| is_one_of(m)) {
-                for f in m
-                    .value
-                    .as_ref()
-                    .map(MarkerValue::as_str_list)
-                    .unwrap_or_default()
-                {
-                    if !f.contains('.') && !known.contains(&f.as_str()) {
-                        problems.push((At::marker(file, m), f, m.name()));
-                    }
-                }
-            }
-            let list = known.join(", ");
-            for (at, f, name) in problems {
-                self.error(
-                    at,
-                    format!("`{f}` in {name} is not a JSON field of this type"),
-                    Some(format!("fields: {list}")),
-                );
-            }
+            self.check_one_of_fields(t, fields);
         }
         required.sort();
+        let mut props = Schema::new();
+        props.insert("type".into(), json!("object"));
         if !properties.is_empty() {
             props.insert("properties".into(), Value::Object(properties));
         }
@@ -326,17 +260,94 @@ impl<'m> SchemaGen<'m> {
         if !all_of.is_empty() {
             props.insert("allOf".into(), Value::Array(all_of));
         }
-        let mut rules = Vec::new();
-        for f in immutable {
-            if required.contains(&f) {
-                continue;
-            }
-            rules.push(json!({"rule": format!("!has(oldSelf.{f}) || has(self.{f})"), "message": format!("field {f} is immutable once set")}));
-        }
+        let rules: Vec<Value> = immutable
+            .iter()
+            .filter(|f| !required.contains(f))
+            .map(|f| json!({"rule": format!("!has(oldSelf.{f}) || has(self.{f})"), "message": format!("field {f} is immutable once set")}))
+            .collect();
         if !rules.is_empty() {
             props.insert("x-kubernetes-validations".into(), Value::Array(rules));
         }
         props
+    }
+
+    /// Whether field `f` is required, by controller-gen's precedence: the kubebuilder:validation: forms decide,
+    /// Optional first; of the short forms (optional, required, and their k8s: spellings) optional wins; without a
+    /// marker, what serde says (Option, default, skip_serializing_if) unless the package makes fields optional.
+    /// A field named by a OneOf marker must not be required (an error at the field says so).
+    fn is_required(&mut self, f: &Field, default_optional: bool, in_one_of: bool, at: At) -> bool {
+        let name = &f.json_name;
+        let has = |required, decisive| f.doc.has(Effect::Presence(Presence { required, decisive }));
+        let (required, problem) = if has(false, true) {
+            (false, None)
+        } else if has(true, true) || (!has(false, false) && has(true, false)) {
+            let problem = (
+                format!(
+                    "field `{name}` is part of a OneOf constraint and cannot be marked as required"
+                ),
+                "remove the required marker, or the field from the OneOf marker",
+            );
+            (true, Some(problem))
+        } else if has(false, false) {
+            (false, None)
+        } else if !default_optional && !f.flatten && !f.omit_empty {
+            let problem = (
+                format!("field `{name}` is part of a OneOf constraint and must be optional"),
+                "make it `Option<T>` or add `#[serde(default, skip_serializing_if = ...)]`",
+            );
+            (true, Some(problem))
+        } else {
+            (false, None)
+        };
+        if in_one_of && let Some((message, hint)) = problem {
+            self.error(at, message, Some(hint.into()));
+        }
+        required
+    }
+
+    /// The schema of field `f`: its type's (or none, for Schemaless and for another crate's type described by
+    /// markers), its description, its markers.
+    fn field_schema(&mut self, f: &Field, file: usize, at: At) -> Schema {
+        let by_markers = has_type_marker(&f.doc.markers) && self.is_external(file, &f.ty);
+        let mut prop = if f.doc.has(Effect::Schemaless) || by_markers {
+            Schema::new()
+        } else {
+            self.expr_schema(file, &f.ty, at)
+        };
+        if !f.doc.description.is_empty() {
+            prop.insert("description".into(), json!(f.doc.description));
+        } else {
+            prop.remove("description");
+        }
+        self.apply_markers(&mut prop, &f.doc.markers, file, None);
+        prop
+    }
+
+    /// A OneOf marker naming a field that does not exist makes a CEL rule the API server rejects: say so now.
+    fn check_one_of_fields(&mut self, t: usize, fields: &[Field]) {
+        let td = &self.model.types[t];
+        let known: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
+        let mut problems = Vec::new();
+        for m in td.doc.markers.iter().filter(|m| is_one_of(m)) {
+            for f in m
+                .value
+                .as_ref()
+                .map(MarkerValue::as_str_list)
+                .unwrap_or_default()
+            {
+                if !f.contains('.') && !known.contains(&f.as_str()) {
+                    problems.push((At::marker(td.file, m), f, m.name()));
+                }
+            }
+        }
+        let list = known.join(", ");
+        for (at, f, name) in problems {
+            self.error(
+                at,
+                format!("`{f}` in {name} is not a JSON field of this type"),
+                Some(format!("fields: {list}")),
+            );
+        }
     }
 
     /// Schema of a type expression in a field (Go's typeToSchema with no type info).
