@@ -164,6 +164,19 @@ pub(crate) fn marker_diag(model: &Model, ty: usize, m: &Marker, msg: String) -> 
 
 /// Groups roots into CRDs and applies the CRD-level markers (names, scope, subresources, columns, versions).
 pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> Vec<CrdPlan> {
+    let mut plans = group_versions(model, roots, diags);
+    for plan in &mut plans {
+        let skipped = apply_crd_markers(model, plan, diags);
+        finish_versions(model, plan, &skipped, diags);
+    }
+    plans.retain(|p| !p.versions.is_empty());
+    // controller-gen orders kinds by "Kind.group".
+    plans.sort_by(|a, b| format!("{}.{}", a.kind, a.group).cmp(&format!("{}.{}", b.kind, b.group)));
+    plans
+}
+
+/// One plan per (group, kind), with a version per root; a kind defined twice in one version is an error.
+fn group_versions(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> Vec<CrdPlan> {
     let mut plans: Vec<CrdPlan> = Vec::new();
     for r in roots {
         let t = &model.types[r.ty];
@@ -215,99 +228,114 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
             selectable: Vec::new(),
         });
     }
-    for plan in &mut plans {
-        let mut skipped: Vec<String> = Vec::new();
-        for vi in 0..plan.versions.len() {
-            let ty = plan.versions[vi].ty;
-            for m in &model.types[ty].doc.markers {
-                let crd_marker = match m.def.effect {
-                    Effect::Crd(c) => c,
-                    // Applied to the schema (schema.rs), the package (model.rs), RBAC (rbac.rs), webhooks
-                    // (webhook.rs), the derive,
-                    // or not at all (other generators' markers); object:root made this type a root.
-                    Effect::Package(_)
-                    | Effect::Presence(_)
-                    | Effect::Schema(_)
-                    | Effect::ItemsSchema(_)
-                    | Effect::Schemaless
-                    | Effect::Rbac
-                    | Effect::Webhook(_)
-                    | Effect::Root
-                    | Effect::Derive(_)
-                    | Effect::Ignored => continue,
-                };
-                let at = crd_markers::Planning {
-                    model,
-                    ty,
-                    marker: m,
-                };
-                crd_markers::apply(crd_marker, &at, plan, vi, &mut skipped, diags);
-            }
-        }
-        if !skipped.is_empty() && plan.versions.len() == 1 {
-            let ty = plan.versions[0].ty;
-            if let Some(m) = model.types[ty].doc.get(Effect::Crd(CrdMarker::SkipVersion)) {
-                diags.push(marker_diag(
-                    model,
-                    ty,
-                    m,
-                    "cannot skip a version if there is only a single version".into(),
-                ));
-            }
-        }
-        plan.versions.retain(|v| !skipped.contains(&v.name));
-        plan.versions.sort_by(|a, b| a.name.cmp(&b.name));
-        if plan.versions.len() == 1 {
-            plan.versions[0].storage = true;
-        }
-        let storage: Vec<&VersionPlan> = plan.versions.iter().filter(|v| v.storage).collect();
-        if !plan.versions.is_empty() && storage.len() != 1 {
-            let ty = plan.versions[0].ty;
-            let names: Vec<&str> = plan.versions.iter().map(|v| v.name.as_str()).collect();
-            let msg = if storage.is_empty() {
-                format!(
-                    "CRD for {}/{} has no storage version (versions: {})",
-                    plan.group,
-                    plan.kind,
-                    names.join(", ")
-                )
-            } else {
-                let s: Vec<&str> = storage.iter().map(|v| v.name.as_str()).collect();
-                format!(
-                    "CRD for {}/{} has {} storage versions ({})",
-                    plan.group,
-                    plan.kind,
-                    s.len(),
-                    s.join(", ")
-                )
+    plans
+}
+
+/// Applies the CRD markers of every version's type (crd_markers.rs); returns the versions `+kubebuilder:skipversion`
+/// leaves out.
+fn apply_crd_markers(
+    model: &Model,
+    plan: &mut CrdPlan,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    let mut skipped: Vec<String> = Vec::new();
+    for vi in 0..plan.versions.len() {
+        let ty = plan.versions[vi].ty;
+        for m in &model.types[ty].doc.markers {
+            let crd_marker = match m.def.effect {
+                Effect::Crd(c) => c,
+                // Applied to the schema (schema.rs), the package (model.rs), RBAC (rbac.rs), webhooks
+                // (webhook.rs), the derive, or not at all (other generators' markers); object:root made this
+                // type a root.
+                Effect::Package(_)
+                | Effect::Presence(_)
+                | Effect::Schema(_)
+                | Effect::ItemsSchema(_)
+                | Effect::Schemaless
+                | Effect::Rbac
+                | Effect::Webhook(_)
+                | Effect::Root
+                | Effect::Derive(_)
+                | Effect::Ignored => continue,
             };
-            diags.push(
-                model
-                    .locate(model.type_at(ty), Diagnostic::error(msg))
-                    .with_hint(
-                        "mark exactly one version's type with `/// +kubebuilder:storageversion`",
-                    ),
-            );
-        }
-        if !plan.versions.is_empty() && !plan.versions.iter().any(|v| v.served) {
-            let ty = plan.versions[0].ty;
-            diags.push(
-                model
-                    .locate(
-                        model.type_at(ty),
-                        Diagnostic::error(format!(
-                            "CRD for {}/{} does not serve any version",
-                            plan.group, plan.kind
-                        )),
-                    )
-                    .with_hint("remove `+kubebuilder:unservedversion` from one version"),
-            );
+            let at = crd_markers::Planning {
+                model,
+                ty,
+                marker: m,
+            };
+            crd_markers::apply(crd_marker, &at, plan, vi, &mut skipped, diags);
         }
     }
-    plans.retain(|p| !p.versions.is_empty());
-    // controller-gen orders kinds by "Kind.group".
-    plans.sort_by(|a, b| format!("{}.{}", a.kind, a.group).cmp(&format!("{}.{}", b.kind, b.group)));
-    plans
+    skipped
+}
+
+/// Drops skipped versions, orders the rest, and checks what the API server requires: exactly one storage version
+/// (a single version is it), at least one served version.
+fn finish_versions(
+    model: &Model,
+    plan: &mut CrdPlan,
+    skipped: &[String],
+    diags: &mut Vec<Diagnostic>,
+) {
+    if !skipped.is_empty() && plan.versions.len() == 1 {
+        let ty = plan.versions[0].ty;
+        if let Some(m) = model.types[ty].doc.get(Effect::Crd(CrdMarker::SkipVersion)) {
+            diags.push(marker_diag(
+                model,
+                ty,
+                m,
+                "cannot skip a version if there is only a single version".into(),
+            ));
+        }
+    }
+    plan.versions.retain(|v| !skipped.contains(&v.name));
+    plan.versions.sort_by(|a, b| a.name.cmp(&b.name));
+    if plan.versions.len() == 1 {
+        plan.versions[0].storage = true;
+    }
+    let storage: Vec<&VersionPlan> = plan.versions.iter().filter(|v| v.storage).collect();
+    if !plan.versions.is_empty() && storage.len() != 1 {
+        let ty = plan.versions[0].ty;
+        let names: Vec<&str> = plan.versions.iter().map(|v| v.name.as_str()).collect();
+        let msg = if storage.is_empty() {
+            format!(
+                "CRD for {}/{} has no storage version (versions: {})",
+                plan.group,
+                plan.kind,
+                names.join(", ")
+            )
+        } else {
+            let s: Vec<&str> = storage.iter().map(|v| v.name.as_str()).collect();
+            format!(
+                "CRD for {}/{} has {} storage versions ({})",
+                plan.group,
+                plan.kind,
+                s.len(),
+                s.join(", ")
+            )
+        };
+        diags.push(
+            model
+                .locate(model.type_at(ty), Diagnostic::error(msg))
+                .with_hint(
+                    "mark exactly one version's type with `/// +kubebuilder:storageversion`",
+                ),
+        );
+    }
+    if !plan.versions.is_empty() && !plan.versions.iter().any(|v| v.served) {
+        let ty = plan.versions[0].ty;
+        diags.push(
+            model
+                .locate(
+                    model.type_at(ty),
+                    Diagnostic::error(format!(
+                        "CRD for {}/{} does not serve any version",
+                        plan.group, plan.kind
+                    )),
+                )
+                .with_hint("remove `+kubebuilder:unservedversion` from one version"),
+        );
+    }
 }
 
 pub(crate) fn set_kv(v: &mut Vec<(String, String)>, k: &str, val: &str) {
