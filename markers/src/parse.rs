@@ -2,7 +2,7 @@
 
 use crate::diag::{Diagnostic, Severity};
 use crate::effect::{DeriveMarker, Effect};
-use crate::registry::{Args, MarkerDef, Registry, Target};
+use crate::registry::{ArgDef, Args, MarkerDef, Registry, Target};
 use crate::value::{ArgType, Cursor, Value, ValueError, parse_value};
 use std::path::Path;
 
@@ -122,127 +122,166 @@ fn diag_at(
 pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Marker, Diagnostic> {
     let reg = Registry::get();
     let body = text.strip_prefix('+').unwrap_or(text);
-    let span = Span {
-        line: loc.line,
-        col: loc.col,
-        len: text.chars().count(),
-    };
     let Some((def, name_len)) = reg.lookup(body) else {
         return Err(unknown(reg, text, body, loc));
     };
-    if !def.targets.contains(target) {
-        // controller-gen silently ignores package markers written on a type or field (the kubebuilder
-        // multiversion tutorial does it): warn instead of failing.
-        let sev = if def.targets == crate::registry::Targets::PACKAGE {
-            Severity::Warning
-        } else {
-            Severity::Error
-        };
-        let msg = if sev == Severity::Warning {
-            format!(
-                "package marker `{}` on a {} is ignored",
-                def.name,
-                short_target(target)
-            )
-        } else {
-            format!(
-                "marker `{}` cannot be used on a {}",
-                def.name,
-                short_target(target)
-            )
-        };
-        return Err(
-            diag_at(sev, msg, text, 0, 1 + name_len, loc).with_hint(format!(
-                "`+{}` applies to {}",
-                def.name,
-                def.targets.describe()
-            )),
-        );
-    }
-    // Offsets below are relative to `text` (which has the `+`).
-    let name_end = 1 + name_len;
+    let line = MarkerLine {
+        text,
+        loc,
+        def,
+        name_end: 1 + name_len,
+    };
+    line.check_target(target)?;
     let mut marker = Marker {
         def,
         value: None,
         args: Vec::new(),
         text: text.to_string(),
-        span,
+        span: Span {
+            line: loc.line,
+            col: loc.col,
+            len: text.chars().count(),
+        },
     };
-    let err = |e: ValueError, base: usize| {
+    match def.args {
+        Args::Flag => line.parse_flag()?,
+        Args::Anonymous { ty, optional } => marker.value = line.parse_value(ty, optional)?,
+        Args::Named(arg_defs) => marker.args = line.parse_args(arg_defs)?,
+    }
+    Ok(marker)
+}
+
+/// One marker's text being parsed against its definition. Offsets are relative to `text` (which has the `+`).
+struct MarkerLine<'a> {
+    text: &'a str,
+    loc: &'a Location<'a>,
+    def: &'static MarkerDef,
+    /// Where the marker's name ends.
+    name_end: usize,
+}
+
+// The error is the point of these functions when they fail; boxing buys nothing here.
+#[allow(clippy::result_large_err)]
+impl MarkerLine<'_> {
+    /// A value's error, placed at `base` + its offset.
+    fn value_error(&self, e: ValueError, base: usize) -> Diagnostic {
         let mut d = diag_at(
             Severity::Error,
-            format!("{} in marker `{}`", e.message, def.name),
-            text,
+            format!("{} in marker `{}`", e.message, self.def.name),
+            self.text,
             base + e.offset,
             e.len,
-            loc,
+            self.loc,
         );
         if let Some(h) = e.hint {
             d = d.with_hint(h);
         }
         d
-    };
-    match def.args {
-        Args::Flag => {
-            if name_end < text.len() {
-                let rest = &text[name_end..];
-                let shown = rest.trim_start_matches('=');
+    }
+
+    /// controller-gen silently ignores package markers written on a type or field (the kubebuilder multiversion
+    /// tutorial does it): a warning; any other marker on a target it does not describe is an error.
+    fn check_target(&self, target: Target) -> Result<(), Diagnostic> {
+        let def = self.def;
+        if def.targets.contains(target) {
+            return Ok(());
+        }
+        let (sev, msg) = if def.targets == crate::registry::Targets::PACKAGE {
+            let msg = format!(
+                "package marker `{}` on a {} is ignored",
+                self.def.name,
+                short_target(target)
+            );
+            (Severity::Warning, msg)
+        } else {
+            let msg = format!(
+                "marker `{}` cannot be used on a {}",
+                self.def.name,
+                short_target(target)
+            );
+            (Severity::Error, msg)
+        };
+        Err(
+            diag_at(sev, msg, self.text, 0, self.name_end, self.loc).with_hint(format!(
+                "`+{}` applies to {}",
+                self.def.name,
+                def.targets.describe()
+            )),
+        )
+    }
+
+    /// A flag marker: nothing may follow its name.
+    fn parse_flag(&self) -> Result<(), Diagnostic> {
+        let name_end = self.name_end;
+        if name_end < self.text.len() {
+            let rest = &self.text[name_end..];
+            let shown = rest.trim_start_matches('=');
+            return Err(diag_at(
+                Severity::Error,
+                format!(
+                    "marker `{}` takes no value, found `{}`",
+                    self.def.name, shown
+                ),
+                self.text,
+                name_end,
+                rest.len(),
+                self.loc,
+            )
+            .with_hint(format!("write it as `+{}`", self.def.name)));
+        }
+        Ok(())
+    }
+
+    /// The unnamed value of `+name=value` (`None` when omitted and optional; a bare bool marker means true).
+    fn parse_value(&self, ty: ArgType, optional: bool) -> Result<Option<Value>, Diagnostic> {
+        let name_end = self.name_end;
+        let mut value = None;
+        // `name:ignored=value` (see Registry::lookup): the value starts after the first `=`.
+        let name_end = if self.text[name_end..].starts_with(':') {
+            self.text.find('=').unwrap_or(name_end)
+        } else {
+            name_end
+        };
+        if name_end >= self.text.len() {
+            if ty == ArgType::Bool {
+                value = Some(Value::Bool(true));
+            } else if !optional {
                 return Err(diag_at(
                     Severity::Error,
-                    format!("marker `{}` takes no value, found `{}`", def.name, shown),
-                    text,
+                    format!("marker `{}` needs a value", self.def.name),
+                    self.text,
+                    0,
                     name_end,
-                    rest.len(),
-                    loc,
+                    self.loc,
                 )
-                .with_hint(format!("write it as `+{}`", def.name)));
+                .with_hint(format!(
+                    "write `+{}={}` ({ty})",
+                    self.def.name,
+                    ty.example()
+                )));
             }
-        }
-        Args::Anonymous { ty, optional } => {
-            // `name:ignored=value` (see Registry::lookup): the value starts after the first `=`.
-            let name_end = if text[name_end..].starts_with(':') {
-                text.find('=').unwrap_or(name_end)
-            } else {
-                name_end
-            };
-            if name_end >= text.len() {
-                if ty == ArgType::Bool {
-                    marker.value = Some(Value::Bool(true));
-                } else if !optional {
-                    return Err(diag_at(
-                        Severity::Error,
-                        format!("marker `{}` needs a value", def.name),
-                        text,
-                        0,
-                        name_end,
-                        loc,
-                    )
-                    .with_hint(format!(
-                        "write `+{}={}` ({ty})",
-                        def.name,
-                        ty.example()
-                    )));
-                }
-            } else {
-                let base = name_end + 1; // skip '='
-                let src = &text[base..];
-                let mut cur = Cursor::new(src);
-                let mut v = parse_value(&mut cur, ty, false).map_err(|e| err(e, base))?;
-                // client-gen writes unnamed lists with commas (`+genclient:onlyVerbs=create,get`): accept that too.
-                if ty == ArgType::StringList
-                    && let Value::List(items) = &mut v
-                {
-                    while cur.peek_ns() == Some(',') {
-                        cur.pos += 1;
-                        let more = parse_value(&mut cur, ty, false).map_err(|e| err(e, base))?;
-                        if let Value::List(m) = more {
-                            items.extend(m);
-                        }
+        } else {
+            let base = name_end + 1; // skip '='
+            let src = &self.text[base..];
+            let mut cur = Cursor::new(src);
+            let mut v = parse_value(&mut cur, ty, false).map_err(|e| self.value_error(e, base))?;
+            // client-gen writes unnamed lists with commas (`+genclient:onlyVerbs=create,get`): accept that too.
+            if ty == ArgType::StringList
+                && let Value::List(items) = &mut v
+            {
+                while cur.peek_ns() == Some(',') {
+                    cur.pos += 1;
+                    let more =
+                        parse_value(&mut cur, ty, false).map_err(|e| self.value_error(e, base))?;
+                    if let Value::List(m) = more {
+                        items.extend(m);
                     }
                 }
-                if !cur.at_end() {
-                    let at = cur.pos;
-                    return Err(err(
+            }
+            if !cur.at_end() {
+                let at = cur.pos;
+                return Err(self
+                    .value_error(
                         ValueError::new(
                             at,
                             src.len() - at,
@@ -250,134 +289,157 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
                         ),
                         base,
                     )
-                    .with_hint(format!("`+{}` takes one {}", def.name, ty)));
-                }
-                marker.value = Some(v);
+                    .with_hint(format!("`+{}` takes one {}", self.def.name, ty)));
             }
+            value = Some(v);
         }
-        Args::Named(arg_defs) => {
-            // `name:first=v,...`: the dropped last segment is the first argument's name.
-            let base = if text[name_end..].starts_with(':') || text[name_end..].starts_with('=') {
+        Ok(value)
+    }
+
+    /// The `name=value` arguments, checked against `arg_defs` (unknown, repeated and missing ones are errors).
+    fn parse_args(&self, arg_defs: &'static [ArgDef]) -> Result<Vec<Arg>, Diagnostic> {
+        let name_end = self.name_end;
+        let mut args: Vec<Arg> = Vec::new();
+        // `name:first=v,...`: the dropped last segment is the first argument's name.
+        let base =
+            if self.text[name_end..].starts_with(':') || self.text[name_end..].starts_with('=') {
                 name_end + 1
             } else {
                 name_end
             };
-            let base = if text[name_end..].starts_with('=') && text[base..].trim().is_empty() {
-                text.len()
-            } else {
-                base
+        let base = if self.text[name_end..].starts_with('=') && self.text[base..].trim().is_empty()
+        {
+            self.text.len()
+        } else {
+            base
+        };
+        let src = &self.text[base.min(self.text.len())..];
+        let base = base.min(self.text.len());
+        let mut cur = Cursor::new(src);
+        while !cur.at_end() {
+            let save = cur.pos;
+            let Some((at, name)) = cur.ident() else {
+                cur.pos = save;
+                return Err(self.value_error(cur.unexpected("an argument name"), base));
             };
-            let src = &text[base.min(text.len())..];
-            let base = base.min(text.len());
-            let mut cur = Cursor::new(src);
-            while !cur.at_end() {
-                let save = cur.pos;
-                let Some((at, name)) = cur.ident() else {
-                    cur.pos = save;
-                    return Err(err(cur.unexpected("an argument name"), base));
-                };
-                let Some(ad) = arg_defs.iter().find(|a| a.name == name) else {
-                    let names: Vec<&str> = arg_defs.iter().map(|a| a.name).collect();
-                    let close = names
-                        .iter()
-                        .map(|n| {
-                            (
-                                crate::suggest::levenshtein(
-                                    &n.to_ascii_lowercase(),
-                                    &name.to_ascii_lowercase(),
-                                ),
-                                *n,
-                            )
-                        })
-                        .min()
-                        .filter(|(d, _)| *d <= 3)
-                        .map(|(_, n)| n);
-                    let hint = match close {
-                        Some(n) => format!(
-                            "did you mean `{n}`? `+{}` takes: {}",
-                            def.name,
-                            names.join(", ")
-                        ),
-                        None => format!("`+{}` takes: {}", def.name, names.join(", ")),
-                    };
-                    return Err(diag_at(
-                        Severity::Error,
-                        format!("unknown argument `{name}` for marker `{}`", def.name),
-                        text,
-                        base + at,
-                        name.len(),
-                        loc,
-                    )
-                    .with_hint(hint));
-                };
-                if marker.args.iter().any(|a| a.name == ad.name) {
-                    return Err(diag_at(
-                        Severity::Error,
-                        format!("argument `{name}` given twice in marker `{}`", def.name),
-                        text,
-                        base + at,
-                        name.len(),
-                        loc,
-                    ));
-                }
-                cur.expect('=', &format!("`=` after argument `{name}`"))
-                    .map_err(|e| err(e, base))?;
-                cur.skip_ws();
-                let vstart = cur.pos;
-                let value = parse_value(&mut cur, ad.ty, false).map_err(|e| err(e, base))?;
-                let vspan = Span {
-                    line: loc.line,
-                    col: char_col(text, base + vstart, loc.col),
-                    len: char_len(text, base + vstart, cur.pos - vstart),
-                };
-                marker.args.push(crate::parse::Arg {
-                    name: ad.name,
-                    value,
-                    span: vspan,
-                });
-                match cur.peek_ns() {
-                    None => break,
-                    Some(',') => cur.pos += 1,
-                    Some(_) => return Err(err(cur.unexpected("`,` between arguments"), base)),
-                }
-            }
-            let missing: Vec<&str> = arg_defs
-                .iter()
-                .filter(|a| !a.optional && marker.arg(a.name).is_none())
-                .map(|a| a.name)
-                .collect();
-            if !missing.is_empty() {
-                let list = missing
-                    .iter()
-                    .map(|m| format!("`{m}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+            let Some(ad) = arg_defs.iter().find(|a| a.name == name) else {
+                return Err(self.unknown_argument(arg_defs, name, base + at));
+            };
+            if args.iter().any(|a| a.name == ad.name) {
                 return Err(diag_at(
                     Severity::Error,
                     format!(
-                        "missing argument{} {list} in marker `{}`",
-                        if missing.len() > 1 { "s" } else { "" },
-                        def.name
+                        "argument `{name}` given twice in marker `{}`",
+                        self.def.name
                     ),
-                    text,
-                    0,
-                    text.len(),
-                    loc,
-                )
-                .with_hint(format!(
-                    "e.g. `+{}:{}`",
-                    def.name,
-                    arg_defs
-                        .iter()
-                        .filter(|a| !a.optional)
-                        .map(|a| format!("{}={}", a.name, a.ty.example()))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                )));
+                    self.text,
+                    base + at,
+                    name.len(),
+                    self.loc,
+                ));
+            }
+            cur.expect('=', &format!("`=` after argument `{name}`"))
+                .map_err(|e| self.value_error(e, base))?;
+            cur.skip_ws();
+            let vstart = cur.pos;
+            let value =
+                parse_value(&mut cur, ad.ty, false).map_err(|e| self.value_error(e, base))?;
+            let vspan = Span {
+                line: self.loc.line,
+                col: char_col(self.text, base + vstart, self.loc.col),
+                len: char_len(self.text, base + vstart, cur.pos - vstart),
+            };
+            args.push(Arg {
+                name: ad.name,
+                value,
+                span: vspan,
+            });
+            match cur.peek_ns() {
+                None => break,
+                Some(',') => cur.pos += 1,
+                Some(_) => {
+                    return Err(self.value_error(cur.unexpected("`,` between arguments"), base));
+                }
             }
         }
+        self.check_required(arg_defs, &args)?;
+        Ok(args)
     }
-    Ok(marker)
+
+    /// An argument name the marker does not take: the error says which it does, with a did-you-mean.
+    fn unknown_argument(&self, arg_defs: &[ArgDef], name: &str, at: usize) -> Diagnostic {
+        let names: Vec<&str> = arg_defs.iter().map(|a| a.name).collect();
+        let close = names
+            .iter()
+            .map(|n| {
+                (
+                    crate::suggest::levenshtein(
+                        &n.to_ascii_lowercase(),
+                        &name.to_ascii_lowercase(),
+                    ),
+                    *n,
+                )
+            })
+            .min()
+            .filter(|(d, _)| *d <= 3)
+            .map(|(_, n)| n);
+        let hint = match close {
+            Some(n) => format!(
+                "did you mean `{n}`? `+{}` takes: {}",
+                self.def.name,
+                names.join(", ")
+            ),
+            None => format!("`+{}` takes: {}", self.def.name, names.join(", ")),
+        };
+        diag_at(
+            Severity::Error,
+            format!("unknown argument `{name}` for marker `{}`", self.def.name),
+            self.text,
+            at,
+            name.len(),
+            self.loc,
+        )
+        .with_hint(hint)
+    }
+
+    /// Every argument the marker requires was given.
+    fn check_required(&self, arg_defs: &[ArgDef], args: &[Arg]) -> Result<(), Diagnostic> {
+        let missing: Vec<&str> = arg_defs
+            .iter()
+            .filter(|a| !a.optional && !args.iter().any(|arg| arg.name == a.name))
+            .map(|a| a.name)
+            .collect();
+        if !missing.is_empty() {
+            let list = missing
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(diag_at(
+                Severity::Error,
+                format!(
+                    "missing argument{} {list} in marker `{}`",
+                    if missing.len() > 1 { "s" } else { "" },
+                    self.def.name
+                ),
+                self.text,
+                0,
+                self.text.len(),
+                self.loc,
+            )
+            .with_hint(format!(
+                "e.g. `+{}:{}`",
+                self.def.name,
+                arg_defs
+                    .iter()
+                    .filter(|a| !a.optional)
+                    .map(|a| format!("{}={}", a.name, a.ty.example()))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )));
+        }
+        Ok(())
+    }
 }
 
 fn short_target(t: Target) -> &'static str {
