@@ -43,51 +43,7 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
         );
     }
     let mut config = ProjectConfig::load(dir)?;
-    names::validate_group(&args.group, &config.domain)?;
-    names::validate_version(&args.version)?;
-    names::validate_kind(&args.kind)?;
-    if let Some(plural) = &args.plural {
-        names::validate_plural(plural)?;
-    }
-    if !args.resource && !args.controller {
-        bail!("nothing to scaffold: --resource=false and --controller=false; drop one of them");
-    }
-    check_group_layout(&config, &args.group)?;
-    if config.multigroup {
-        names::validate_group_module(&args.group)?;
-        check_group_module_is_free(&config, &args.group)?;
-    }
-    check_kind_fits_beside_others(&config, &args.group, &args.version, &args.kind)?;
-    let existing = config.find(&args.group, &args.version, &args.kind).cloned();
-    if existing.is_some() && !args.force {
-        bail!(
-            "the API {}/{} {} already exists in PROJECT; pass --force to scaffold its files again",
-            args.group,
-            args.version,
-            args.kind
-        );
-    }
-    let other_versions: Vec<ResourceConfig> = config
-        .resources
-        .iter()
-        .filter(|r| r.group == args.group && r.kind == args.kind && r.version != args.version)
-        .cloned()
-        .collect();
-    if args.controller
-        && let Some(r) = other_versions.iter().find(|r| r.controller)
-    {
-        bail!(
-            "kind {} already has a controller (scaffolded with version {}); one controller serves every version: pass --controller=false",
-            args.kind,
-            r.version
-        );
-    }
-    let has_type = args.resource || existing.as_ref().is_some_and(|r| r.api.is_some());
-    if !has_type {
-        bail!(
-            "a controller needs its kind's Rust type: scaffold the API too (--resource=true); controllers for core or external kinds are not scaffolded yet"
-        );
-    }
+    let (existing, other_versions) = check_args(&config, args)?;
 
     let default_plural = names::default_plural(&args.kind);
     let plural = args
@@ -135,112 +91,17 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
     };
     let api_dir = PathBuf::from("src/api").join(api_mod.replace("::", "/"));
 
+    let scaffolding = Scaffolding {
+        config: &config,
+        args,
+        data: &data,
+        render: &render,
+    };
     if args.resource {
-        add_api_modules(&mut plan, &config, &group_mod, &args.version, &render)?;
-        plan.create(
-            api_dir.join(format!("{lower}_types.rs")),
-            render("resource/types.rs")?,
-            args.force,
-        )?;
-        insert(
-            &mut plan,
-            &api_dir.join("mod.rs"),
-            "rkb:scaffold:types",
-            &[
-                format!("pub mod {lower}_types;"),
-                format!("pub use {lower}_types::*;"),
-            ],
-        )?;
-        let sample = format!("{}_{}_{lower}.yaml", args.group, args.version);
-        plan.create(
-            format!("config/samples/{sample}"),
-            render("resource/config/samples/sample.yaml")?,
-            args.force,
-        )?;
-        insert(
-            &mut plan,
-            Path::new("config/samples/kustomization.yaml"),
-            "+kubebuilder:scaffold:manifestskustomizesamples",
-            &[format!("- {sample}")],
-        )?;
-        insert(
-            &mut plan,
-            Path::new("config/crd/kustomization.yaml"),
-            "+kubebuilder:scaffold:crdkustomizeresource",
-            &[format!("- bases/{full_group}_{plural}.yaml")],
-        )?;
-        // Roles are per kind, not per version: the first version of a kind writes them.
-        if other_versions.is_empty() {
-            let mut listed = Vec::new();
-            for role in ["admin", "editor", "viewer"] {
-                let file = if config.multigroup {
-                    format!("{}_{lower}_{role}_role.yaml", args.group)
-                } else {
-                    format!("{lower}_{role}_role.yaml")
-                };
-                plan.create(
-                    format!("config/rbac/{file}"),
-                    render(&format!("resource/config/rbac/{role}_role.yaml"))?,
-                    args.force,
-                )?;
-                listed.push(format!("- {file}"));
-            }
-            insert(
-                &mut plan,
-                Path::new("config/rbac/kustomization.yaml"),
-                "+kubebuilder:scaffold:rbacroles",
-                &listed,
-            )?;
-        } else {
-            mark_storage_version(&mut plan, &config, &other_versions, &args.kind)?;
-        }
+        scaffolding.add_resource_files(&mut plan, &group_mod, &api_dir, &other_versions)?;
     }
-
     if args.controller {
-        let controller_dir = if config.multigroup {
-            PathBuf::from("src/controller").join(&group_mod)
-        } else {
-            PathBuf::from("src/controller")
-        };
-        if config.multigroup {
-            add_module(
-                &mut plan,
-                Path::new("src/controller/mod.rs"),
-                "rkb:scaffold:controller-modules",
-                &group_mod,
-            )?;
-        }
-        let module = format!("{lower}_controller");
-        plan.create(
-            controller_dir.join(format!("{module}.rs")),
-            render("controller/controller.rs")?,
-            args.force,
-        )?;
-        insert(
-            &mut plan,
-            &controller_dir.join("mod.rs"),
-            "rkb:scaffold:controller-modules",
-            &[format!("pub mod {module};")],
-        )?;
-        insert(
-            &mut plan,
-            Path::new("src/main.rs"),
-            "rkb:scaffold:controllers",
-            &[format!(
-                "mgr.add({}::controller::{}::controller);",
-                data.project.crate_ident, data.controller_mod
-            )],
-        )?;
-        let test = if config.multigroup {
-            format!("{group_mod}_{module}.rs")
-        } else {
-            format!("{module}.rs")
-        };
-        plan.create(
-            Path::new("tests").join(test),
-            render("controller/tests/controller.rs")?,
-            args.force,
-        )?;
+        scaffolding.add_controller_files(&mut plan, &group_mod)?;
     }
 
     record_resource(
@@ -268,6 +129,195 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
         api_dir.display()
     );
     Ok(())
+}
+
+/// What one `create api` run scaffolds from.
+struct Scaffolding<'a> {
+    config: &'a ProjectConfig,
+    args: &'a CreateApiArgs,
+    data: &'a ApiData,
+    render: &'a dyn Fn(&str) -> Result<String>,
+}
+
+impl Scaffolding<'_> {
+    /// The kind's types (and version module), sample, CRD entry, and the per-kind roles (first version only);
+    /// a further version marks the existing one as the storage version.
+    fn add_resource_files(
+        &self,
+        plan: &mut Plan,
+        group_mod: &str,
+        api_dir: &Path,
+        other_versions: &[ResourceConfig],
+    ) -> Result<()> {
+        let (config, args, render) = (self.config, self.args, self.render);
+        let lower = &self.data.lower_kind;
+        let (full_group, plural) = (&self.data.full_group, &self.data.plural);
+        add_api_modules(plan, config, group_mod, &args.version, &render)?;
+        plan.create(
+            api_dir.join(format!("{lower}_types.rs")),
+            render("resource/types.rs")?,
+            args.force,
+        )?;
+        insert(
+            plan,
+            &api_dir.join("mod.rs"),
+            "rkb:scaffold:types",
+            &[
+                format!("pub mod {lower}_types;"),
+                format!("pub use {lower}_types::*;"),
+            ],
+        )?;
+        let sample = format!("{}_{}_{lower}.yaml", args.group, args.version);
+        plan.create(
+            format!("config/samples/{sample}"),
+            render("resource/config/samples/sample.yaml")?,
+            args.force,
+        )?;
+        insert(
+            plan,
+            Path::new("config/samples/kustomization.yaml"),
+            "+kubebuilder:scaffold:manifestskustomizesamples",
+            &[format!("- {sample}")],
+        )?;
+        insert(
+            plan,
+            Path::new("config/crd/kustomization.yaml"),
+            "+kubebuilder:scaffold:crdkustomizeresource",
+            &[format!("- bases/{full_group}_{plural}.yaml")],
+        )?;
+        // Roles are per kind, not per version: the first version of a kind writes them.
+        if other_versions.is_empty() {
+            let mut listed = Vec::new();
+            for role in ["admin", "editor", "viewer"] {
+                let file = if config.multigroup {
+                    format!("{}_{lower}_{role}_role.yaml", args.group)
+                } else {
+                    format!("{lower}_{role}_role.yaml")
+                };
+                plan.create(
+                    format!("config/rbac/{file}"),
+                    render(&format!("resource/config/rbac/{role}_role.yaml"))?,
+                    args.force,
+                )?;
+                listed.push(format!("- {file}"));
+            }
+            insert(
+                plan,
+                Path::new("config/rbac/kustomization.yaml"),
+                "+kubebuilder:scaffold:rbacroles",
+                &listed,
+            )?;
+        } else {
+            mark_storage_version(plan, config, other_versions, &args.kind)?;
+        }
+        Ok(())
+    }
+
+    /// The controller module, its registration in main.rs, and its envtest test.
+    fn add_controller_files(&self, plan: &mut Plan, group_mod: &str) -> Result<()> {
+        let (config, args, data, render) = (self.config, self.args, self.data, self.render);
+        let lower = &data.lower_kind;
+        let controller_dir = if config.multigroup {
+            PathBuf::from("src/controller").join(group_mod)
+        } else {
+            PathBuf::from("src/controller")
+        };
+        if config.multigroup {
+            add_module(
+                plan,
+                Path::new("src/controller/mod.rs"),
+                "rkb:scaffold:controller-modules",
+                group_mod,
+            )?;
+        }
+        let module = format!("{lower}_controller");
+        plan.create(
+            controller_dir.join(format!("{module}.rs")),
+            render("controller/controller.rs")?,
+            args.force,
+        )?;
+        insert(
+            plan,
+            &controller_dir.join("mod.rs"),
+            "rkb:scaffold:controller-modules",
+            &[format!("pub mod {module};")],
+        )?;
+        insert(
+            plan,
+            Path::new("src/main.rs"),
+            "rkb:scaffold:controllers",
+            &[format!(
+                "mgr.add({}::controller::{}::controller);",
+                data.project.crate_ident, data.controller_mod
+            )],
+        )?;
+        let test = if config.multigroup {
+            format!("{group_mod}_{module}.rs")
+        } else {
+            format!("{module}.rs")
+        };
+        plan.create(
+            Path::new("tests").join(test),
+            render("controller/tests/controller.rs")?,
+            args.force,
+        )?;
+        Ok(())
+    }
+}
+
+/// Every refusal of `create api` (names, layout, existing kinds and controllers), before anything is planned.
+/// Returns the API as PROJECT has it (when re-scaffolded with --force) and the kind's other versions.
+fn check_args(
+    config: &ProjectConfig,
+    args: &CreateApiArgs,
+) -> Result<(Option<ResourceConfig>, Vec<ResourceConfig>)> {
+    names::validate_group(&args.group, &config.domain)?;
+    names::validate_version(&args.version)?;
+    names::validate_kind(&args.kind)?;
+    if let Some(plural) = &args.plural {
+        names::validate_plural(plural)?;
+    }
+    if !args.resource && !args.controller {
+        bail!("nothing to scaffold: --resource=false and --controller=false; drop one of them");
+    }
+    check_group_layout(config, &args.group)?;
+    if config.multigroup {
+        names::validate_group_module(&args.group)?;
+        check_group_module_is_free(config, &args.group)?;
+    }
+    check_kind_fits_beside_others(config, &args.group, &args.version, &args.kind)?;
+    let existing = config.find(&args.group, &args.version, &args.kind).cloned();
+    if existing.is_some() && !args.force {
+        bail!(
+            "the API {}/{} {} already exists in PROJECT; pass --force to scaffold its files again",
+            args.group,
+            args.version,
+            args.kind
+        );
+    }
+    let other_versions: Vec<ResourceConfig> = config
+        .resources
+        .iter()
+        .filter(|r| r.group == args.group && r.kind == args.kind && r.version != args.version)
+        .cloned()
+        .collect();
+    if args.controller
+        && let Some(r) = other_versions.iter().find(|r| r.controller)
+    {
+        bail!(
+            "kind {} already has a controller (scaffolded with version {}); one controller serves every version: pass --controller=false",
+            args.kind,
+            r.version
+        );
+    }
+    let has_type = args.resource || existing.as_ref().is_some_and(|r| r.api.is_some());
+    if !has_type {
+        bail!(
+            "a controller needs its kind's Rust type: scaffold the API too (--resource=true); controllers for core or external kinds are not scaffolded yet"
+        );
+    }
+
+    Ok((existing, other_versions))
 }
 
 /// kubebuilder's single-group layout holds one group; more need `--multigroup` at init.
