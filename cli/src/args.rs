@@ -157,13 +157,13 @@ pub struct CreateApiArgs {
     #[arg(long)]
     pub kind: String,
     /// Scaffold the resource (types, CRD, samples, roles)
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    #[arg(long, default_value_t = true, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub resource: bool,
     /// Scaffold the controller
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    #[arg(long, default_value_t = true, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub controller: bool,
     /// Whether the resource is namespaced (false: cluster-scoped)
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    #[arg(long, default_value_t = true, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub namespaced: bool,
     /// Resource plural (default: English plural of the lower-cased kind); another plural is recorded in the
     /// types as `+kubebuilder:resource:path=<plural>`

@@ -30,8 +30,11 @@ pub fn derive_kind(input: TokenStream) -> TokenStream {
         .to_compile_error()
         .into();
     };
-    // The file being compiled picks between same-named kinds of different versions.
-    let file = proc_macro::Span::call_site().local_file();
+    // The file being compiled picks between same-named kinds of different versions. rustc names it relative to its
+    // working directory, which is the workspace root for a workspace member, not the crate: make it absolute here.
+    let file = proc_macro::Span::call_site()
+        .local_file()
+        .and_then(|f| std::path::absolute(f).ok());
     let root = library::project_root(&manifest_dir, file.as_deref());
     let id = match library::identity(
         &root,

@@ -564,3 +564,40 @@ fn create_webhook_refuses_what_it_cannot_scaffold() {
         "{project_file}"
     );
 }
+
+/// A kind with a conversion serves a further version that the conversion leaves out: `rkb manifests` names the
+/// version and the fix, exits non-zero and writes nothing (the CRD would send that version to a webhook that cannot
+/// convert it).
+#[test]
+fn manifests_refuse_a_version_the_conversion_leaves_out() {
+    let p = project();
+    let create_version = |version| {
+        let mut args = CREATE_DEMO_API.to_vec();
+        let at = args.iter().position(|a| *a == "v1").unwrap();
+        args[at] = version;
+        args.push("--controller=false");
+        rkb_ok(p.path(), &args);
+    };
+    create_version("v2");
+    rkb_ok(
+        p.path(),
+        &create_webhook("DemoMicroService", &["--conversion", "--spoke", "v2"]),
+    );
+    rkb_ok(p.path(), &["manifests"]);
+    create_version("v3");
+    let before = snapshot(p.path());
+    let out = rkb(p.path(), &["manifests"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    for needle in [
+        "error: DemoMicroService (devops.my.domain) serves v3, which has no conversion: PROJECT records conversion through hub v1 for spokes [v2] only",
+        "= help: register `.conversion::<v1::DemoMicroService, v3::DemoMicroService>()`",
+        "error: nothing written",
+    ] {
+        assert!(stderr.contains(needle), "expected {needle:?} in:\n{stderr}");
+    }
+    assert!(
+        snapshot(p.path()) == before,
+        "a refused manifests run changed files"
+    );
+}

@@ -64,7 +64,7 @@ fn webhooks_build_lint_test_and_render() {
 
     cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo(&dir, &["fmt", "--", "--check"]);
-    let tests = cargo(&dir, &["test", "--test", "demomicroservice_webhook"]);
+    let tests = cargo(&dir, &["test", "--test", "v1_demomicroservice_webhook"]);
     assert!(
         tests.contains("test the_api_server_calls_the_demomicroservice_webhooks ... ok"),
         "{tests}"
@@ -115,7 +115,7 @@ fn conversion_webhook_builds_converts_and_renders() {
 
     cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo(&dir, &["fmt", "--", "--check"]);
-    let tests = cargo(&dir, &["test", "--test", "demomicroservice_webhook"]);
+    let tests = cargo(&dir, &["test", "--test", "v1_demomicroservice_webhook"]);
     assert!(
         tests.contains("test the_api_server_calls_the_demomicroservice_webhooks ... ok"),
         "{tests}"
@@ -245,7 +245,7 @@ fn multigroup_second_kind_second_version_second_group() {
         dir.join("src/webhook/dev_ops/v1/canary_webhook.rs")
             .exists()
     );
-    assert!(dir.join("tests/ship_frigate_webhook.rs").exists());
+    assert!(dir.join("tests/ship_v1_frigate_webhook.rs").exists());
     rkb_ok(&dir, &["manifests"]);
 
     // The older version keeps the data: it was marked as the storage version when v2 arrived.

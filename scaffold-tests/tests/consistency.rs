@@ -312,3 +312,66 @@ fn the_workflow_check_catches_broken_expressions() {
         Ok(())
     );
 }
+
+/// The boolean flags of `create api` read as kubebuilder's (Go's pflag): bare means true and `=false` turns one off;
+/// a separate `false` is not taken as the value (it would be in clap's default), so it is refused.
+#[test]
+fn boolean_flags_read_like_kubebuilders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    rkb_ok(
+        dir,
+        &["init", "--domain", "my.domain", "--project-name", "pond"],
+    );
+    create_api(
+        dir,
+        "devops",
+        "Frog",
+        &["--resource", "--controller", "--namespaced"],
+    );
+    assert!(dir.join("src/controller/frog_controller.rs").exists());
+    create_api(
+        dir,
+        "devops",
+        "Toad",
+        &["--controller=false", "--namespaced=false"],
+    );
+    assert!(!dir.join("src/controller/toad_controller.rs").exists());
+    assert!(
+        read(dir.join("src/api/v1/toad_types.rs")).contains("+kubebuilder:resource:scope=Cluster")
+    );
+    let out = rkb_scaffold_tests::rkb(
+        dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "devops",
+            "--version",
+            "v1",
+            "--kind",
+            "Newt",
+            "--resource",
+            "false",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("unexpected argument 'false'"),
+        "{stderr}"
+    );
+}
+
+/// Each example's committed CRDs, RBAC and webhook configurations are what `rkb manifests` writes for its sources
+/// today (its tests install them, so stale ones would test something else).
+#[test]
+fn examples_manifests_are_current() {
+    let mut checked = 0;
+    for example in std::fs::read_dir(workspace_root().join("examples")).unwrap() {
+        let dir = example.unwrap().path();
+        let dir_arg = dir.to_string_lossy().into_owned();
+        rkb_ok(&dir, &["manifests", "--check", "--dir", &dir_arg]);
+        checked += 1;
+    }
+    assert!(checked >= 5, "examples/ lost its examples");
+}

@@ -37,6 +37,9 @@ struct WebhookData {
     /// Defaulting or validation: the test installs config/webhook/manifests.yaml.
     admission: bool,
     conversion: bool,
+    /// This or another version of the kind is a conversion hub: the test turns conversion on, or the API server
+    /// could not serve this version.
+    kind_converted: bool,
     /// The versions converted to and from this one.
     spokes: Vec<SpokeData>,
     /// `<plural>.<full group>`.
@@ -104,7 +107,7 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
         renderer.render(&template, &data)
     };
     let mut plan = Plan::new(dir, "pass --force to overwrite it");
-    add_kind_files(&mut plan, &config, &data, &render, args.force)?;
+    add_kind_files(&mut plan, &data, &render, args.force)?;
     let first_webhook = !config.resources.iter().any(|r| r.webhooks.is_some());
     if first_webhook {
         add_project_files(&mut plan, &render)?;
@@ -282,6 +285,12 @@ fn webhook_data(
         validation,
         admission: defaulting || validation,
         conversion: wanted.conversion,
+        kind_converted: wanted.conversion
+            || config.resources.iter().any(|r| {
+                r.group == resource.group
+                    && r.kind == resource.kind
+                    && r.webhooks.as_ref().is_some_and(|w| w.conversion)
+            }),
         spokes: wanted
             .spoke
             .iter()
@@ -294,10 +303,10 @@ fn webhook_data(
     }
 }
 
-/// src/webhook/[<group>/]<version>/<kind>_webhook.rs with its modules, main.rs's registration, and the test.
+/// src/webhook/[<group>/]<version>/<kind>_webhook.rs with its modules, its entry in `webhook::webhooks()` (which
+/// main.rs serves), and the test.
 fn add_kind_files(
     plan: &mut Plan,
-    config: &ProjectConfig,
     data: &WebhookData,
     render: &dyn Fn(&str) -> Result<String>,
     overwrite: bool,
@@ -311,30 +320,44 @@ fn add_kind_files(
         "pub mod webhook;",
     )?;
     let mut dir = PathBuf::from("src/webhook");
-    for (depth, module) in parents.iter().enumerate() {
-        let mod_rs = dir.join("mod.rs");
-        declare_module(plan, &mod_rs, module, depth == 0)?;
+    for module in parents {
+        declare_module(plan, &dir.join("mod.rs"), module)?;
         dir = dir.join(module);
     }
-    declare_module(plan, &dir.join("mod.rs"), file_module, false)?;
+    declare_module(plan, &dir.join("mod.rs"), file_module)?;
     plan.create(
         dir.join(format!("{file_module}.rs")),
         render("src/webhook.rs")?,
         overwrite,
     )?;
-    let test = if config.multigroup {
-        format!("{}_{file_module}.rs", parents[0])
-    } else {
-        format!("{file_module}.rs")
-    };
+    // Named by the module's path below src/webhook/, as kubebuilder's test sits in internal/webhook/<version>/:
+    // each version of a kind gets its own test (tests/v1_cronjob_webhook.rs, tests/v2_cronjob_webhook.rs).
+    let test = format!("{}.rs", module_path.join("_"));
     plan.create(
         Path::new("tests").join(test),
         render("tests/webhook.rs")?,
         overwrite,
     )?;
+    register_webhooks(plan, data)
+}
+
+/// Adds the kind's `webhooks()` to the project's `webhook::webhooks()`, and has main.rs serve that once. One list
+/// for the whole project, because the webhook test of one version must serve the others too: the API server
+/// sends an object of any version to every version's webhooks (matchPolicy Equivalent), converting it first.
+fn register_webhooks(plan: &mut Plan, data: &WebhookData) -> Result<()> {
+    let mod_rs = Path::new("src/webhook/mod.rs");
+    let text = plan.read(mod_rs)?;
+    let text = if text.contains(WEBHOOKS_MARKER) {
+        text
+    } else {
+        format!("{text}{ALL_WEBHOOKS_FN}")
+    };
+    let entry = format!("{}::webhooks(),", data.webhook_mod);
+    let updated = insert_before_marker("src/webhook/mod.rs", &text, WEBHOOKS_MARKER, &[entry])?;
+    plan.update(mod_rs, updated)?;
     let registration = format!(
-        "mgr.serve_webhooks({}::webhook::{}::webhooks());",
-        data.project.crate_ident, data.webhook_mod
+        "mgr.serve_webhooks({}::webhook::webhooks());",
+        data.project.crate_ident
     );
     let text = plan.read(Path::new("src/main.rs"))?;
     let updated = insert_before_marker(
@@ -346,17 +369,38 @@ fn add_kind_files(
     plan.update("src/main.rs", updated)
 }
 
-/// Declares `pub mod <module>;` in `mod_rs`, creating the file (with a doc line) when it does not exist.
-fn declare_module(plan: &mut Plan, mod_rs: &Path, module: &str, top: bool) -> Result<()> {
+const WEBHOOKS_MARKER: &str = "rkb:scaffold:webhooks";
+
+/// Appended to src/webhook/mod.rs with the project's first webhook.
+const ALL_WEBHOOKS_FN: &str = "
+/// Every webhook of this project: main.rs serves them, and so do the webhook tests.
+pub fn webhooks() -> rkb_runtime::webhook::Webhooks {
+    [
+        // rkb:scaffold:webhooks (rkb create webhook adds each kind's webhooks above this line)
+    ]
+    .into_iter()
+    .fold(rkb_runtime::webhook::Webhooks::new(), rkb_runtime::webhook::Webhooks::merge)
+}
+";
+
+/// Declares `pub mod <module>;` in `mod_rs` after its other declarations, creating the file (with a doc line)
+/// when it does not exist.
+fn declare_module(plan: &mut Plan, mod_rs: &Path, module: &str) -> Result<()> {
     let line = format!("pub mod {module};");
     if plan.is_planned(mod_rs) || plan.root().join(mod_rs).exists() {
         let text = plan.read(mod_rs)?;
-        if text.lines().any(|l| l.trim() == line) {
+        let mut lines: Vec<&str> = text.lines().collect();
+        if lines.iter().any(|l| l.trim() == line) {
             return Ok(());
         }
-        return plan.update(mod_rs.to_path_buf(), format!("{text}{line}\n"));
+        let after = lines
+            .iter()
+            .rposition(|l| l.starts_with("pub mod "))
+            .map_or(lines.len(), |at| at + 1);
+        lines.insert(after, &line);
+        return plan.update(mod_rs.to_path_buf(), lines.join("\n") + "\n");
     }
-    let doc = if top {
+    let doc = if mod_rs == Path::new("src/webhook/mod.rs") {
         "//! Admission webhooks, one module per API version (`rkb create webhook`).".to_string()
     } else {
         let name = mod_rs

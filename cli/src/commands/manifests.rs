@@ -7,6 +7,8 @@ use anyhow::Result;
 use rkb_manifests::Options;
 
 use crate::args::ManifestsArgs;
+use crate::names;
+use crate::project_config::{self, ProjectConfig};
 
 pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
     let root = &args.dir;
@@ -33,6 +35,16 @@ pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
     };
     for warning in &output.warnings {
         eprintln!("{}", warning.render());
+    }
+    let unconverted = unconverted_versions(root, &output)?;
+    if !unconverted.is_empty() {
+        for error in &unconverted {
+            eprintln!("{error}");
+        }
+        eprintln!(
+            "error: nothing written: the CRDs would serve versions their conversion webhook cannot convert"
+        );
+        return Ok(ExitCode::FAILURE);
     }
     if args.check {
         return Ok(match rkb_manifests::check(root, &opts, &output)? {
@@ -85,4 +97,59 @@ fn warn_if_still_listed(root: &std::path::Path, opts: &Options, removed: &std::p
             line.trim()
         );
     }
+}
+
+/// A kind whose PROJECT entry records a conversion (`conversion: true` on its hub) gets every other version it
+/// serves sent to the conversion webhook, which converts only the spokes registered with the hub: a version left
+/// out would fail every read and write of it. One error per such version.
+fn unconverted_versions(
+    root: &std::path::Path,
+    output: &rkb_manifests::Output,
+) -> Result<Vec<String>> {
+    if !root.join(project_config::FILE_NAME).exists() {
+        return Ok(Vec::new());
+    }
+    let config = ProjectConfig::load(root)?;
+    let mut errors = Vec::new();
+    for resource in &config.resources {
+        let Some(webhooks) = resource.webhooks.as_ref().filter(|w| w.conversion) else {
+            continue;
+        };
+        let group = names::full_group(&resource.group, &resource.domain);
+        let Some(crd) = output
+            .crds
+            .iter()
+            .find(|c| c.group == group && c.kind == resource.kind)
+        else {
+            continue;
+        };
+        for version in crd_versions(&crd.yaml) {
+            if version == resource.version || webhooks.spoke.contains(&version) {
+                continue;
+            }
+            let (kind, hub) = (&resource.kind, &resource.version);
+            errors.push(format!(
+                "error: {kind} ({group}) serves {version}, which has no conversion: PROJECT records conversion \
+                 through hub {hub} for spokes [{}] only, so the API server could not read or write {version}\n  \
+                 = help: register `.conversion::<{hub}::{kind}, {version}::{kind}>()` in the hub's webhooks() (with \
+                 From/TryFrom impls both ways) and add {version} to `spoke:` of {kind} {hub} in PROJECT; or drop \
+                 {version}",
+                webhooks.spoke.join(", ")
+            ));
+        }
+    }
+    Ok(errors)
+}
+
+/// The `spec.versions[].name` of a CRD's YAML.
+fn crd_versions(yaml: &str) -> Vec<String> {
+    let Ok(crd) = serde_yaml::from_str::<serde_yaml::Value>(yaml) else {
+        return Vec::new();
+    };
+    crd["spec"]["versions"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["name"].as_str().map(str::to_string))
+        .collect()
 }

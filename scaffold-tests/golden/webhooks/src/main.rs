@@ -25,7 +25,7 @@ async fn main() -> anyhow::Result<()> {
         .build()
         .await?;
     mgr.add(demo::controller::demomicroservice_controller::controller);
-    mgr.serve_webhooks(demo::webhook::v1::demomicroservice_webhook::webhooks());
+    mgr.serve_webhooks(demo::webhook::webhooks());
     // rkb:scaffold:controllers (rkb create api registers each controller above this line)
     mgr.run().await?;
     Ok(())

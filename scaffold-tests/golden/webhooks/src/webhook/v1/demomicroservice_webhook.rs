@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The webhooks of DemoMicroService (devops.my.domain/v1), which main.rs serves.
+//! The webhooks of DemoMicroService (devops.my.domain/v1), served through `webhook::webhooks()`.
 //! `rkb manifests` turns the `+kubebuilder:webhook` markers below into config/webhook/manifests.yaml; the API
 //! server calls the paths they name.
 

@@ -24,7 +24,7 @@ use rkb_runtime::kube::api::PostParams;
 use rkb_runtime::{Manager, ManagerOptions};
 
 use demo::api::v1::DemoMicroService;
-use demo::webhook::v1::demomicroservice_webhook;
+use demo::webhook;
 
 /// How long the API server may take to reach the webhook server once it listens.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -55,7 +55,8 @@ async fn the_api_server_calls_the_demomicroservice_webhooks() -> anyhow::Result<
         .options(options)
         .build()
         .await?;
-    mgr.serve_webhooks(demomicroservice_webhook::webhooks());
+    // Every webhook of the project: the API server calls each version's for an object of any version.
+    mgr.serve_webhooks(webhook::webhooks());
     let running = mgr.spawn();
 
     let api: Api<DemoMicroService> = Api::namespaced(env.client(), "default");

@@ -1,0 +1,3 @@
+//! The webhooks of v2.
+
+pub mod cronjob_webhook;

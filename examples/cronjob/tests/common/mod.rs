@@ -1,0 +1,90 @@
+// Copyright 2026 The rkb authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! What the tests share: a Job template the API server accepts, and a control plane calling this project's webhooks.
+
+// Each test binary compiles this module and uses a part of it.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use rkb_runtime::envtest::Environment;
+use rkb_runtime::k8s_openapi::api::batch::v1::{JobSpec, JobTemplateSpec};
+use rkb_runtime::k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
+use rkb_runtime::{Manager, ManagerOptions, RunningManager};
+
+/// How long the API server and the controller may take to act.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A Job template the API server accepts: one container that says hello.
+pub fn hello_job() -> JobTemplateSpec {
+    let container = Container {
+        name: "hello".into(),
+        image: Some("busybox".into()),
+        args: Some(vec!["echo".into(), "hello".into()]),
+        ..Container::default()
+    };
+    let pod = PodSpec {
+        containers: vec![container],
+        restart_policy: Some("OnFailure".into()),
+        ..PodSpec::default()
+    };
+    JobTemplateSpec {
+        metadata: None,
+        spec: Some(JobSpec {
+            template: PodTemplateSpec {
+                metadata: None,
+                spec: Some(pod),
+            },
+            ..JobSpec::default()
+        }),
+    }
+}
+
+/// A control plane with the CRD, the webhook configurations `rkb manifests` wrote (config/webhook/manifests.yaml)
+/// and the CRD's conversion pointing at a manager that serves every webhook of the project.
+pub async fn serve_webhooks() -> anyhow::Result<(Environment, RunningManager)> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let env = Environment::builder()
+        .crd_dir(format!("{root}/config/crd/bases"))
+        .start()
+        .await?;
+    let manifests = std::fs::read_to_string(format!("{root}/config/webhook/manifests.yaml"))
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "config/webhook/manifests.yaml: {e}; run `rkb manifests` (make manifests) first"
+            )
+        })?;
+    let server = env.install_webhooks(&manifests).await?;
+    env.enable_conversion(
+        "cronjobs.batch.tutorial.kubebuilder.io",
+        &server,
+        rkb_runtime::webhook::CONVERT_PATH,
+    )
+    .await?;
+    let options = ManagerOptions {
+        webhook_port: server.port,
+        webhook_cert_path: server.cert_dir.clone(),
+        health_probe_bind_address: "0".into(),
+        ..ManagerOptions::default()
+    };
+    let mgr = Manager::builder("cronjob-webhook-test")
+        .client(env.client())
+        .options(options)
+        .build()
+        .await?;
+    // Every webhook of the project: the API server calls each version's for an object of any version.
+    mgr.serve_webhooks(cronjob::webhook::webhooks());
+    Ok((env, mgr.spawn()))
+}
