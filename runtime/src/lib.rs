@@ -38,6 +38,7 @@ pub mod __private {
 // The manager runtime: manager, controllers, leader election, metrics, health, and the reconcile helpers.
 pub mod apply;
 pub mod backoff;
+pub mod child_index;
 pub mod conditions;
 mod context;
 mod controller;

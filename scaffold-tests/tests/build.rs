@@ -245,7 +245,7 @@ fn multigroup_second_kind_second_version_second_group() {
         dir.join("src/webhook/dev_ops/v1/canary_webhook.rs")
             .exists()
     );
-    assert!(dir.join("tests/ship_v1_frigate_webhook.rs").exists());
+    assert!(dir.join("tests/ship_v1beta1_frigate_webhook.rs").exists());
     rkb_ok(&dir, &["manifests"]);
 
     // The older version keeps the data: it was marked as the storage version when v2 arrived.

@@ -18,6 +18,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rkb_runtime::child_index::{ChildIndex, Key, Write, fingerprint};
 use rkb_runtime::conditions::{FALSE, TRUE, new_condition, set_condition};
 use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
 use rkb_runtime::k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler;
@@ -25,11 +26,11 @@ use rkb_runtime::k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use rkb_runtime::kube::api::DeleteParams;
 use rkb_runtime::kube::core::NamespaceResourceScope;
+use rkb_runtime::kube::runtime::watcher;
 use rkb_runtime::{Action, Api, Context, Controller, Error, Resource, ResourceExt, apply};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::child_index::{ChildIndex, Key, fingerprint};
 use super::children;
 use super::metrics::ChildWrites;
 use super::namespace_defaults::NamespaceDefaults;
@@ -103,11 +104,19 @@ pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Err
     let helpers = async {
         tokio::join!(
             settings.namespace_defaults.ensure(&ctx),
-            index.clone().watch::<Service>(ctx.clone()),
-            index.clone().watch::<ServiceAccount>(ctx.clone()),
-            index.clone().watch::<ConfigMap>(ctx.clone()),
-            index.clone().watch::<Deployment>(ctx.clone()),
-            index.watch::<HorizontalPodAutoscaler>(ctx.clone()),
+            index
+                .clone()
+                .watch::<Service>(ctx.clone(), labelled_children()),
+            index
+                .clone()
+                .watch::<ServiceAccount>(ctx.clone(), labelled_children()),
+            index
+                .clone()
+                .watch::<ConfigMap>(ctx.clone(), labelled_children()),
+            index
+                .clone()
+                .watch::<Deployment>(ctx.clone(), labelled_children()),
+            index.watch::<HorizontalPodAutoscaler>(ctx.clone(), labelled_children()),
         );
         std::future::pending::<std::convert::Infallible>().await
     };
@@ -115,6 +124,11 @@ pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Err
         result = controller => result,
         never = helpers => match never {},
     }
+}
+
+/// What the child index watches: the objects this controller labels as its children.
+fn labelled_children() -> watcher::Config {
+    watcher::Config::default().labels(&format!("{}=true", children::MANAGED_LABEL))
 }
 
 /// Moves the cluster towards what a MicroServiceDeploy asks for. Every write is a server-side apply of the whole
@@ -240,18 +254,16 @@ impl Writer<'_> {
             + std::fmt::Debug,
     {
         let name = obj.name_any();
-        let key = Key::of::<K>(self.namespace, &name);
-        let content = fingerprint(&obj);
-        if self.index.is_current(&key, content) {
-            self.writes.inc(&K::kind(&()), "skipped");
-            return Ok(());
-        }
-        self.writes.inc(&K::kind(&()), "applied");
-        let applied = apply::apply(&self.api::<K>(), &obj, self.ctx.field_manager())
+        let write = self
+            .index
+            .apply(&self.api::<K>(), &obj, self.ctx.field_manager())
             .await
             .map_err(api_error(format!("apply {} {name}", K::kind(&()))))?;
-        self.index
-            .record_applied(key, content, applied.resource_version());
+        let outcome = match write {
+            Write::Applied => "applied",
+            Write::Skipped => "skipped",
+        };
+        self.writes.inc(&K::kind(&()), outcome);
         Ok(())
     }
 

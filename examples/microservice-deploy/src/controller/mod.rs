@@ -14,7 +14,6 @@
 
 //! Controllers, one per kind (`rkb create api` adds them), and what they build.
 
-pub mod child_index;
 pub mod children;
 pub mod metrics;
 pub mod microservicedeploy_controller;

@@ -42,8 +42,10 @@ pub async fn reconcile(obj: Arc<AppService>, ctx: Context) -> Result<Action, Box
 
 /// Creates or updates what `obj.spec` asks for and records the outcome in `obj.status`.
 async fn apply(_obj: &AppService, _ctx: &Context) -> Result<Action, rkb_runtime::kube::Error> {
-    // TODO(user): your logic here. Owned objects (with an owner reference to the AppService) are deleted by the
-    // garbage collector; anything else must be removed in `cleanup`.
+    // TODO(user): your logic here. Write owned objects with `rkb_runtime::apply::apply` (server-side apply), or
+    // through a `rkb_runtime::child_index::ChildIndex` to skip the applies that would change nothing. Owned objects
+    // (with an owner reference to the AppService) are deleted by the garbage collector; anything else must be removed
+    // in `cleanup`.
     Ok(Action::await_change())
 }
 

@@ -59,8 +59,10 @@ async fn apply(
     _obj: &DemoMicroService,
     _ctx: &Context,
 ) -> Result<Action, rkb_runtime::kube::Error> {
-    // TODO(user): your logic here. Owned objects (with an owner reference to the DemoMicroService) are deleted by the
-    // garbage collector; anything else must be removed in `cleanup`.
+    // TODO(user): your logic here. Write owned objects with `rkb_runtime::apply::apply` (server-side apply), or
+    // through a `rkb_runtime::child_index::ChildIndex` to skip the applies that would change nothing. Owned objects
+    // (with an owner reference to the DemoMicroService) are deleted by the garbage collector; anything else must be removed
+    // in `cleanup`.
     Ok(Action::await_change())
 }
 

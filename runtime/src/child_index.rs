@@ -1,40 +1,42 @@
-// Copyright 2026 The microservice-deploy Authors.
-//
-// Licensed under the Apache License, Version 2.0 (the "License");
-// you may not use this file except in compliance with the License.
-// You may obtain a copy of the License at
-//
-//     http://www.apache.org/licenses/LICENSE-2.0
-//
-// Unless required by applicable law or agreed to in writing, software
-// distributed under the License is distributed on an "AS IS" BASIS,
-// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-// See the License for the specific language governing permissions and
-// limitations under the License.
-
-//! What the controller knows about its children without asking the API server: for every labelled child, its
-//! resourceVersion and controller (from metadata-only watches), and what this process last applied to it.
+//! What a controller knows about the children it writes, without asking the API server: for each child, its
+//! resourceVersion and controller (from a metadata-only watch), and what this process last applied to it. With it a
+//! reconcile skips the server-side apply of a child that is already as desired.
 //!
-//! Owned-object watches reconcile the owner again after each of its own writes, and a reconcile re-applies every
-//! child; with 1000 instances that doubles the API server's work for nothing. The index lets a reconcile skip a
-//! child whose desired content is what it last applied when no event since showed another resourceVersion than
-//! the one that apply returned; an edit or deletion by anyone else shows up as such an event, so the child is
-//! applied again. It also tells who controls a shared Service without a GET, and remembers the last status
-//! written per object.
-// TODO(rkb-runtime): generic; requested in .coord/runtime-requests.md (a metadata cache behind `.owns()`).
+//! Why: an owner's reconcile re-applies every child, and each apply is an event that reconciles the owner again
+//! (`.owns()`), so with many owners most applies change nothing and still cost the API server a write. The index
+//! skips an apply whose desired content is what this process last applied, when no event since showed another
+//! resourceVersion than the one that apply returned.
+//!
+//! Expected flow:
+//! 1. one [`ChildIndex`] per controller, shared by its reconciles (it is cheap to clone);
+//! 2. [`ChildIndex::watch`] for each child kind, with a selector that matches the children (a label the controller
+//!    sets on them), running beside the controller until the manager shuts down;
+//! 3. reconciles write children with [`ChildIndex::apply`] (or [`ChildIndex::is_current`] and
+//!    [`ChildIndex::record_applied`] around their own write), and call [`ChildIndex::forget`] after deleting one.
+//!
+//! Guarantees: a change by anyone else (an edit, a deletion, another field manager) arrives as a watch event with a
+//! later resourceVersion, marks the child dirty and reconciles the owner again (through `.owns()`), whose apply
+//! then goes through. After a relist (a watch that could not resume) whatever changed meanwhile is dirty and
+//! whatever is gone is forgotten. So a skipped apply is one that would have changed nothing.
+//!
+//! Caveats: only this process's applies are remembered: after a restart each child is applied once more. The
+//! watch's selector must cover every child written through the index; a child outside it is never seen, so its
+//! edits by others are not noticed until this process applies other content to it. resourceVersions are compared
+//! as integers (etcd revisions, on every kube-apiserver); should they not be, any difference counts as a change,
+//! which costs an apply, never a missed one.
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures::StreamExt;
-use rkb_runtime::kube::api::PartialObjectMeta;
-use rkb_runtime::kube::runtime::{WatchStreamExt, watcher};
-use rkb_runtime::{Api, Context, Resource, ResourceExt};
+use kube::api::PartialObjectMeta;
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::children::MANAGED_LABEL;
+use crate::{Context, Error};
 
 /// A child: kind, namespace, name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -80,6 +82,14 @@ struct State {
     applied: HashMap<Key, Applied>,
     /// Fingerprint of the last status written per owner (one small entry per owner this process reconciled).
     statuses: HashMap<Key, u64>,
+}
+
+/// What [`ChildIndex::apply`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Write {
+    Applied,
+    /// The child is as desired: nothing was sent.
+    Skipped,
 }
 
 /// Shared by the reconciles and the watches of one controller. Cheap to clone.
@@ -135,6 +145,23 @@ impl ChildIndex {
         }
     }
 
+    /// Server-side applies `obj` as `field_manager` (see [`crate::apply::apply`]) unless it is exactly what was
+    /// last applied and nothing changed it since; records what was applied.
+    pub async fn apply<K>(&self, api: &Api<K>, obj: &K, field_manager: &str) -> Result<Write, Error>
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + std::fmt::Debug,
+    {
+        let name = crate::error::required_name(obj)?;
+        let key = Key::of::<K>(&obj.namespace().unwrap_or_default(), name);
+        let content = fingerprint(obj);
+        if self.is_current(&key, content) {
+            return Ok(Write::Skipped);
+        }
+        let applied = crate::apply::apply(api, obj, field_manager).await?;
+        self.record_applied(key, content, applied.resource_version());
+        Ok(Write::Applied)
+    }
+
     /// Whether `content` is the status last written for `owner`: the owner's cache may not show it yet, and
     /// writing it again would change nothing.
     pub fn status_written(&self, owner: &Key, content: u64) -> bool {
@@ -161,17 +188,16 @@ impl ChildIndex {
         self.lock().seen.get(key).map(|s| s.controller_uid.clone())
     }
 
-    /// Keeps the index current for kind K (children labelled `my-domain-ops-controller-make`) in the controller's
-    /// watch scope until the manager shuts down. Watch errors are retried with backoff; meanwhile the index only
-    /// lags, which costs extra applies, never wrong ones.
-    pub async fn watch<K>(self, ctx: Context)
+    /// Keeps the index current for the children of kind K that `config` selects (usually a label selector) in the
+    /// controller's watch scope, until the manager shuts down. Watch errors are retried with backoff; meanwhile the
+    /// index only lags, which costs extra applies, never wrong ones.
+    pub async fn watch<K>(self, ctx: Context, config: watcher::Config)
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
-        K::Scope: rkb_runtime::scope::WatchScope,
+        K::Scope: crate::scope::WatchScope,
     {
         // An Api of PartialObjectMeta makes metadata-only requests: no spec or status is transferred or decoded.
         let api: Api<PartialObjectMeta<K>> = ctx.api::<PartialObjectMeta<K>>();
-        let config = watcher::Config::default().labels(&format!("{MANAGED_LABEL}=true"));
         let events = watcher(api, config).default_backoff();
         let mut events = std::pin::pin!(events.take_until(ctx.shutdown_signal()));
         // A relist (Init .. InitDone) replaces everything known of K.
@@ -275,7 +301,7 @@ fn entry<K: Resource<DynamicType = ()>>(obj: &PartialObjectMeta<K>) -> Option<(K
 
 #[cfg(test)]
 mod tests {
-    use rkb_runtime::k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::api::core::v1::ConfigMap;
 
     use super::*;
 

@@ -1,0 +1,78 @@
+//! The child index against a real API server: an apply that would change nothing is skipped, and any change by
+//! someone else (an edit, a deletion) or of the desired content makes the next apply go through.
+
+mod common;
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use common::{config_map, quiet_options, touch_config_map};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::DeleteParams;
+use kube::runtime::watcher;
+use kube::{Api, ResourceExt};
+use rkb_envtest::{Environment, eventually};
+use rkb_runtime::Manager;
+use rkb_runtime::child_index::{ChildIndex, Key, Write, fingerprint};
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+const MANAGER: &str = "rkb-child-index-test";
+
+#[tokio::test]
+async fn skips_applies_that_change_nothing_and_notices_other_writers() -> anyhow::Result<()> {
+    let env = Environment::start().await?;
+    let client = env.client();
+    let mgr = Manager::builder(MANAGER)
+        .client(client.clone())
+        .options(quiet_options())
+        .build()
+        .await?;
+    let index = ChildIndex::default();
+    let selector = watcher::Config::default().labels("test=child-index");
+    let watch = tokio::spawn(index.clone().watch::<ConfigMap>(mgr.context(), selector));
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let desired = config_map("child", &[("test", "child-index")]);
+    let key = Key::of::<ConfigMap>("default", "child");
+
+    // Applied once, then skipped: the stored object does not change.
+    assert_eq!(index.apply(&api, &desired, MANAGER).await?, Write::Applied);
+    eventually("the watch sees the child", TIMEOUT, || async {
+        Ok::<_, Infallible>(index.exists(&key).then_some(()))
+    })
+    .await?;
+    let stored = api.get("child").await?.resource_version();
+    assert_eq!(index.apply(&api, &desired, MANAGER).await?, Write::Skipped);
+    assert_eq!(api.get("child").await?.resource_version(), stored);
+
+    // Edited by someone else: the next apply goes through and puts the desired data back.
+    touch_config_map(&client, "child", "edited").await;
+    let content = fingerprint(&desired);
+    eventually("the edit marks the child changed", TIMEOUT, || async {
+        Ok::<_, Infallible>((!index.is_current(&key, content)).then_some(()))
+    })
+    .await?;
+    assert_eq!(index.apply(&api, &desired, MANAGER).await?, Write::Applied);
+    let data = api.get("child").await?.data.unwrap_or_default();
+    assert_eq!(data.get("k").map(String::as_str), Some("v"));
+    assert_eq!(index.apply(&api, &desired, MANAGER).await?, Write::Skipped);
+
+    // Deleted by someone else: applied again, so it exists again.
+    api.delete("child", &DeleteParams::default()).await?;
+    eventually("the deletion is seen", TIMEOUT, || async {
+        Ok::<_, Infallible>((!index.exists(&key)).then_some(()))
+    })
+    .await?;
+    assert_eq!(index.apply(&api, &desired, MANAGER).await?, Write::Applied);
+    assert!(api.get_opt("child").await?.is_some());
+
+    // Other desired content is applied.
+    let mut changed = desired.clone();
+    changed
+        .data
+        .get_or_insert_default()
+        .insert("k".into(), "w".into());
+    assert_eq!(index.apply(&api, &changed, MANAGER).await?, Write::Applied);
+
+    watch.abort();
+    Ok(())
+}
