@@ -26,8 +26,21 @@ pub const SUPPORTED_VERBS: [&str; 11] = [
 const READONLY_VERBS: [&str; 3] = ["get", "list", "watch"];
 const STATUS_VERBS: [&str; 2] = ["updateStatus", "applyStatus"];
 
-/// The verbs `+genclient:method=` may use here.
-const METHOD_VERBS: [&str; 4] = ["get", "create", "update", "patch"];
+/// The verbs `+genclient:method=` may use: client-gen's, but for the status ones (a method names its subresource).
+const METHOD_VERBS: [&str; 9] = [
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "apply",
+    "delete",
+    "deleteCollection",
+];
+
+/// Method verbs that address the whole resource or collection: kube builds no subresource request for them.
+const NO_SUBRESOURCE_VERBS: [&str; 4] = ["list", "watch", "delete", "deleteCollection"];
 
 /// What the tags ask for.
 pub struct GenClient {
@@ -92,6 +105,18 @@ fn verb_list(
 }
 
 /// Reads the `+genclient` family from the type's marker lines.
+/// The tags seen, before their conflicts are checked and the verbs resolved.
+#[derive(Default)]
+struct Tags<'a> {
+    no_verbs: Option<Span>,
+    no_status: Option<Span>,
+    readonly: Option<Span>,
+    only: Option<(Vec<&'static str>, Span)>,
+    skip: Option<(Vec<&'static str>, Span)>,
+    /// Every `+genclient:<tag>` line (each needs `+genclient` on the type).
+    tagged: Vec<&'a MarkerLine>,
+}
+
 pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
     let mut errors = Vec::new();
     let mut g = GenClient {
@@ -101,11 +126,47 @@ pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
         status_source: None,
         methods: Vec::new(),
     };
-    let (mut no_verbs, mut no_status, mut readonly) = (None, None, None);
-    let mut only: Option<(Vec<&'static str>, Span)> = None;
-    let mut skip: Option<(Vec<&'static str>, Span)> = None;
-    let mut tagged = Vec::new();
+    let tags = read_tags(lines, &mut g, &mut errors);
+    if g.enabled.is_none() {
+        for line in &tags.tagged {
+            let msg = format!(
+                "`{}` has no effect without `+genclient` on the same type",
+                line.text
+            );
+            errors.push(err(line.span, msg));
+        }
+    }
+    check_conflicts(&tags, &g.methods, &mut errors);
+    if tags.no_verbs.is_none() && g.enabled.is_some() {
+        g.verbs = resolved_verbs(&tags);
+        if STATUS_VERBS.iter().any(|v| g.verbs.contains(v)) {
+            g.status_source = match &tags.only {
+                Some((o, span)) if o.iter().any(|v| STATUS_VERBS.contains(v)) => Some(*span),
+                _ => g.enabled,
+            };
+        }
+    }
+    check_method_names(&g.methods, &mut errors);
+    let mut errors = errors.into_iter();
+    match errors.next() {
+        None => Ok(g),
+        Some(mut first) => {
+            for e in errors {
+                first.combine(e);
+            }
+            Err(first)
+        }
+    }
+}
 
+/// Reads each `+genclient` line: `+genclient` itself, namespacing and methods into `g`, the verb tags into the
+/// result. Lines of other markers are skipped.
+fn read_tags<'a>(
+    lines: &'a [MarkerLine],
+    g: &mut GenClient,
+    errors: &mut Vec<syn::Error>,
+) -> Tags<'a> {
+    let mut tags = Tags::default();
     for line in lines {
         let name = name_of(&line.text);
         if name != "genclient" && !name.starts_with("genclient:") {
@@ -140,17 +201,17 @@ pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
                 continue;
             }
         };
-        tagged.push(line);
+        tags.tagged.push(line);
         match tag {
             GenclientTag::NonNamespaced => g.non_namespaced = Some(line.span),
-            GenclientTag::NoVerbs => no_verbs = Some(line.span),
-            GenclientTag::NoStatus => no_status = Some(line.span),
-            GenclientTag::Readonly => readonly = Some(line.span),
+            GenclientTag::NoVerbs => tags.no_verbs = Some(line.span),
+            GenclientTag::NoStatus => tags.no_status = Some(line.span),
+            GenclientTag::Readonly => tags.readonly = Some(line.span),
             GenclientTag::OnlyVerbs => {
-                only = Some((verb_list(line, parsed.as_ref(), &mut errors), line.span))
+                tags.only = Some((verb_list(line, parsed.as_ref(), errors), line.span))
             }
             GenclientTag::SkipVerbs => {
-                skip = Some((verb_list(line, parsed.as_ref(), &mut errors), line.span))
+                tags.skip = Some((verb_list(line, parsed.as_ref(), errors), line.span))
             }
             GenclientTag::Method => match parse_method(line) {
                 Ok(m) => g.methods.push(m),
@@ -158,24 +219,17 @@ pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
             },
         }
     }
+    tags
+}
 
-    if g.enabled.is_none() {
-        for line in &tagged {
-            errors.push(err(
-                line.span,
-                format!(
-                    "`{}` has no effect without `+genclient` on the same type",
-                    line.text
-                ),
-            ));
-        }
-    }
-
-    if let Some(span) = no_verbs {
+/// client-gen's conflicts between tags: noVerbs with anything that names verbs, a verb both only and skipped, a
+/// status verb with noStatus.
+fn check_conflicts(tags: &Tags, methods: &[Method], errors: &mut Vec<syn::Error>) {
+    if tags.no_verbs.is_some() {
         for (what, other) in [
-            ("readonly", readonly),
-            ("onlyVerbs", only.as_ref().map(|o| o.1)),
-            ("skipVerbs", skip.as_ref().map(|s| s.1)),
+            ("readonly", tags.readonly),
+            ("onlyVerbs", tags.only.as_ref().map(|o| o.1)),
+            ("skipVerbs", tags.skip.as_ref().map(|s| s.1)),
         ] {
             if let Some(o) = other {
                 errors.push(err(
@@ -184,93 +238,69 @@ pub fn parse(lines: &[MarkerLine]) -> Result<GenClient, syn::Error> {
                 ));
             }
         }
-        if let Some(m) = g.methods.first() {
+        if let Some(m) = methods.first() {
             errors.push(err(
                 m.span,
                 "`+genclient:method` conflicts with `+genclient:noVerbs`",
             ));
         }
-        let _ = span;
     }
-
-    // client-gen: readonly means onlyVerbs=get,list,watch (merged with an explicit onlyVerbs).
-    let mut only_set: Option<BTreeSet<&'static str>> = None;
-    if readonly.is_some() || only.is_some() {
-        let mut set: BTreeSet<&'static str> = BTreeSet::new();
-        if readonly.is_some() {
-            set.extend(READONLY_VERBS);
-        }
-        if let Some((verbs, _)) = &only {
-            set.extend(verbs.iter().copied());
-        }
-        only_set = Some(set);
-    }
-    if let (Some((only_verbs, _)), Some((skip_verbs, skip_span))) = (&only, &skip) {
-        for v in skip_verbs {
-            if only_verbs.contains(v) {
-                errors.push(err(
-                    *skip_span,
-                    format!(
-                        "verb `{v}` used both in +genclient:skipVerbs and +genclient:onlyVerbs"
-                    ),
-                ));
-            }
+    if let (Some((only_verbs, _)), Some((skip_verbs, skip_span))) = (&tags.only, &tags.skip) {
+        for v in skip_verbs.iter().filter(|v| only_verbs.contains(v)) {
+            let msg =
+                format!("verb `{v}` used both in +genclient:skipVerbs and +genclient:onlyVerbs");
+            errors.push(err(*skip_span, msg));
         }
     }
-    if let (Some(ns), Some((only_verbs, only_span))) = (no_status, &only) {
+    if let (Some(_), Some((only_verbs, only_span))) = (tags.no_status, &tags.only) {
         for v in only_verbs.iter().filter(|v| STATUS_VERBS.contains(v)) {
             errors.push(err(
                 *only_span,
                 format!("verb `{v}` conflicts with `+genclient:noStatus`"),
             ));
         }
-        let _ = ns;
     }
+}
 
-    if no_verbs.is_none() && g.enabled.is_some() {
-        let mut verbs: BTreeSet<&'static str> = match &only_set {
-            Some(set) => set.clone(),
-            None => SUPPORTED_VERBS.into_iter().collect(),
-        };
-        if let Some((skip_verbs, _)) = &skip {
-            for v in skip_verbs {
-                verbs.remove(v);
-            }
+/// The client's verbs: all of client-gen's, or onlyVerbs (readonly adds get, list, watch), minus skipVerbs and,
+/// with noStatus, the status verbs.
+fn resolved_verbs(tags: &Tags) -> BTreeSet<&'static str> {
+    let mut verbs: BTreeSet<&'static str> = if tags.readonly.is_some() || tags.only.is_some() {
+        let mut set = BTreeSet::new();
+        if tags.readonly.is_some() {
+            set.extend(READONLY_VERBS);
         }
-        if no_status.is_some() {
-            for v in STATUS_VERBS {
-                verbs.remove(v);
-            }
+        if let Some((only, _)) = &tags.only {
+            set.extend(only.iter().copied());
         }
-        if STATUS_VERBS.iter().any(|v| verbs.contains(v)) {
-            g.status_source = match &only {
-                Some((o, span)) if o.iter().any(|v| STATUS_VERBS.contains(v)) => Some(*span),
-                _ => g.enabled,
-            };
+        set
+    } else {
+        SUPPORTED_VERBS.into_iter().collect()
+    };
+    if let Some((skip, _)) = &tags.skip {
+        for v in skip {
+            verbs.remove(v);
         }
-        g.verbs = verbs;
     }
+    if tags.no_status.is_some() {
+        for v in STATUS_VERBS {
+            verbs.remove(v);
+        }
+    }
+    verbs
+}
 
-    for (i, m) in g.methods.iter().enumerate() {
+/// A method may not take the name of a verb's method or of another method.
+fn check_method_names(methods: &[Method], errors: &mut Vec<syn::Error>) {
+    for (i, m) in methods.iter().enumerate() {
         let snake = snake_case(&m.name);
         if SUPPORTED_VERBS.iter().any(|v| snake_case(v) == snake)
-            || g.methods[..i].iter().any(|o| o.name == m.name)
+            || methods[..i].iter().any(|o| o.name == m.name)
         {
             errors.push(err(
                 m.span,
                 format!("method name `{}` is already taken", m.name),
             ));
-        }
-    }
-
-    let mut errors = errors.into_iter();
-    match errors.next() {
-        None => Ok(g),
-        Some(mut first) => {
-            for e in errors {
-                first.combine(e);
-            }
-            Err(first)
         }
     }
 }
@@ -359,7 +389,36 @@ fn parse_method(line: &MarkerLine) -> Result<Method, syn::Error> {
     if m.verb.is_empty() {
         return Err(err(line.span, format!("`{}` needs `verb=`", line.text)));
     }
+    check_method_shape(&m, line)?;
     Ok(m)
+}
+
+/// What a verb's method cannot use: a subresource for the verbs kube addresses to the whole resource, an input for
+/// those that send none, a result for the deletes (they return nothing).
+fn check_method_shape(m: &Method, line: &MarkerLine) -> Result<(), syn::Error> {
+    let refuse = |what: &str, why: &str| {
+        Err(err(
+            line.span,
+            format!(
+                "`{}`: `{what}` does not go with verb={}: {why}",
+                line.text, m.verb
+            ),
+        ))
+    };
+    if m.subresource.is_some() && NO_SUBRESOURCE_VERBS.contains(&m.verb) {
+        return refuse(
+            "subresource",
+            "it addresses the resource itself (subresources take get, create, update, patch, apply)",
+        );
+    }
+    if m.input.is_some() && ["get", "list", "watch", "delete", "deleteCollection"].contains(&m.verb)
+    {
+        return refuse("input", "it sends no body");
+    }
+    if m.result.is_some() && ["delete", "deleteCollection"].contains(&m.verb) {
+        return refuse("result", "it returns nothing");
+    }
+    Ok(())
 }
 
 fn rust_type(line: &MarkerLine, v: &str) -> Result<syn::Type, syn::Error> {
@@ -495,7 +554,17 @@ mod tests {
         .unwrap();
         assert_eq!(g.methods[0].name, "GetScale");
         assert_eq!(g.methods[0].subresource.as_deref(), Some("scale"));
-        assert!(tags(&["+genclient", "+genclient:method=Evict,verb=delete"]).is_err());
+        // Every verb client-gen allows a method; the status verbs and unknown ones are refused.
+        for verb in METHOD_VERBS {
+            let line = format!("+genclient:method=Custom,verb={verb}");
+            assert!(tags(&["+genclient", &line]).is_ok(), "{verb}");
+        }
+        for verb in ["updateStatus", "evict"] {
+            let line = format!("+genclient:method=Custom,verb={verb}");
+            assert!(tags(&["+genclient", &line]).is_err(), "{verb}");
+        }
+        let shape = "+genclient:method=Evict,verb=delete,subresource=eviction";
+        assert!(tags(&["+genclient", shape]).is_err());
         assert!(tags(&["+genclient", "+genclient:method=lower,verb=get"]).is_err());
         assert!(
             tags(&[

@@ -226,6 +226,57 @@ fn typed_client(
         }
     };
 
+    let verbs = verb_methods(ident, g);
+
+    let informers = if has("list") && has("watch") {
+        let doc_l = format!("The lister of `{ident}` over an informer cache.");
+        let doc_i = format!(
+            "The informer of `{ident}` (`factory.informer::<{ident}>()` shares one per factory)."
+        );
+        quote! {
+            #[doc = #doc_l]
+            #vis type #lister_ident = #rt::lister::Lister<#ident>;
+            #[doc = #doc_i]
+            #vis type #informer_ident = #rt::informer::Informer<#ident>;
+        }
+    } else {
+        TokenStream::new()
+    };
+
+    let doc = format!("The typed client of `{ident}` (client-gen's verbs for this kind).");
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug)]
+        #vis struct #client_ident {
+            inner: #c::ResourceClient<#ident>,
+        }
+
+        impl #client_ident {
+            #constructors
+
+            /// Names `field_manager` on writes and server-side apply (default "rkb").
+            pub fn with_field_manager(self, field_manager: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { inner: self.inner.with_field_manager(field_manager) }
+            }
+
+            /// The generic client underneath (all verbs, whatever the tags say).
+            pub fn inner(&self) -> &#c::ResourceClient<#ident> {
+                &self.inner
+            }
+
+            #(#verbs)*
+        }
+
+        #informers
+    }
+}
+
+/// The client's methods: one per verb the tags leave (client-gen's names, snake_case), then the `+genclient:method`
+/// extensions.
+fn verb_methods(ident: &Ident, g: &GenClient) -> Vec<TokenStream> {
+    let rt = quote!(::rkb_runtime);
+    let c = quote!(::rkb_runtime::client);
+    let has = |v: &str| g.verbs.contains(v);
     let mut verbs = Vec::new();
     if has("create") {
         verbs.push(quote! {
@@ -333,48 +384,7 @@ fn typed_client(
     for m in &g.methods {
         verbs.push(extension_method(ident, m));
     }
-
-    let informers = if has("list") && has("watch") {
-        let doc_l = format!("The lister of `{ident}` over an informer cache.");
-        let doc_i = format!(
-            "The informer of `{ident}` (`factory.informer::<{ident}>()` shares one per factory)."
-        );
-        quote! {
-            #[doc = #doc_l]
-            #vis type #lister_ident = #rt::lister::Lister<#ident>;
-            #[doc = #doc_i]
-            #vis type #informer_ident = #rt::informer::Informer<#ident>;
-        }
-    } else {
-        TokenStream::new()
-    };
-
-    let doc = format!("The typed client of `{ident}` (client-gen's verbs for this kind).");
-    quote! {
-        #[doc = #doc]
-        #[derive(Clone, Debug)]
-        #vis struct #client_ident {
-            inner: #c::ResourceClient<#ident>,
-        }
-
-        impl #client_ident {
-            #constructors
-
-            /// Names `field_manager` on writes and server-side apply (default "rkb").
-            pub fn with_field_manager(self, field_manager: impl ::std::convert::Into<::std::string::String>) -> Self {
-                Self { inner: self.inner.with_field_manager(field_manager) }
-            }
-
-            /// The generic client underneath (all verbs, whatever the tags say).
-            pub fn inner(&self) -> &#c::ResourceClient<#ident> {
-                &self.inner
-            }
-
-            #(#verbs)*
-        }
-
-        #informers
-    }
+    verbs
 }
 
 fn extension_method(ident: &Ident, m: &Method) -> TokenStream {
@@ -426,6 +436,46 @@ fn extension_method(ident: &Ident, m: &Method) -> TokenStream {
             pub async fn #name(&self, name: &str, input: &#input, pp: &#c::PostParams) -> ::std::result::Result<#result, #c::Error> {
                 self.inner.request_update(name, #sub, input, pp).await
             }
+        },
+        "list" => quote! {
+            #[doc = #doc]
+            pub async fn #name(&self, lp: &#c::ListParams) -> ::std::result::Result<#c::ObjectList<#result>, #c::Error> {
+                self.inner.request_list(lp).await
+            }
+        },
+        "watch" => quote! {
+            #[doc = #doc]
+            pub async fn #name(&self, wp: &#c::WatchParams, resource_version: &str)
+                -> ::std::result::Result<#rt::__private::BoxStream<'static, ::std::result::Result<#c::WatchEvent<#result>, #c::Error>>, #c::Error> {
+                self.inner.request_watch(wp, resource_version).await
+            }
+        },
+        "delete" => quote! {
+            #[doc = #doc]
+            pub async fn #name(&self, name: &str, dp: &#c::DeleteParams) -> ::std::result::Result<(), #c::Error> {
+                self.inner.request_delete(name, dp).await
+            }
+        },
+        "deleteCollection" => quote! {
+            #[doc = #doc]
+            pub async fn #name(&self, dp: &#c::DeleteParams, lp: &#c::ListParams) -> ::std::result::Result<(), #c::Error> {
+                self.inner.request_delete_collection(dp, lp).await
+            }
+        },
+        // As create: on a subresource the object is named; otherwise `input` names itself (metadata.name).
+        "apply" => match &m.subresource {
+            Some(s) => quote! {
+                #[doc = #doc]
+                pub async fn #name(&self, name: &str, input: &#input, opts: &#c::ApplyOptions) -> ::std::result::Result<#result, #c::Error> {
+                    self.inner.request_apply(::std::option::Option::Some((name, #s)), input, opts).await
+                }
+            },
+            None => quote! {
+                #[doc = #doc]
+                pub async fn #name(&self, input: &#input, opts: &#c::ApplyOptions) -> ::std::result::Result<#result, #c::Error> {
+                    self.inner.request_apply(::std::option::Option::None, input, opts).await
+                }
+            },
         },
         _ => quote! {
             #[doc = #doc]

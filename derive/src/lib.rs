@@ -17,7 +17,10 @@ mod library;
 
 /// A root kind (`+kubebuilder:object:root=true`): `kube::Resource`, `new(name, spec)`, `crd()`,
 /// `crd_yaml()`, `rkb_runtime::DeepCopy`, and with `+genclient` a typed `<Kind>Client`,
-/// `<Kind>Lister` and `<Kind>Informer`.
+/// `<Kind>Lister` and `<Kind>Informer`. client-gen's tags shape the client: `nonNamespaced`, `noVerbs`,
+/// `noStatus`, `readonly`, `onlyVerbs`, `skipVerbs`, and `method=Name,verb=..,subresource=..,input=..,result=..`
+/// with any verb client-gen allows there (get, list, watch, create, update, patch, apply, delete,
+/// deleteCollection; a subresource with get, create, update, patch and apply), input and result naming Rust types.
 #[proc_macro_derive(Kind)]
 pub fn derive_kind(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

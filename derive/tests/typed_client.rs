@@ -122,10 +122,71 @@ async fn widget_client_has_every_verb() {
         .unwrap();
     assert_eq!(copy.spec.replicas, 2);
     assert!(widgets.get("w1-copy").await.is_ok());
-    widgets
-        .delete("w1-copy", &DeleteParams::default())
+
+    // The other verbs client-gen allows a method: apply (on a subresource and on the object), list and watch with
+    // another result type, delete and deleteCollection.
+    // (An apply to a custom resource's scale subresource is refused by the API server itself, so status here.)
+    let status_config = json!({
+        "apiVersion": "testing.rkb.example/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w1"},
+        "status": {"phase": "Applied"},
+    });
+    let applied = widgets
+        .apply_phase("w1", &status_config, &ApplyOptions::force())
         .await
         .unwrap();
+    assert_eq!(applied.status.unwrap().phase.as_deref(), Some("Applied"));
+    let raw_applied = widgets
+        .apply_raw(
+            &json!({"metadata": {"name": "w1-raw"}, "spec": {"replicas": 3}}),
+            &ApplyOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(raw_applied.spec.replicas, 3);
+    let listed = widgets.list_raw(&ListParams::default()).await.unwrap();
+    let names: Vec<&str> = listed
+        .items
+        .iter()
+        .filter_map(|w| w["metadata"]["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"w1-copy") && names.contains(&"w1-raw"),
+        "{names:?}"
+    );
+    let from = listed.metadata.resource_version.clone().unwrap_or_default();
+    let mut events = widgets
+        .watch_raw(&WatchParams::default().timeout(10), &from)
+        .await
+        .unwrap();
+    widgets
+        .remove("w1-copy", &DeleteParams::default())
+        .await
+        .unwrap();
+    let deleted = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(event) = events.next().await {
+            if let Ok(WatchEvent::Deleted(obj)) = event {
+                return obj["metadata"]["name"].as_str().map(str::to_string);
+            }
+        }
+        None
+    })
+    .await
+    .unwrap();
+    assert_eq!(deleted.as_deref(), Some("w1-copy"));
+    widgets
+        .remove_all(
+            &DeleteParams::default(),
+            &ListParams::default().fields("metadata.name=w1-raw"),
+        )
+        .await
+        .unwrap();
+    assert!(widgets.get_opt("w1-raw").await.unwrap().is_none());
+    assert!(
+        widgets.get_opt("w1").await.unwrap().is_some(),
+        "deleteCollection kept to its selector"
+    );
 
     // server-side apply with managers, conflicts and force; apply_status
     let ann = widgets.clone().with_field_manager("ann");

@@ -75,4 +75,14 @@ pub struct MethodNameTaken {
     pub metadata: ObjectMeta,
 }
 
+/// +genclient
+/// +genclient:method=ListScales,verb=list,subresource=scale
+/// +genclient:method=Drop,verb=delete,result=k8s_openapi::api::autoscaling::v1::Scale
+/// +genclient:method=Fetch,verb=get,input=k8s_openapi::api::autoscaling::v1::Scale
+/// +kubebuilder:object:root=true
+#[derive(Kind)]
+pub struct MethodShapes {
+    pub metadata: ObjectMeta,
+}
+
 fn main() {}

@@ -1,13 +1,18 @@
-//! Requests for `+genclient:method=` extension verbs: any verb on the resource or one of its
-//! subresources, with input and result types other than the kind (e.g. `scale` with `Scale`).
+//! Requests for `+genclient:method=` extension verbs: every verb client-gen allows there (get, list, watch, create,
+//! update, patch, apply, delete, deleteCollection), get/create/update/patch/apply also on a subresource, with input
+//! and result types other than the kind (e.g. `scale` with `Scale`).
 
 use std::fmt::Debug;
 
+use futures::{StreamExt, stream::BoxStream};
 use kube::core::Request;
 use kube::{Resource, ResourceExt};
 use serde::{Serialize, de::DeserializeOwned};
 
-use super::{Error, Patch, PatchParams, PostParams, ResourceClient};
+use super::{
+    ApplyOptions, DeleteParams, Error, ListParams, ObjectList, Patch, PatchParams, PostParams,
+    ResourceClient, WatchEvent, WatchParams,
+};
 
 impl<K> ResourceClient<K>
 where
@@ -84,6 +89,75 @@ where
         let req = match subresource {
             Some(sub) => self.request().patch_subresource(sub, name, &pp, patch),
             None => self.request().patch(name, &pp, patch),
+        };
+        self.send(req).await
+    }
+
+    /// LIST the collection, its items decoded as `T`.
+    pub async fn request_list<T: Clone + DeserializeOwned>(
+        &self,
+        lp: &ListParams,
+    ) -> Result<ObjectList<T>, Error> {
+        self.send(self.request().list(lp)).await
+    }
+
+    /// WATCH the collection from `resource_version`, its objects decoded as `T` (the raw stream, as `watch`).
+    pub async fn request_watch<T: Clone + DeserializeOwned + Debug + Send + 'static>(
+        &self,
+        wp: &WatchParams,
+        resource_version: &str,
+    ) -> Result<BoxStream<'static, Result<WatchEvent<T>, Error>>, Error> {
+        let req = self
+            .request()
+            .watch(wp, resource_version)
+            .map_err(kube::Error::BuildRequest)?;
+        let events = self
+            .api()
+            .clone()
+            .into_client()
+            .request_events::<T>(req)
+            .await?;
+        Ok(events.map(|event| event.map_err(Error::from)).boxed())
+    }
+
+    /// DELETE `name`; whatever the server answers (the object, or a Status) is dropped, as `delete` does.
+    pub async fn request_delete(&self, name: &str, dp: &DeleteParams) -> Result<(), Error> {
+        let _: serde_json::Value = self.send(self.request().delete(name, dp)).await?;
+        Ok(())
+    }
+
+    /// DELETE the collection (the objects `lp` selects).
+    pub async fn request_delete_collection(
+        &self,
+        dp: &DeleteParams,
+        lp: &ListParams,
+    ) -> Result<(), Error> {
+        let _: serde_json::Value = self.send(self.request().delete_collection(dp, lp)).await?;
+        Ok(())
+    }
+
+    /// Server-side apply of `input` to `(name, subresource)`, or to the object `input` names (`metadata.name`,
+    /// apiVersion and kind filled in as `apply` does) when `None`.
+    pub async fn request_apply<I: Serialize, T: DeserializeOwned>(
+        &self,
+        subresource_of: Option<(&str, &str)>,
+        input: &I,
+        opts: &ApplyOptions,
+    ) -> Result<T, Error>
+    where
+        K: Serialize + DeserializeOwned + Debug + Send + 'static,
+    {
+        let pp = self.apply_params(opts);
+        let req = match subresource_of {
+            Some((name, sub)) => {
+                let body = serde_json::to_value(input)?;
+                self.request()
+                    .patch_subresource(sub, name, &pp, &Patch::Apply(body))
+            }
+            None => {
+                let (name, body) = self.apply_body(input)?;
+                self.request().patch(&name, &pp, &Patch::Apply(body))
+            }
         };
         self.send(req).await
     }

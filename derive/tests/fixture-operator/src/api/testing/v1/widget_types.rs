@@ -37,6 +37,12 @@ pub struct WidgetStatus {
 /// +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s_openapi::api::autoscaling::v1::Scale,result=k8s_openapi::api::autoscaling::v1::Scale
 /// +genclient:method=PatchScale,verb=patch,subresource=scale,result=k8s_openapi::api::autoscaling::v1::Scale
 /// +genclient:method=CreateCopy,verb=create
+/// +genclient:method=ApplyPhase,verb=apply,subresource=status,input=serde_json::Value
+/// +genclient:method=ApplyRaw,verb=apply,input=serde_json::Value
+/// +genclient:method=ListRaw,verb=list,result=serde_json::Value
+/// +genclient:method=WatchRaw,verb=watch,result=serde_json::Value
+/// +genclient:method=Remove,verb=delete
+/// +genclient:method=RemoveAll,verb=deleteCollection
 /// +kubebuilder:object:root=true
 /// +kubebuilder:subresource:status
 /// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas
