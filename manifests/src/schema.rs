@@ -190,6 +190,9 @@ impl<'m> SchemaGen<'m> {
             TypeKind::Enum(v) => Some(v.as_slice()),
             _ => None,
         };
+        if let Some(own) = s.get("type").and_then(Value::as_str).map(str::to_owned) {
+            self.check_type_marker_fits(&td.doc.markers, &td.name, &own, td.file);
+        }
         self.apply_markers(&mut s, &td.doc.markers, td.file, enum_values);
         self.in_progress.pop();
         // Flattening asks once per type (its result is cached); field types ask again for named basic
@@ -319,8 +322,61 @@ impl<'m> SchemaGen<'m> {
         } else {
             prop.remove("description");
         }
+        self.check_field_type_marker(f, &prop, file);
         self.apply_markers(&mut prop, &f.doc.markers, file, None);
         prop
+    }
+
+    /// A Type marker on a field whose local type has a type of its own (see [`Self::check_type_marker_fits`]).
+    fn check_field_type_marker(&mut self, f: &Field, prop: &Schema, file: usize) {
+        let Some(Value::String(r)) = prop.get("$ref") else {
+            return;
+        };
+        let Some(t) = r
+            .strip_prefix("local:")
+            .and_then(|i| i.parse::<usize>().ok())
+        else {
+            return;
+        };
+        let r = r.clone();
+        let own = self
+            .flattened(&r)
+            .get("type")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(own) = own {
+            let name = self.model.types[t].name.clone();
+            self.check_type_marker_fits(&f.doc.markers, &name, &own, file);
+        }
+    }
+
+    /// A Type marker saying other than object on a struct with fields (`own`, its schema's type), which serializes
+    /// as an object through its derived `Serialize`: controller-gen fails on the pair on a field
+    /// ("conflicting types in allOf branches", without saying where) and writes a schema the API server refuses on
+    /// a type; rkb said nothing and kept one of them. Name the marker and both types.
+    fn check_type_marker_fits(&mut self, markers: &[Marker], name: &str, own: &str, file: usize) {
+        let type_marker = Effect::Schema(SchemaMarker::Value(ValueMarker::Type));
+        let Some(marker) = markers.iter().find(|m| m.def.effect == type_marker) else {
+            return;
+        };
+        let wanted = marker
+            .value
+            .as_ref()
+            .and_then(MarkerValue::as_str)
+            .unwrap_or("");
+        // Only objects: a newtype or an enum may serialize as the marker says (serde_repr, a hand-written impl).
+        if wanted.is_empty() || wanted == own || own != "object" {
+            return;
+        }
+        self.error(
+            At::marker(file, marker),
+            format!("conflicting types: the Type marker says {wanted}, but `{name}` serializes as {own}"),
+            Some(
+                "drop the marker; a type with a JSON format of its own is a newtype over another crate's type with \
+                 the Type marker on it"
+                    .into(),
+            ),
+        );
     }
 
     /// A OneOf marker naming a field that does not exist makes a CEL rule the API server rejects: say so now.

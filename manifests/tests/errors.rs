@@ -775,3 +775,54 @@ fn external_types_are_described_by_their_type_marker() {
         "{yaml}"
     );
 }
+
+/// A Type marker other than object on a struct with fields, on the struct or on a field of it: the derived JSON is
+/// an object, so the schema would lie (controller-gen fails on the field case without a location, and writes the
+/// struct case). Located errors, both.
+#[test]
+fn a_type_marker_cannot_turn_a_struct_into_another_type() {
+    let spec = "pub struct ThingSpec {
+    /// +kubebuilder:validation:Type=string
+    pub window: Window,
+    pub label: Label,
+}
+pub struct Window {
+    pub start: String,
+}
+/// +kubebuilder:validation:Type=integer
+pub struct Label {
+    pub text: String,
+}
+";
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    let help = "= help: drop the marker; a type with a JSON format of its own is a newtype over another crate's \
+                type with the Type marker on it\n";
+    let field = format!(
+        "error: conflicting types: the Type marker says string, but `Window` serializes as object\n \
+         --> src/api/v1/thing_types.rs:9:9\n  |\n9 |     /// +kubebuilder:validation:Type=string\n  \
+         |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  {help}"
+    );
+    let on_type = format!(
+        "error: conflicting types: the Type marker says integer, but `Label` serializes as object\n  \
+         --> src/api/v1/thing_types.rs:16:5\n   |\n16 | /// +kubebuilder:validation:Type=integer\n   \
+         |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n   {help}"
+    );
+    assert!(e.contains(&field), "{e}");
+    assert!(e.contains(&on_type), "{e}");
+    // The marker that agrees, and the empty one (no type, with XIntOrString), are fine.
+    let fixed = spec
+        .replace("Type=string\n    pub window", "Type=object\n    pub window")
+        .replace("/// +kubebuilder:validation:Type=integer\n", "");
+    fs::write(
+        dir.path().join("src/api/v1/thing_types.rs"),
+        format!("{ROOT}{fixed}"),
+    )
+    .unwrap();
+    generate(dir.path(), &Options::default()).unwrap();
+}
