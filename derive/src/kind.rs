@@ -17,18 +17,53 @@ pub fn expand(
 ) -> syn::Result<TokenStream> {
     let gen_client = genclient::parse(lines)?;
     check_against_identity(&gen_client, id)?;
+    let (fields, named) = named_fields(input)?;
+    let ident = &input.ident;
+    let rt = quote!(::rkb_runtime);
+    let resource = resource_impl(ident, id);
+    let inherent = inherent_impl(ident, &named, id);
+    let deep_copy = if id.deep_copy {
+        let body = crate::deep_copy::deep_copy_into(fields);
+        quote!(impl #rt::DeepCopy for #ident { #body })
+    } else {
+        TokenStream::new()
+    };
+    // `+genclient` with every verb taken away (noVerbs) and no method: no client.
+    let wants_client = !gen_client.methods.is_empty() || !gen_client.verbs.is_empty();
+    let client = if gen_client.enabled.is_some() && wants_client {
+        typed_client(ident, &input.vis, id.namespaced, &gen_client)
+    } else {
+        TokenStream::new()
+    };
+    // Rebuilds the deriving crate when a file rkb-manifests read for this kind changes.
+    let tracked = id.source_files.iter().map(|f| {
+        let path = f.to_string_lossy().into_owned();
+        quote!(
+            const _: &[u8] = ::std::include_bytes!(#path);
+        )
+    });
+    Ok(quote! {
+        #resource
+        #inherent
+        #deep_copy
+        #client
+        #(#tracked)*
+    })
+}
 
-    let Data::Struct(data) = &input.data else {
-        return Err(syn::Error::new_spanned(
+/// The kind's fields and their names and types: a struct with named fields, not generic, with `metadata`.
+fn named_fields(input: &DeriveInput) -> syn::Result<(&Fields, Vec<(&Ident, &Type)>)> {
+    let not_a_kind = || {
+        syn::Error::new_spanned(
             &input.ident,
             "#[derive(Kind)] needs a struct with named fields",
-        ));
+        )
+    };
+    let Data::Struct(data) = &input.data else {
+        return Err(not_a_kind());
     };
     let Fields::Named(fields) = &data.fields else {
-        return Err(syn::Error::new_spanned(
-            &input.ident,
-            "#[derive(Kind)] needs a struct with named fields",
-        ));
+        return Err(not_a_kind());
     };
     if !input.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
@@ -47,10 +82,11 @@ pub fn expand(
             "a kind needs `pub metadata: ObjectMeta` (with `#[serde(default)]`)",
         ));
     }
+    Ok((&data.fields, named))
+}
 
-    let ident = &input.ident;
-    let vis = &input.vis;
-    let rt = quote!(::rkb_runtime);
+/// `kube::Resource` with the group, version, plural and scope rkb-manifests found for the kind.
+fn resource_impl(ident: &Ident, id: &Identity) -> TokenStream {
     let kube = quote!(::rkb_runtime::__private::kube);
     let k8s = quote!(::rkb_runtime::__private::k8s_openapi);
     let kind = ident.to_string();
@@ -65,8 +101,7 @@ pub fn expand(
     } else {
         quote!(#k8s::ClusterResourceScope)
     };
-
-    let resource = quote! {
+    quote! {
         impl #kube::Resource for #ident {
             type DynamicType = ();
             type Scope = #scope;
@@ -78,9 +113,13 @@ pub fn expand(
             fn meta(&self) -> &#k8s::apimachinery::pkg::apis::meta::v1::ObjectMeta { &self.metadata }
             fn meta_mut(&mut self) -> &mut #k8s::apimachinery::pkg::apis::meta::v1::ObjectMeta { &mut self.metadata }
         }
-    };
+    }
+}
 
-    // `new(name, spec)`: type_meta filled, metadata.name set, everything else default.
+/// `new(name, spec)` (type_meta filled, metadata.name set, everything else default), `crd()` and `crd_yaml()`.
+fn inherent_impl(ident: &Ident, named: &[(&Ident, &Type)], id: &Identity) -> TokenStream {
+    let rt = quote!(::rkb_runtime);
+    let k8s = quote!(::rkb_runtime::__private::k8s_openapi);
     let spec_ty = named.iter().find(|(n, _)| *n == "spec").map(|(_, t)| *t);
     let inits = named.iter().map(|(n, t)| {
         if *n == "metadata" {
@@ -108,7 +147,7 @@ pub fn expand(
     };
     let crd_yaml = &id.crd_yaml;
     let crd_json = &id.crd_json;
-    let inherent = quote! {
+    quote! {
         impl #ident {
             #[doc = #new_doc]
             pub fn new(#new_args) -> Self {
@@ -126,40 +165,7 @@ pub fn expand(
                 #crd_yaml
             }
         }
-    };
-
-    let deep_copy = if id.deep_copy {
-        let body = crate::deep_copy::deep_copy_into(&data.fields);
-        quote!(impl #rt::DeepCopy for #ident { #body })
-    } else {
-        TokenStream::new()
-    };
-
-    let client = if gen_client.enabled.is_some()
-        && gen_client.methods.is_empty()
-        && gen_client.verbs.is_empty()
-    {
-        TokenStream::new()
-    } else if gen_client.enabled.is_some() {
-        typed_client(ident, vis, id.namespaced, &gen_client)
-    } else {
-        TokenStream::new()
-    };
-
-    let tracked = id.source_files.iter().map(|f| {
-        let path = f.to_string_lossy().into_owned();
-        quote!(
-            const _: &[u8] = ::std::include_bytes!(#path);
-        )
-    });
-
-    Ok(quote! {
-        #resource
-        #inherent
-        #deep_copy
-        #client
-        #(#tracked)*
-    })
+    }
 }
 
 fn is_type_meta(name: &Ident, ty: &Type) -> bool {

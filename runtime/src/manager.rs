@@ -392,61 +392,7 @@ impl Manager {
     /// Runs until `stop` resolves (or a controller fails, or leadership is lost), then shuts down gracefully.
     pub async fn run_until(mut self, stop: impl Future<Output = ()> + Send) -> Result<(), Error> {
         let (servers_stop_tx, servers_stop_rx) = watch::channel(false);
-        let mut servers = Vec::new();
-        if let Some(listener) = self.metrics_listener.take() {
-            let addr = listener.local_addr().ok();
-            let stop = until_true(servers_stop_rx.clone());
-            let task = match self.metrics_tls.take() {
-                Some(tls) => {
-                    tracing::info!(
-                        ?addr,
-                        "serving metrics over HTTPS with authentication and authorisation"
-                    );
-                    let auth = Authorizer::new(self.shared.client.clone());
-                    let endpoints = server::Endpoints::Metrics {
-                        metrics: self.shared.metrics.clone(),
-                        auth: Some(Box::new(auth)),
-                    };
-                    let listener =
-                        TlsListener::new(listener, tls).map_err(|source| Error::Listen {
-                            addr: addr.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0))),
-                            source,
-                        })?;
-                    tokio::spawn(server::serve(listener, endpoints, stop))
-                }
-                None => {
-                    tracing::info!(
-                        ?addr,
-                        "serving metrics over plain HTTP, without authentication"
-                    );
-                    let endpoints = server::Endpoints::Metrics {
-                        metrics: self.shared.metrics.clone(),
-                        auth: None,
-                    };
-                    tokio::spawn(server::serve(listener, endpoints, stop))
-                }
-            };
-            servers.push(AbortOnDrop(task));
-        }
-        let webhooks = std::mem::take(self.webhooks.get_mut().unwrap_or_else(|e| e.into_inner()));
-        if !webhooks.is_empty() {
-            servers.push(
-                self.start_webhook_server(webhooks, servers_stop_rx.clone())
-                    .await?,
-            );
-        }
-        if let Some(listener) = self.health_listener.take() {
-            tracing::info!(addr = ?listener.local_addr().ok(), "serving health probes");
-            let endpoints = server::Endpoints::Health {
-                readiness: self.shared.readiness.clone(),
-            };
-            servers.push(AbortOnDrop(tokio::spawn(server::serve(
-                listener,
-                endpoints,
-                until_true(servers_stop_rx.clone()),
-            ))));
-        }
-
+        let mut servers = self.start_servers(&servers_stop_rx).await?;
         let (elector_stop_tx, elector_stop_rx) = watch::channel(false);
         let mut elector_task = self.leader_election.clone().map(|config| {
             let elector = LeaderElector::new(self.shared.client.clone(), config)
@@ -457,7 +403,6 @@ impl Manager {
                 elector_stop_rx,
             )))
         });
-
         let mut controllers = JoinSet::new();
         let added = std::mem::take(
             self.controllers
@@ -468,51 +413,103 @@ impl Manager {
             controllers.spawn(fut);
         }
 
-        // Wait for a reason to stop.
-        let mut stop = std::pin::pin!(stop);
-        let mut failure: Option<Error> = None;
-        loop {
-            let elector = async {
-                match elector_task.as_mut() {
-                    Some(task) => (&mut task.0).await,
-                    None => futures::future::pending().await,
-                }
-            };
-            tokio::select! {
-                _ = &mut stop => break,
-                Some(joined) = controllers.join_next() => match joined {
-                    Ok((_, Ok(()))) => {
-                        if controllers.is_empty() {
-                            tracing::info!("all controllers finished");
-                            break;
-                        }
-                    }
-                    Ok((name, Err(message))) => {
-                        failure = Some(Error::Controller { name, message });
-                        break;
-                    }
-                    Err(e) => {
-                        failure = Some(Error::Controller { name: "controller".into(), message: e.to_string() });
-                        break;
-                    }
-                },
-                lost = elector => {
-                    let message = match lost {
-                        Ok(Some(message)) => message,
-                        Ok(None) => "leader election stopped".to_string(),
-                        Err(e) => e.to_string(),
-                    };
-                    // controller-runtime exits at once here: another replica may already lead, so no reconcile
-                    // may run any more, not even to finish.
-                    tracing::error!(%message, "leader election lost");
-                    controllers.abort_all();
-                    let _ = servers_stop_tx.send(true);
-                    return Err(Error::LeadershipLost(message));
-                }
+        let failure = match wait_for_stop(stop, &mut controllers, elector_task.as_mut()).await {
+            Stopped::Requested => None,
+            Stopped::Failed(error) => Some(error),
+            Stopped::LeadershipLost(message) => {
+                // controller-runtime exits at once here: another replica may already lead, so no reconcile may
+                // run any more, not even to finish.
+                tracing::error!(%message, "leader election lost");
+                controllers.abort_all();
+                let _ = servers_stop_tx.send(true);
+                return Err(Error::LeadershipLost(message));
             }
-        }
+        };
 
-        // Graceful shutdown: controllers stop taking work and finish what is in flight.
+        self.drain(&mut controllers).await;
+        // Only now give the lease away: nothing of ours reconciles any more.
+        let _ = elector_stop_tx.send(true);
+        if let Some(task) = elector_task.as_mut() {
+            let _ = (&mut task.0).await;
+        }
+        let _ = servers_stop_tx.send(true);
+        for s in servers.iter_mut() {
+            let _ = (&mut s.0).await;
+        }
+        tracing::info!("manager stopped");
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Starts what the manager serves: /metrics, the webhooks, the health probes. Each stops when `stop` turns
+    /// true.
+    async fn start_servers(
+        &mut self,
+        stop: &watch::Receiver<bool>,
+    ) -> Result<Vec<AbortOnDrop<std::io::Result<()>>>, Error> {
+        let mut servers = Vec::new();
+        if let Some(listener) = self.metrics_listener.take() {
+            servers.push(self.start_metrics_server(listener, stop)?);
+        }
+        let webhooks = std::mem::take(self.webhooks.get_mut().unwrap_or_else(|e| e.into_inner()));
+        if !webhooks.is_empty() {
+            servers.push(self.start_webhook_server(webhooks, stop.clone()).await?);
+        }
+        if let Some(listener) = self.health_listener.take() {
+            tracing::info!(addr = ?listener.local_addr().ok(), "serving health probes");
+            let endpoints = server::Endpoints::Health {
+                readiness: self.shared.readiness.clone(),
+            };
+            servers.push(AbortOnDrop(tokio::spawn(server::serve(
+                listener,
+                endpoints,
+                until_true(stop.clone()),
+            ))));
+        }
+        Ok(servers)
+    }
+
+    /// /metrics: over HTTPS with authentication and authorisation when TLS is configured, plain HTTP otherwise.
+    fn start_metrics_server(
+        &mut self,
+        listener: TcpListener,
+        stop: &watch::Receiver<bool>,
+    ) -> Result<AbortOnDrop<std::io::Result<()>>, Error> {
+        let addr = listener.local_addr().ok();
+        let stop = until_true(stop.clone());
+        let task = match self.metrics_tls.take() {
+            Some(tls) => {
+                tracing::info!(
+                    ?addr,
+                    "serving metrics over HTTPS with authentication and authorisation"
+                );
+                let auth = Authorizer::new(self.shared.client.clone());
+                let endpoints = server::Endpoints::Metrics {
+                    metrics: self.shared.metrics.clone(),
+                    auth: Some(Box::new(auth)),
+                };
+                let listener = TlsListener::new(listener, tls).map_err(|source| Error::Listen {
+                    addr: addr.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0))),
+                    source,
+                })?;
+                tokio::spawn(server::serve(listener, endpoints, stop))
+            }
+            None => {
+                tracing::info!(
+                    ?addr,
+                    "serving metrics over plain HTTP, without authentication"
+                );
+                let endpoints = server::Endpoints::Metrics {
+                    metrics: self.shared.metrics.clone(),
+                    auth: None,
+                };
+                tokio::spawn(server::serve(listener, endpoints, stop))
+            }
+        };
+        Ok(AbortOnDrop(task))
+    }
+
+    /// Graceful shutdown: controllers stop taking work and finish what is in flight, within the timeout.
+    async fn drain(&self, controllers: &mut JoinSet<(String, Result<(), String>)>) {
         tracing::info!("stopping controllers");
         let _ = self.shutdown_tx.send(true);
         let drained = tokio::time::timeout(self.graceful_shutdown_timeout, async {
@@ -527,18 +524,56 @@ impl Manager {
             tracing::warn!(timeout = ?self.graceful_shutdown_timeout, "controllers did not stop in time, aborting them");
             controllers.abort_all();
         }
+    }
+}
 
-        // Only now give the lease away: nothing of ours reconciles any more.
-        let _ = elector_stop_tx.send(true);
-        if let Some(task) = elector_task.as_mut() {
-            let _ = (&mut task.0).await;
+/// Why the manager stops.
+enum Stopped {
+    /// `stop` resolved, or every controller finished.
+    Requested,
+    /// A controller failed.
+    Failed(Error),
+    /// Leadership was lost (or the elector ended): the reason.
+    LeadershipLost(String),
+}
+
+/// Waits for a reason to stop: the caller's `stop`, the controllers' ends, or the elector's.
+async fn wait_for_stop(
+    stop: impl Future<Output = ()> + Send,
+    controllers: &mut JoinSet<(String, Result<(), String>)>,
+    mut elector_task: Option<&mut AbortOnDrop<Option<String>>>,
+) -> Stopped {
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        let elector = async {
+            match elector_task.as_mut() {
+                Some(task) => (&mut task.0).await,
+                None => futures::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = &mut stop => return Stopped::Requested,
+            Some(joined) = controllers.join_next() => match joined {
+                Ok((_, Ok(()))) => {
+                    if controllers.is_empty() {
+                        tracing::info!("all controllers finished");
+                        return Stopped::Requested;
+                    }
+                }
+                Ok((name, Err(message))) => return Stopped::Failed(Error::Controller { name, message }),
+                Err(e) => {
+                    let message = e.to_string();
+                    return Stopped::Failed(Error::Controller { name: "controller".into(), message });
+                }
+            },
+            lost = elector => {
+                return Stopped::LeadershipLost(match lost {
+                    Ok(Some(message)) => message,
+                    Ok(None) => "leader election stopped".to_string(),
+                    Err(e) => e.to_string(),
+                });
+            }
         }
-        let _ = servers_stop_tx.send(true);
-        for s in servers.iter_mut() {
-            let _ = (&mut s.0).await;
-        }
-        tracing::info!("manager stopped");
-        failure.map_or(Ok(()), Err)
     }
 }
 

@@ -51,60 +51,14 @@ pub fn lex(text: &str) -> Option<Vec<Token>> {
                 i += 1;
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                let eol = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |n| i + n);
-                let body = &text[i..eol];
-                i = eol;
-                let kind = if body.starts_with("///") && !body.starts_with("////") {
-                    Kind::OuterDoc
-                } else if body.starts_with("//!") {
-                    Kind::InnerDoc
-                } else {
-                    continue;
-                };
-                // A carriage return is a line break only before `\n`; proc-macro2 judges the rest.
-                if body.trim_end_matches('\r').contains('\r') {
-                    return None;
-                }
-                toks.push(Token {
-                    kind,
-                    start,
-                    end: start + body.trim_end_matches('\r').len(),
-                    close: 0,
-                });
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let rest = &text[i..];
-                let kind = if rest.starts_with("/*!") {
-                    Kind::InnerDoc
-                } else if rest.starts_with("/**")
-                    && !rest.starts_with("/***")
-                    && !rest.starts_with("/**/")
-                {
-                    Kind::OuterDoc
-                } else {
-                    i = block_comment_end(b, i)?;
-                    continue;
-                };
-                i = block_comment_end(b, i)?;
-                if text[start..i].contains('\r') {
-                    return None;
-                }
-                toks.push(Token {
-                    kind,
-                    start,
-                    end: i,
-                    close: 0,
-                });
+            b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => {
+                let (next, doc) = comment(text, i)?;
+                i = next;
+                toks.extend(doc);
                 continue;
             }
             b'"' => {
-                i = string_end(b, i + 1)?;
-                i = suffix_end(b, i);
+                i = suffix_end(b, string_end(b, i + 1)?);
                 Kind::Literal
             }
             b'\'' => {
@@ -113,37 +67,13 @@ pub fn lex(text: &str) -> Option<Vec<Token>> {
                 kind
             }
             b'0'..=b'9' => {
-                i += 1;
-                while i < b.len()
-                    && (b[i].is_ascii_alphanumeric()
-                        || b[i] == b'_'
-                        || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
-                {
-                    i += 1;
-                }
+                i = number_end(b, i);
                 Kind::Literal
             }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                if let Some(end) = prefixed_literal(b, i)? {
-                    i = end;
-                    Kind::Literal
-                } else {
-                    // `r#ident` is one raw identifier.
-                    if c == b'r'
-                        && b.get(i + 1) == Some(&b'#')
-                        && b.get(i + 2)
-                            .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
-                    {
-                        i += 2;
-                    }
-                    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                        i += 1;
-                    }
-                    if i < b.len() && !b[i].is_ascii() {
-                        return None;
-                    }
-                    Kind::Ident
-                }
+                let (end, kind) = word(b, i)?;
+                i = end;
+                kind
             }
             b'(' | b'[' | b'{' => {
                 open.push(toks.len());
@@ -176,6 +106,98 @@ pub fn lex(text: &str) -> Option<Vec<Token>> {
         });
     }
     open.is_empty().then_some(toks)
+}
+
+/// A comment starting at `i` (`//` or `/*`): where lexing goes on, and the doc token when it is a doc comment.
+/// `None` for what syn should judge: a carriage return that is no line break inside a doc comment, an unclosed
+/// block.
+fn comment(text: &str, i: usize) -> Option<(usize, Option<Token>)> {
+    let b = text.as_bytes();
+    let rest = &text[i..];
+    if rest.starts_with("//") {
+        let eol = b[i..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |n| i + n);
+        let body = &text[i..eol];
+        let kind = if body.starts_with("///") && !body.starts_with("////") {
+            Kind::OuterDoc
+        } else if body.starts_with("//!") {
+            Kind::InnerDoc
+        } else {
+            return Some((eol, None));
+        };
+        // A carriage return is a line break only before `\n`; proc-macro2 judges the rest.
+        let body = body.trim_end_matches('\r');
+        if body.contains('\r') {
+            return None;
+        }
+        let end = i + body.len();
+        return Some((
+            eol,
+            Some(Token {
+                kind,
+                start: i,
+                end,
+                close: 0,
+            }),
+        ));
+    }
+    let end = block_comment_end(b, i)?;
+    let kind = if rest.starts_with("/*!") {
+        Kind::InnerDoc
+    } else if rest.starts_with("/**") && !rest.starts_with("/***") && !rest.starts_with("/**/") {
+        Kind::OuterDoc
+    } else {
+        return Some((end, None));
+    };
+    if text[i..end].contains('\r') {
+        return None;
+    }
+    Some((
+        end,
+        Some(Token {
+            kind,
+            start: i,
+            end,
+            close: 0,
+        }),
+    ))
+}
+
+/// End of a number starting at `i` (digits, letters of a suffix or radix, `_`, and a `.` before a digit).
+fn number_end(b: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while i < b.len()
+        && (b[i].is_ascii_alphanumeric()
+            || b[i] == b'_'
+            || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// An identifier (`r#ident` is one) or a prefixed literal (`b"..."`, `r#"..."#`, ...) starting at `i`; `None`
+/// for a non-ASCII identifier.
+fn word(b: &[u8], mut i: usize) -> Option<(usize, Kind)> {
+    if let Some(end) = prefixed_literal(b, i)? {
+        return Some((end, Kind::Literal));
+    }
+    if b[i] == b'r'
+        && b.get(i + 1) == Some(&b'#')
+        && b.get(i + 2)
+            .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+    {
+        i += 2;
+    }
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    if i < b.len() && !b[i].is_ascii() {
+        return None;
+    }
+    Some((i, Kind::Ident))
 }
 
 fn matching(open: u8) -> u8 {
