@@ -28,6 +28,8 @@ pub(crate) struct Shared {
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) readiness: Readiness,
     pub(crate) recorder: Recorder,
+    /// Whether the API server answers (see outage.rs), shared by the manager's controllers.
+    pub(crate) outage: crate::outage::Outage,
 }
 
 impl std::fmt::Debug for Context {
@@ -52,6 +54,16 @@ impl Context {
             shared,
             ready: None,
         }
+    }
+
+    /// The manager's view of the API server's availability (outage.rs).
+    pub(crate) fn outage(&self) -> &crate::outage::Outage {
+        &self.shared.outage
+    }
+
+    /// A receiver of the manager's shutdown flag.
+    pub(crate) fn shutdown_receiver(&self) -> watch::Receiver<bool> {
+        self.shared.shutdown.clone()
     }
 
     /// The Kubernetes client.

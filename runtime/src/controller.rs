@@ -243,6 +243,12 @@ where
         if !self.ctx.wait_for_leadership().await {
             return Action::await_change();
         }
+        // While the API server does not answer, nothing reconciles (outage.rs); at shutdown, nothing new starts.
+        tokio::select! {
+            biased;
+            () = self.ctx.outage().wait() => {}
+            () = self.ctx.shutdown_signal() => return Action::await_change(),
+        }
         // A follower may have waited long for leadership: reconcile what the cache holds now.
         let Some(obj) = self.store.get(&key) else {
             self.forget(&key);
@@ -284,6 +290,14 @@ where
                 recording.finish(result);
                 tracing::debug!(?action, "reconciled");
                 action
+            }
+            Ok(Err(error)) if crate::outage::is_unavailable(&error) => {
+                // Not the object's failure: no backoff charged; the retry waits for the server (outage.rs).
+                recording.finish(ReconcileResult::Error);
+                let (client, shutdown) = (self.ctx.client(), self.ctx.shutdown_receiver());
+                self.ctx.outage().begin(&client, shutdown);
+                tracing::debug!(%error, "reconcile failed: the API server does not answer");
+                Action::requeue(crate::outage::RETRY_AFTER)
             }
             Ok(Err(error)) => {
                 recording.finish(ReconcileResult::Error);

@@ -49,6 +49,7 @@ pub mod logging;
 mod manager;
 pub mod metrics;
 mod options;
+pub mod outage;
 mod process_metrics;
 mod rest_metrics;
 pub mod scope;

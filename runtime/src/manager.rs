@@ -151,6 +151,7 @@ impl ManagerBuilder {
             leader: leader_rx,
             shutdown: shutdown_rx,
             readiness: Readiness::default(),
+            outage: crate::outage::Outage::default(),
         });
         Ok(Manager {
             shared,

@@ -27,7 +27,9 @@ use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use rkb_runtime::kube::api::DeleteParams;
 use rkb_runtime::kube::core::NamespaceResourceScope;
 use rkb_runtime::kube::runtime::watcher;
-use rkb_runtime::{Action, Api, Context, Controller, Error, Resource, ResourceExt, apply};
+use rkb_runtime::{
+    Action, Api, BoxError, Context, Controller, Error, Resource, ResourceExt, apply,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -98,7 +100,12 @@ pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Err
         .owns::<Deployment>()
         .owns::<HorizontalPodAutoscaler>()
         .concurrency(settings.concurrency)
-        .run(move |msd, ctx| reconcile(msd, ctx, reconcile_index.clone(), writes.clone()));
+        .run(move |msd, ctx| {
+            let reconciled = reconcile(msd, ctx, reconcile_index.clone(), writes.clone());
+            // Boxed, the error shows the manager the kube::Error inside: an API server outage then pauses the
+            // reconciles instead of charging each object's backoff (rkb_runtime::outage).
+            async move { reconciled.await.map_err(BoxError::from) }
+        });
     // The index watches and the namespace defaults serve the controller; whenever it ends (shutdown after draining,
     // or an error the manager must see), everything ends with it.
     let helpers = async {

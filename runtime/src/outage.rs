@@ -1,0 +1,189 @@
+//! API server outages: a reconcile that fails because the API server cannot answer is not the object's fault, and
+//! retrying it per object only adds load where the server is already gone.
+//!
+//! Expected flow, inside every [`crate::Controller`] of a manager:
+//! 1. a reconcile fails with an error whose chain holds a `kube::Error` saying the server is unavailable: no
+//!    connection, a transport failure or timeout, or HTTP 429, 502, 503 or 504;
+//! 2. the failure is not charged to the object's backoff nor to the controller's overall rate limit; the manager
+//!    marks the API server down (one warning), and one prober asks it `GET /version` every [`PROBE_INTERVAL`];
+//! 3. reconciles wait before running while it is down; the failed ones are queued again after [`RETRY_AFTER`]
+//!    and wait too;
+//! 4. when the prober gets an answer (one info line), every waiting reconcile runs at once: queued work resumes
+//!    at full speed instead of at the pace a drained rate limiter would allow.
+//!
+//! Guarantees: while the API server is down, each object runs its reconcile at most once more than it was running
+//! when the outage began (the one that fails), and the manager's own requests are the prober's. Work resumes
+//! within one [`PROBE_INTERVAL`] of the server answering.
+//!
+//! Caveats: errors are recognised through `kube::Error`, `rkb_runtime::Error`, `rkb_runtime::client::Error`,
+//! `BoxError` and `anyhow::Error`, and anything whose `source()` chain behind those reaches a `kube::Error`. A
+//! reconciler returning an error type of its own (not boxed) is charged per object as before; box it or return
+//! one of those to get this behaviour. A 500 is not an outage (it is also how the API server reports a failing
+//! webhook).
+
+use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use kube::Client;
+use tokio::sync::watch;
+
+use crate::error::BoxError;
+
+/// How often the prober asks a down API server whether it answers again.
+pub const PROBE_INTERVAL: Duration = Duration::from_millis(500);
+
+/// When a reconcile that failed on the outage is queued again (it then waits until the server answers).
+pub const RETRY_AFTER: Duration = Duration::from_millis(200);
+
+/// Whether `error` says the API server could not answer (see the module docs for the types recognised).
+pub fn is_unavailable<E: Any>(error: &E) -> bool {
+    let any = error as &dyn Any;
+    if let Some(e) = any.downcast_ref::<kube::Error>() {
+        return kube_unavailable(e);
+    }
+    if let Some(e) = any.downcast_ref::<crate::Error>() {
+        return chain_unavailable(e);
+    }
+    if let Some(e) = any.downcast_ref::<crate::client::Error>() {
+        return client_unavailable(e);
+    }
+    if let Some(e) = any.downcast_ref::<BoxError>() {
+        return chain_unavailable(&**e);
+    }
+    if let Some(e) = any.downcast_ref::<anyhow::Error>() {
+        return e.chain().any(|c| {
+            c.downcast_ref::<kube::Error>()
+                .is_some_and(kube_unavailable)
+        });
+    }
+    false
+}
+
+/// The first `kube::Error` in the chain of `error` says the server is unavailable.
+fn chain_unavailable(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if let Some(k) = e.downcast_ref::<kube::Error>() {
+            return kube_unavailable(k);
+        }
+        // Transparent: its source() is the kube::Error's source, so look inside it here.
+        if let Some(c) = e.downcast_ref::<crate::client::Error>() {
+            return client_unavailable(c);
+        }
+        next = e.source();
+    }
+    false
+}
+
+fn client_unavailable(e: &crate::client::Error) -> bool {
+    matches!(e, crate::client::Error::Kube(k) if kube_unavailable(k))
+}
+
+fn kube_unavailable(e: &kube::Error) -> bool {
+    match e {
+        kube::Error::Api(status) => matches!(status.code, 429 | 502 | 503 | 504),
+        // The transport: no connection, a reset, a timeout.
+        kube::Error::HyperError(_) | kube::Error::Service(_) => true,
+        _ => false,
+    }
+}
+
+/// The manager's view of the API server: up, or down with a prober running. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Outage {
+    state: Arc<State>,
+}
+
+struct State {
+    down: watch::Sender<bool>,
+    probing: AtomicBool,
+}
+
+impl Default for Outage {
+    fn default() -> Self {
+        Outage {
+            state: Arc::new(State {
+                down: watch::Sender::new(false),
+                probing: AtomicBool::new(false),
+            }),
+        }
+    }
+}
+
+impl Outage {
+    /// Marks the API server down, and starts the prober unless one runs.
+    pub(crate) fn begin(&self, client: &Client, shutdown: watch::Receiver<bool>) {
+        self.state.down.send_replace(true);
+        if self.state.probing.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        tracing::warn!(
+            retry_every = ?PROBE_INTERVAL,
+            "the API server does not answer: reconciles wait until it does"
+        );
+        let (state, client) = (self.state.clone(), client.clone());
+        tokio::spawn(async move {
+            let answers = probe(&client);
+            tokio::select! {
+                () = answers => tracing::info!("the API server answers again: reconciles resume"),
+                () = async {
+                    let mut shutdown = shutdown;
+                    crate::leader::wait_true(&mut shutdown).await;
+                } => {}
+            }
+            state.down.send_replace(false);
+            state.probing.store(false, Ordering::SeqCst);
+        });
+    }
+
+    /// Returns at once while the API server is up; while it is down, when it answers again.
+    pub(crate) async fn wait(&self) {
+        let mut down = self.state.down.subscribe();
+        let _ = down.wait_for(|down| !*down).await;
+    }
+}
+
+/// Returns once the API server answers `GET /version`.
+async fn probe(client: &Client) {
+    loop {
+        tokio::time::sleep(PROBE_INTERVAL).await;
+        if client.apiserver_version().await.is_ok() {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::core::Status;
+
+    fn api(code: u16) -> kube::Error {
+        kube::Error::Api(Box::new(Status::failure("x", "y").with_code(code)))
+    }
+
+    #[test]
+    fn unavailable_servers_are_told_from_refusals_through_every_wrapper() {
+        let transport = || kube::Error::Service("connection refused".into());
+        assert!(is_unavailable(&transport()));
+        for code in [429, 502, 503, 504] {
+            assert!(is_unavailable(&api(code)), "{code}");
+        }
+        for code in [400, 403, 404, 409, 422, 500] {
+            assert!(!is_unavailable(&api(code)), "{code}");
+        }
+        assert!(is_unavailable(&crate::Error::Kube(transport())));
+        assert!(is_unavailable(&crate::client::Error::Kube(api(503))));
+        let boxed: BoxError = Box::new(crate::Error::Kube(transport()));
+        assert!(is_unavailable(&boxed));
+        let boxed: BoxError = Box::new(api(409));
+        assert!(!is_unavailable(&boxed));
+        let boxed: BoxError = Box::new(crate::client::Error::Kube(transport()));
+        assert!(is_unavailable(&boxed));
+        let wrapped = anyhow::Error::new(transport()).context("applying the Deployment");
+        assert!(is_unavailable(&wrapped));
+        assert!(!is_unavailable(&"a string error".to_string()));
+    }
+}

@@ -1,0 +1,92 @@
+//! An API server outage in the middle of a run (kube-apiserver stopped and started again): the failures it causes
+//! are not retried object by object into a server that is gone; reconciles wait for it, and every object
+//! converges once it answers.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{config_map, create_config_map, quiet_options};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::ResourceExt;
+use kube::api::{Patch, PatchParams};
+use kube::runtime::watcher;
+use rkb_envtest::{Environment, eventually};
+use rkb_runtime::{Action, Api, Context, Controller, Manager};
+use serde_json::json;
+
+const OBJECTS: usize = 20;
+
+#[tokio::test]
+async fn an_outage_pauses_reconciles_until_the_api_server_answers() -> anyhow::Result<()> {
+    let mut env = Environment::start().await?;
+    let client = env.client();
+    for i in 0..OBJECTS {
+        create_config_map(
+            &client,
+            &config_map(&format!("cm-{i}"), &[("test", "outage")]),
+        )
+        .await;
+    }
+    let failures = Arc::new(AtomicUsize::new(0));
+    let written: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+    let mgr = Manager::builder("rkb-outage-test")
+        .client(client.clone())
+        .options(quiet_options())
+        .build()
+        .await?;
+    let (counted, recorded) = (failures.clone(), written.clone());
+    mgr.add(move |ctx: Context| async move {
+        let selector = watcher::Config::default().labels("test=outage");
+        Controller::for_kind_with::<ConfigMap>(&ctx, selector)
+            .run(move |cm: Arc<ConfigMap>, ctx: Context| {
+                let (counted, recorded) = (counted.clone(), recorded.clone());
+                async move {
+                    // A write on every pass, again and again: each fails while the API server is gone.
+                    let api: Api<ConfigMap> = ctx.api_in("default");
+                    let patch = json!({"metadata": {"annotations": {"rkb.test/seen": "yes"}}});
+                    let name = cm.name_any();
+                    let done = api
+                        .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                        .await;
+                    if done.is_err() {
+                        counted.fetch_add(1, Ordering::SeqCst);
+                    }
+                    done?;
+                    recorded.lock().unwrap().insert(cm.name_any());
+                    Ok::<_, kube::Error>(Action::requeue(Duration::from_millis(300)))
+                }
+            })
+            .await
+    });
+    let running = mgr.spawn();
+    let all_written = |what: &'static str| {
+        let written = written.clone();
+        eventually(what, Duration::from_secs(30), move || {
+            let n = written.lock().unwrap().len();
+            async move { Ok::<_, Infallible>((n == OBJECTS).then_some(())) }
+        })
+    };
+    all_written("every object is written").await?;
+
+    // Without the pause, each failed object retries on its own backoff (5 ms doubling) and drains the overall
+    // bucket (burst 100): 260 failed writes in one measured restart. With it, an object fails once and then waits
+    // for the server, and so does every other (1 in the same run); at most one per object may fail.
+    env.restart_apiserver().await?;
+    let failed = failures.load(Ordering::SeqCst);
+    assert!(
+        (1..=OBJECTS).contains(&failed),
+        "{failed} failed writes of {OBJECTS} objects while the API server restarted"
+    );
+
+    // Back: every object is written again, without waiting out a drained rate limiter.
+    written.lock().unwrap().clear();
+    all_written("every object is written after the outage").await?;
+
+    running.stop().await?;
+    Ok(())
+}
