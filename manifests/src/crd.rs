@@ -450,6 +450,7 @@ pub fn crd_document(sg: &mut SchemaGen<'_>, plan: &CrdPlan, max_desc_len: Option
         let schema = root_schema(sg, v.ty, max_desc_len);
         crate::validate::check_structural(sg, v.ty, &v.name, &schema);
         crate::validate::check_list_maps(sg, v.ty, &v.name, &schema);
+        crate::defaults::check_defaults(sg, v.ty, &v.name, &schema);
         let mut ver = serde_json::Map::new();
         ver.insert("name".into(), json!(v.name));
         ver.insert(

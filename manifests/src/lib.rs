@@ -30,6 +30,7 @@
 mod cel;
 mod crd;
 mod crd_markers;
+mod defaults;
 mod doc_comment;
 mod error;
 mod frozen;

@@ -137,7 +137,7 @@ pub struct Port {
 
     // (rule, what breaks it in the valid CRD, what the server says)
     type Breaker = fn(&mut serde_json::Value) -> bool;
-    let rules: [(&str, Breaker, &str); 3] = [
+    let rules: [(&str, Breaker, &str); 5] = [
         (
             "+listType=map needs +listMapKey",
             |crd| strip_key(crd, "x-kubernetes-list-map-keys") > 0,
@@ -163,6 +163,26 @@ pub struct Port {
                     .is_some_and(|i| i.remove("required").is_some())
             },
             "must have a default or be a required property",
+        ),
+        (
+            "a default has its field's type",
+            |crd| {
+                let name = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+                    ["spec"]["properties"]["ports"]["items"]["properties"]["name"];
+                name["default"] = serde_json::json!(5);
+                true
+            },
+            "must be of type string",
+        ),
+        (
+            "an object default names only the object's fields",
+            |crd| {
+                let spec = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+                    ["spec"];
+                spec["default"] = serde_json::json!({"ports": [], "colour": "red"});
+                true
+            },
+            "unknown field",
         ),
     ];
     let env = Environment::start().await.expect("envtest");

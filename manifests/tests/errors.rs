@@ -826,3 +826,88 @@ pub struct Label {
     .unwrap();
     generate(dir.path(), &Options::default()).unwrap();
 }
+
+/// Defaults are held to the schema they sit in, as the API server holds them (it refuses the CRD otherwise):
+/// type, validation bounds, and an object default's fields. The API server's side: apiserver_accepts.rs.
+#[test]
+fn defaults_the_api_server_would_refuse_are_errors() {
+    let spec = "pub struct ThingSpec {
+    /// +kubebuilder:default=three
+    /// +optional
+    pub replicas: Option<i32>,
+    /// +kubebuilder:default={name: web, colour: red}
+    /// +optional
+    pub endpoint: Option<Endpoint>,
+    /// +kubebuilder:validation:Maximum=10
+    /// +kubebuilder:default=11
+    /// +optional
+    pub workers: Option<i32>,
+    /// +optional
+    pub ports: Vec<Port>,
+}
+pub struct Endpoint {
+    pub name: String,
+}
+pub struct Port {
+    /// +kubebuilder:default=5
+    pub name: String,
+}
+";
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    let refused = "error: the v1 schema of `Thing` has a default the API server refuses at";
+    // Each at its marker, through items too.
+    for (path, at) in [
+        ("`.spec.replicas`", " --> src/api/v1/thing_types.rs:9:9\n"),
+        ("`.spec.endpoint`", "  --> src/api/v1/thing_types.rs:12:9\n"),
+        ("`.spec.workers`", "  --> src/api/v1/thing_types.rs:16:9\n"),
+        (
+            "`.spec.ports[*].name`: 5 is not of type string",
+            "  --> src/api/v1/thing_types.rs:26:9\n",
+        ),
+    ] {
+        let line = e
+            .lines()
+            .position(|l| l.starts_with(&format!("{refused} {path}")));
+        let next = line.and_then(|n| e.lines().nth(n + 1)).unwrap_or_default();
+        assert_eq!(format!("{next}\n"), at, "{path}:\n{e}");
+    }
+    assert!(
+        e.contains(&format!(
+            "{refused} `.spec.replicas`: \"three\" is not of type integer\n"
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "{refused} `.spec.endpoint`: `colour` is not a field of this object\n"
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "{refused} `.spec.workers`: 11 is above the maximum 10\n"
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains("= help: make the `+kubebuilder:default` value fit"),
+        "{e}"
+    );
+    let fixed = spec
+        .replace("default=three", "default=3")
+        .replace(", colour: red", "")
+        .replace("default=11", "default=10")
+        .replace("default=5", "default=http");
+    fs::write(
+        dir.path().join("src/api/v1/thing_types.rs"),
+        format!("{ROOT}{fixed}"),
+    )
+    .unwrap();
+    generate(dir.path(), &Options::default()).unwrap();
+}

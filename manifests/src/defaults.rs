@@ -1,0 +1,391 @@
+//! Defaults the API server refuses. It prunes each `default` with the schema it sits in (a field the schema does not
+//! know is refused, not dropped), applies the default's own nested defaults, then validates it against that schema.
+//! This checks the same before anything is written: type (and int-or-string), enum, numeric bounds, string
+//! lengths, item and property counts, unknown and missing required fields, recursively. Not checked: `pattern`,
+//! `format` and CEL rules on defaults (the API server checks those too). Reported with the schema path, at the kind,
+//! like validate.rs's rules.
+
+use rkb_markers::{Effect, SchemaMarker, ValueMarker};
+use serde_json::{Map, Value};
+
+use crate::model::{At, Field, Model, Resolved, TypeKind};
+use crate::schema::{Schema, SchemaGen};
+use crate::type_expr::TypeExpr;
+
+/// Checks every `default` in `schema` (the root of version `version` of the kind defined by type `ty`).
+pub fn check_defaults(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: &Schema) {
+    if sg.diags.iter().any(|d| d.is_error()) {
+        return;
+    }
+    let mut problems = Vec::new();
+    walk(schema, ".", &mut problems);
+    let name = sg.model.types[ty].name.clone();
+    for (path, problem) in problems {
+        let at = default_marker(sg.model, ty, &path).unwrap_or_else(|| sg.model.type_at(ty));
+        sg.error(
+            at,
+            format!("the {version} schema of `{name}` has a default the API server refuses at `{path}`: {problem}"),
+            Some(
+                "make the `+kubebuilder:default` value fit the field's type and validation markers; an object \
+                 default names only the object's fields and gives its required fields values (or they have defaults)"
+                    .into(),
+            ),
+        );
+    }
+}
+
+/// The `+kubebuilder:default` marker that put the default at `path` (`.spec.ports[*].name`) into the schema of
+/// type `ty`: on the field the path ends at, or on that field's type. `None` when the path leaves the project's
+/// types (the caller then points at the kind).
+fn default_marker(model: &Model, ty: usize, path: &str) -> Option<At> {
+    let mut current = ty;
+    let mut last: Option<(usize, &Field)> = None;
+    for segment in path
+        .trim_start_matches('.')
+        .split('.')
+        .filter(|s| !s.is_empty())
+    {
+        if let Some((file, field)) = last {
+            current = local_type(model, file, &field.ty)?;
+        }
+        let name = segment.trim_end_matches("[*]");
+        let field = find_field(model, current, name)?;
+        let wrapped = segment.matches("[*]").count();
+        last = Some((model.types[field.0].file, field.1));
+        // Through items and map values: the element type is what the next segment names fields of.
+        if wrapped > 0 {
+            let mut ty = &field.1.ty;
+            for _ in 0..wrapped {
+                ty = element(ty)?;
+            }
+            let file = model.types[field.0].file;
+            current = local_type(model, file, ty)?;
+            last = None;
+        }
+    }
+    let is_default = |effect: Effect| {
+        matches!(
+            effect,
+            Effect::Schema(SchemaMarker::Value(
+                ValueMarker::Default | ValueMarker::DefaultJson
+            ))
+        )
+    };
+    if let Some((file, field)) = last {
+        if let Some(m) = field.doc.markers.iter().find(|m| is_default(m.def.effect)) {
+            return Some(At::marker(file, m));
+        }
+        current = local_type(model, file, &field.ty)?;
+    }
+    let td = &model.types[current];
+    let m = td.doc.markers.iter().find(|m| is_default(m.def.effect))?;
+    Some(At::marker(td.file, m))
+}
+
+/// The field named `json_name` of struct `ty` (or of a struct it flattens), with the type that declares it.
+fn find_field<'m>(model: &'m Model, ty: usize, json_name: &str) -> Option<(usize, &'m Field)> {
+    let TypeKind::Struct(fields) = &model.types[ty].kind else {
+        return None;
+    };
+    if let Some(f) = fields
+        .iter()
+        .find(|f| !f.flatten && f.json_name == json_name)
+    {
+        return Some((ty, f));
+    }
+    let file = model.types[ty].file;
+    fields
+        .iter()
+        .filter(|f| f.flatten)
+        .find_map(|f| find_field(model, local_type(model, file, &f.ty)?, json_name))
+}
+
+/// The project type `ty` names, through Option and Box.
+fn local_type(model: &Model, file: usize, ty: &TypeExpr) -> Option<usize> {
+    let TypeExpr::Path { segments, args } = ty else {
+        return None;
+    };
+    match segments.last().map(String::as_str) {
+        Some("Option" | "Box") => local_type(model, file, args.first()?),
+        _ => match model.resolve(file, segments) {
+            Resolved::Local(t) => Some(t),
+            _ => None,
+        },
+    }
+}
+
+/// The element type of a list or map (through Option and Box).
+fn element(ty: &TypeExpr) -> Option<&TypeExpr> {
+    match ty {
+        TypeExpr::List(elem) => Some(elem),
+        TypeExpr::Path { segments, args } => match segments.last().map(String::as_str) {
+            Some("Option" | "Box") => element(args.first()?),
+            Some("Vec" | "VecDeque" | "BTreeSet" | "HashSet") => args.first(),
+            Some("BTreeMap" | "HashMap" | "IndexMap") => args.get(1),
+            _ => None,
+        },
+        TypeExpr::Other(_) => None,
+    }
+}
+
+/// Collects the problem of each default in `s` and below (shared k8s sub-schemas have none of ours).
+fn walk(s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
+    if let Some(d) = s.get("default")
+        && let Some(problem) = value_problem(s, d)
+    {
+        out.push((path.to_string(), problem));
+    }
+    let mut visit = |v: &Value, p: String| {
+        if crate::frozen::resolve(v).is_none()
+            && let Value::Object(o) = v
+        {
+            walk(o, &p, out);
+        }
+    };
+    if let Some(Value::Object(props)) = s.get("properties") {
+        for (k, v) in props {
+            let p = if path == "." {
+                format!(".{k}")
+            } else {
+                format!("{path}.{k}")
+            };
+            visit(v, p);
+        }
+    }
+    for k in ["items", "additionalProperties"] {
+        if let Some(v) = s.get(k) {
+            visit(v, format!("{path}[*]"));
+        }
+    }
+}
+
+/// The schema node behind `v`: itself, or the shared sub-schema it stands for.
+fn node(v: &Value) -> Option<Schema> {
+    match crate::frozen::resolve(v) {
+        Some(shared) => shared.as_object().cloned(),
+        None => v.as_object().cloned(),
+    }
+}
+
+/// Why `v` does not validate against `s`, if it does not.
+fn value_problem(s: &Schema, v: &Value) -> Option<String> {
+    type_problem(s, v)
+        .or_else(|| enum_problem(s, v))
+        .or_else(|| bounds_problem(s, v))
+        .or_else(|| match v {
+            Value::Array(items) => items_problem(s, items),
+            Value::Object(fields) => fields_problem(s, fields),
+            _ => None,
+        })
+}
+
+fn type_problem(s: &Schema, v: &Value) -> Option<String> {
+    if s.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
+        let fits = v.is_i64() || v.is_u64() || v.is_string();
+        return (!fits).then(|| format!("{} is neither an integer nor a string", short(v)));
+    }
+    let t = s.get("type").and_then(Value::as_str)?;
+    let fits = match t {
+        "string" => v.is_string(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "number" => v.is_number(),
+        "boolean" => v.is_boolean(),
+        "array" => v.is_array(),
+        "object" => v.is_object(),
+        _ => true,
+    };
+    (!fits).then(|| format!("{} is not of type {t}", short(v)))
+}
+
+fn enum_problem(s: &Schema, v: &Value) -> Option<String> {
+    let Some(Value::Array(allowed)) = s.get("enum") else {
+        return None;
+    };
+    (!allowed.contains(v)).then(|| {
+        let list: Vec<String> = allowed.iter().map(short).collect();
+        format!("{} is not one of {}", short(v), list.join(", "))
+    })
+}
+
+/// minimum/maximum (and exclusive), minLength/maxLength, minItems/maxItems, minProperties/maxProperties.
+fn bounds_problem(s: &Schema, v: &Value) -> Option<String> {
+    let bound = |k: &str| s.get(k).and_then(Value::as_f64);
+    if let Some(x) = v.as_f64() {
+        let exclusive = |k: &str| s.get(k) == Some(&Value::Bool(true));
+        if let Some(min) = bound("minimum")
+            && (x < min || (exclusive("exclusiveMinimum") && x == min))
+        {
+            return Some(format!("{} is below the minimum {min}", short(v)));
+        }
+        if let Some(max) = bound("maximum")
+            && (x > max || (exclusive("exclusiveMaximum") && x == max))
+        {
+            return Some(format!("{} is above the maximum {max}", short(v)));
+        }
+    }
+    let count = match v {
+        Value::String(t) => Some(("Length", t.chars().count())),
+        Value::Array(a) => Some(("Items", a.len())),
+        Value::Object(o) => Some(("Properties", o.len())),
+        _ => None,
+    };
+    let (what, n) = count?;
+    let n = n as f64;
+    if let Some(min) = bound(&format!("min{what}"))
+        && n < min
+    {
+        return Some(format!("{} is shorter than min{what} {min}", short(v)));
+    }
+    if let Some(max) = bound(&format!("max{what}"))
+        && n > max
+    {
+        return Some(format!("{} is longer than max{what} {max}", short(v)));
+    }
+    None
+}
+
+fn items_problem(s: &Schema, items: &[Value]) -> Option<String> {
+    let schema = node(s.get("items")?)?;
+    items
+        .iter()
+        .enumerate()
+        .find_map(|(i, item)| value_problem(&schema, item).map(|p| format!("item {i}: {p}")))
+}
+
+/// Unknown fields (pruning would drop them, so the API server refuses), then required fields after the nested
+/// defaults are applied, then each field's value.
+fn fields_problem(s: &Schema, fields: &Map<String, Value>) -> Option<String> {
+    let props: Map<String, Value> = s
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let additional = s.get("additionalProperties").and_then(node);
+    let preserves = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+    if additional.is_none()
+        && !preserves
+        && s.contains_key("properties")
+        && let Some(unknown) = fields.keys().find(|k| !props.contains_key(*k))
+    {
+        return Some(format!("`{unknown}` is not a field of this object"));
+    }
+    let mut defaulted = fields.clone();
+    for (k, prop) in &props {
+        if !defaulted.contains_key(k)
+            && let Some(d) = node(prop).and_then(|p| p.get("default").cloned())
+        {
+            defaulted.insert(k.clone(), d);
+        }
+    }
+    let required = s
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    if let Some(missing) = required
+        .filter_map(Value::as_str)
+        .find(|r| !defaulted.contains_key(*r))
+    {
+        return Some(format!("required field `{missing}` is missing"));
+    }
+    defaulted.iter().find_map(|(k, value)| {
+        let schema = props.get(k).and_then(node).or_else(|| additional.clone())?;
+        value_problem(&schema, value).map(|p| format!("`{k}`: {p}"))
+    })
+}
+
+/// `v` as JSON, cut short.
+fn short(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() <= 40 {
+        return text;
+    }
+    let cut: String = text.chars().take(37).collect();
+    format!("{cut}...")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn problem(schema: Value, v: Value) -> Option<String> {
+        value_problem(schema.as_object().unwrap(), &v)
+    }
+
+    #[test]
+    fn defaults_are_held_to_their_schema() {
+        assert_eq!(
+            problem(json!({"type": "integer"}), json!("three")),
+            Some("\"three\" is not of type integer".into())
+        );
+        assert_eq!(problem(json!({"type": "integer"}), json!(3)), None);
+        assert_eq!(
+            problem(json!({"x-kubernetes-int-or-string": true}), json!("50%")),
+            None
+        );
+        assert_eq!(
+            problem(
+                json!({"type": "string", "enum": ["Allow", "Forbid"]}),
+                json!("Sometimes")
+            ),
+            Some("\"Sometimes\" is not one of \"Allow\", \"Forbid\"".into())
+        );
+        assert_eq!(
+            problem(json!({"type": "integer", "maximum": 10}), json!(11)),
+            Some("11 is above the maximum 10".into())
+        );
+        assert_eq!(
+            problem(
+                json!({"type": "integer", "minimum": 0, "exclusiveMinimum": true}),
+                json!(0)
+            ),
+            Some("0 is below the minimum 0".into())
+        );
+        assert_eq!(
+            problem(json!({"type": "string", "maxLength": 2}), json!("abc")),
+            Some("\"abc\" is longer than maxLength 2".into())
+        );
+        assert_eq!(
+            problem(
+                json!({"type": "array", "items": {"type": "string"}}),
+                json!(["a", 1])
+            ),
+            Some("item 1: 1 is not of type string".into())
+        );
+    }
+
+    #[test]
+    fn object_defaults_name_known_fields_and_fill_the_required_ones() {
+        let object = json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "port": {"type": "integer", "default": 80},
+                "tls": {"type": "boolean"}
+            },
+            "required": ["name", "port"]
+        });
+        assert_eq!(problem(object.clone(), json!({"name": "web"})), None);
+        assert_eq!(
+            problem(object.clone(), json!({"name": "web", "colour": "red"})),
+            Some("`colour` is not a field of this object".into())
+        );
+        assert_eq!(
+            problem(object.clone(), json!({})),
+            Some("required field `name` is missing".into())
+        );
+        assert_eq!(
+            problem(object, json!({"name": "web", "tls": "yes"})),
+            Some("`tls`: \"yes\" is not of type boolean".into())
+        );
+        let map = json!({"type": "object", "additionalProperties": {"type": "integer"}});
+        assert_eq!(problem(map.clone(), json!({"a": 1})), None);
+        assert_eq!(
+            problem(map, json!({"a": "x"})),
+            Some("`a`: \"x\" is not of type integer".into())
+        );
+        let open = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {}});
+        assert_eq!(problem(open, json!({"anything": 1})), None);
+    }
+}
