@@ -135,28 +135,7 @@ fn walk(s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
     {
         out.push((path.to_string(), problem));
     }
-    let mut visit = |v: &Value, p: String| {
-        if crate::frozen::resolve(v).is_none()
-            && let Value::Object(o) = v
-        {
-            walk(o, &p, out);
-        }
-    };
-    if let Some(Value::Object(props)) = s.get("properties") {
-        for (k, v) in props {
-            let p = if path == "." {
-                format!(".{k}")
-            } else {
-                format!("{path}.{k}")
-            };
-            visit(v, p);
-        }
-    }
-    for k in ["items", "additionalProperties"] {
-        if let Some(v) = s.get(k) {
-            visit(v, format!("{path}[*]"));
-        }
-    }
+    crate::validate::for_each_own_child(s, path, &mut |c, p| walk(c, &p, out));
 }
 
 /// The schema node behind `v`: itself, or the shared sub-schema it stands for.

@@ -63,11 +63,17 @@ fn walk_list_maps(s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
     if let Some(problem) = list_map_problem(s) {
         out.push((path.to_string(), problem));
     }
+    for_each_own_child(s, path, &mut |c, p| walk_list_maps(c, &p, out));
+}
+
+/// Calls `f` with each property, items and additionalProperties schema of `s` and its path (`.a.b`, `.a[*]`),
+/// skipping shared k8s sub-schemas: they are the API server's own, and hold nothing of the project's.
+pub fn for_each_own_child(s: &Schema, path: &str, f: &mut dyn FnMut(&Schema, String)) {
     let mut visit = |v: &Value, p: String| {
         if crate::frozen::resolve(v).is_none()
             && let Value::Object(o) = v
         {
-            walk_list_maps(o, &p, out);
+            f(o, p);
         }
     };
     if let Some(Value::Object(props)) = s.get("properties") {
