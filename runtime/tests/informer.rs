@@ -171,13 +171,30 @@ async fn informer_sees_add_update_delete_in_order_and_lister_follows() {
     .await
     .unwrap();
 
-    // After shutdown no handler hears anything.
+    // After shutdown no handler hears anything. A witness informer, still running, shows when the event has
+    // reached watchers: by then the stopped one would have heard it too.
+    let witness_factory = SharedInformerFactory::builder(env.client())
+        .namespace("inf")
+        .tweak_list_options(|c| c.labels("app"))
+        .build();
+    let (witness, mut witness_rx) = recorder();
+    witness_factory
+        .informer::<ConfigMap>()
+        .add_event_handler(witness);
+    witness_factory.start();
+    assert!(
+        tokio::time::timeout(WAIT, witness_factory.wait_for_cache_sync())
+            .await
+            .unwrap()
+    );
     factory.shutdown().await;
     cms.create(&cm("after", &[("app", "web")], "9"), &pp)
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    while next(&mut witness_rx).await != "add after 9 false" {}
     assert!(rx.try_recv().is_err(), "no events after shutdown");
+    assert!(late_rx.try_recv().is_err(), "no events after shutdown");
+    witness_factory.shutdown().await;
 }
 
 #[tokio::test]
