@@ -156,6 +156,8 @@ pub struct CreateApiArgs {
     /// Kind, upper camel case (DemoMicroService)
     #[arg(long)]
     pub kind: String,
+    // The three booleans read as kubebuilder's (Go's pflag): `--resource` is true, `--resource=false` turns it off,
+    // and a separate `false` is not their value.
     /// Scaffold the resource (types, CRD, samples, roles)
     #[arg(long, default_value_t = true, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub resource: bool,

@@ -2,8 +2,8 @@
 //! retrying it per object only adds load where the server is already gone.
 //!
 //! Expected flow, inside every [`crate::Controller`] of a manager:
-//! 1. a reconcile fails with an error whose chain holds a `kube::Error` saying the server is unavailable: no
-//!    connection, a transport failure or timeout, or HTTP 429, 502, 503 or 504;
+//! 1. a reconcile fails with an error whose chain holds a `kube::Error` saying the server could not be reached: no
+//!    connection, a transport failure or a timeout;
 //! 2. the failure is not charged to the object's backoff nor to the controller's overall rate limit; the manager
 //!    marks the API server down (one warning), and one prober asks it `GET /version` every [`PROBE_INTERVAL`];
 //! 3. reconciles wait before running while it is down; the failed ones are queued again after [`RETRY_AFTER`]
@@ -18,8 +18,10 @@
 //! Caveats: errors are recognised through `kube::Error`, `rkb_runtime::Error`, `rkb_runtime::client::Error`,
 //! `BoxError` and `anyhow::Error`, and anything whose `source()` chain behind those reaches a `kube::Error`. A
 //! reconciler returning an error type of its own (not boxed) is charged per object as before; box it or return
-//! one of those to get this behaviour. A 500 is not an outage (it is also how the API server reports a failing
-//! webhook).
+//! one of those to get this behaviour. HTTP statuses (429, 5xx) are not an outage here, though the server may be
+//! overloaded: they come from a server that answers, possibly about one API group only (an unavailable aggregated
+//! API answers 503), so pausing every controller on them would let one object's failure stall all the others, and
+//! `/version` would reopen the gate at once (a retry loop without backoff). They keep per-object backoff.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -37,7 +39,7 @@ pub const PROBE_INTERVAL: Duration = Duration::from_millis(500);
 /// When a reconcile that failed on the outage is queued again (it then waits until the server answers).
 pub const RETRY_AFTER: Duration = Duration::from_millis(200);
 
-/// Whether `error` says the API server could not answer (see the module docs for the types recognised).
+/// Whether `error` says the API server could not be reached (see the module docs for the types recognised).
 pub fn is_unavailable<E: Any>(error: &E) -> bool {
     let any = error as &dyn Any;
     if let Some(e) = any.downcast_ref::<kube::Error>() {
@@ -82,12 +84,8 @@ fn client_unavailable(e: &crate::client::Error) -> bool {
 }
 
 fn kube_unavailable(e: &kube::Error) -> bool {
-    match e {
-        kube::Error::Api(status) => matches!(status.code, 429 | 502 | 503 | 504),
-        // The transport: no connection, a reset, a timeout.
-        kube::Error::HyperError(_) | kube::Error::Service(_) => true,
-        _ => false,
-    }
+    // The transport: no connection, a reset, a timeout. Never a status the server answered with (module docs).
+    matches!(e, kube::Error::HyperError(_) | kube::Error::Service(_))
 }
 
 /// The manager's view of the API server: up, or down with a prober running. Cheap to clone.
@@ -168,14 +166,13 @@ mod tests {
     fn unavailable_servers_are_told_from_refusals_through_every_wrapper() {
         let transport = || kube::Error::Service("connection refused".into());
         assert!(is_unavailable(&transport()));
-        for code in [429, 502, 503, 504] {
-            assert!(is_unavailable(&api(code)), "{code}");
-        }
-        for code in [400, 403, 404, 409, 422, 500] {
+        // Answers, even 429 and 503: the server is there (an aggregated API may be what is down).
+        for code in [400, 403, 404, 409, 422, 429, 500, 503] {
             assert!(!is_unavailable(&api(code)), "{code}");
         }
         assert!(is_unavailable(&crate::Error::Kube(transport())));
-        assert!(is_unavailable(&crate::client::Error::Kube(api(503))));
+        assert!(is_unavailable(&crate::client::Error::Kube(transport())));
+        assert!(!is_unavailable(&crate::client::Error::Kube(api(503))));
         let boxed: BoxError = Box::new(crate::Error::Kube(transport()));
         assert!(is_unavailable(&boxed));
         let boxed: BoxError = Box::new(api(409));
