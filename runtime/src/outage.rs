@@ -11,9 +11,10 @@
 //! 4. when the prober gets an answer (one info line), every waiting reconcile runs at once: queued work resumes
 //!    at full speed instead of at the pace a drained rate limiter would allow.
 //!
-//! Guarantees: while the API server is down, each object runs its reconcile at most once more than it was running
-//! when the outage began (the one that fails), and the manager's own requests are the prober's. Work resumes
-//! within one [`PROBE_INTERVAL`] of the server answering.
+//! Guarantees: while the API server is down, no reconcile starts: only those already running fail, so at most one
+//! failure per object (runtime/tests/outage.rs counts them). What the manager still sends is the prober's request
+//! and the watches' reconnects, on their own backoff. Work resumes within one [`PROBE_INTERVAL`] of the server
+//! answering.
 //!
 //! Caveats: errors are recognised through `kube::Error`, `rkb_runtime::Error`, `rkb_runtime::client::Error`,
 //! `BoxError` and `anyhow::Error`, and anything whose `source()` chain behind those reaches a `kube::Error`. A
