@@ -33,11 +33,7 @@ impl From<CronJob> for hub::CronJob {
             spec: hub::CronJobSpec {
                 schedule: spec.schedule.expression(),
                 starting_deadline_seconds: spec.starting_deadline_seconds,
-                concurrency_policy: spec.concurrency_policy.map(|p| match p {
-                    ConcurrencyPolicy::Allow => hub::ConcurrencyPolicy::Allow,
-                    ConcurrencyPolicy::Forbid => hub::ConcurrencyPolicy::Forbid,
-                    ConcurrencyPolicy::Replace => hub::ConcurrencyPolicy::Replace,
-                }),
+                concurrency_policy: spec.concurrency_policy.map(Into::into),
                 suspend: spec.suspend,
                 job_template: spec.job_template,
                 successful_jobs_history_limit: spec.successful_jobs_history_limit,
@@ -63,11 +59,7 @@ impl TryFrom<hub::CronJob> for CronJob {
             spec: CronJobSpec {
                 schedule: CronSchedule::from_expression(&spec.schedule)?,
                 starting_deadline_seconds: spec.starting_deadline_seconds,
-                concurrency_policy: spec.concurrency_policy.map(|p| match p {
-                    hub::ConcurrencyPolicy::Allow => ConcurrencyPolicy::Allow,
-                    hub::ConcurrencyPolicy::Forbid => ConcurrencyPolicy::Forbid,
-                    hub::ConcurrencyPolicy::Replace => ConcurrencyPolicy::Replace,
-                }),
+                concurrency_policy: spec.concurrency_policy.map(Into::into),
                 suspend: spec.suspend,
                 job_template: spec.job_template,
                 successful_jobs_history_limit: spec.successful_jobs_history_limit,
@@ -80,6 +72,26 @@ impl TryFrom<hub::CronJob> for CronJob {
             }),
             ..Default::default()
         })
+    }
+}
+
+impl From<ConcurrencyPolicy> for hub::ConcurrencyPolicy {
+    fn from(policy: ConcurrencyPolicy) -> Self {
+        match policy {
+            ConcurrencyPolicy::Allow => hub::ConcurrencyPolicy::Allow,
+            ConcurrencyPolicy::Forbid => hub::ConcurrencyPolicy::Forbid,
+            ConcurrencyPolicy::Replace => hub::ConcurrencyPolicy::Replace,
+        }
+    }
+}
+
+impl From<hub::ConcurrencyPolicy> for ConcurrencyPolicy {
+    fn from(policy: hub::ConcurrencyPolicy) -> Self {
+        match policy {
+            hub::ConcurrencyPolicy::Allow => ConcurrencyPolicy::Allow,
+            hub::ConcurrencyPolicy::Forbid => ConcurrencyPolicy::Forbid,
+            hub::ConcurrencyPolicy::Replace => ConcurrencyPolicy::Replace,
+        }
     }
 }
 

@@ -23,8 +23,7 @@
 use rkb_runtime::ResourceExt;
 use rkb_runtime::webhook::{Defaulter, Denied, Validator, Verdict, Webhooks};
 
-use crate::api::v1;
-use crate::api::v2::{ConcurrencyPolicy, CronJob};
+use crate::api::v2::CronJob;
 use crate::webhook::v1::cronjob_webhook::{self as hub, validate};
 
 /// The webhooks of CronJob v2, for `mgr.serve_webhooks(..)`.
@@ -44,11 +43,7 @@ impl Defaulter<CronJob> for CronJobCustomDefaulter {
         let defaults = &self.0;
         let spec = &mut cronjob.spec;
         spec.concurrency_policy
-            .get_or_insert(match defaults.concurrency_policy {
-                v1::ConcurrencyPolicy::Allow => ConcurrencyPolicy::Allow,
-                v1::ConcurrencyPolicy::Forbid => ConcurrencyPolicy::Forbid,
-                v1::ConcurrencyPolicy::Replace => ConcurrencyPolicy::Replace,
-            });
+            .get_or_insert(defaults.concurrency_policy.into());
         spec.suspend.get_or_insert(defaults.suspend);
         spec.successful_jobs_history_limit
             .get_or_insert(defaults.successful_jobs_history_limit);
