@@ -102,6 +102,25 @@ pub const CREATE_DEMO_WEBHOOKS: [&str; 10] = [
     "--programmatic-validation",
 ];
 
+/// A directory for a scaffolded project named `name` inside `tmp`. Each project a test process builds needs a name
+/// of its own: cargo names a path package's artifacts by its name, version and dependencies, not by its directory,
+/// so two same-named projects building into the shared target dir at once link each other's library (the webhooks
+/// test once compiled against the conversion test's crate, which has no `webhook` module). Panics on a reused name.
+pub fn project_dir(tmp: &Path, name: &str) -> PathBuf {
+    static NAMES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    assert!(
+        !names.iter().any(|taken| taken == name),
+        "two tests in one process scaffold a project named {name:?}; give each its own name"
+    );
+    names.push(name.to_string());
+    let dir = tmp.join(name);
+    std::fs::create_dir(&dir).expect("create the project directory");
+    dir
+}
+
 /// cargo in a scaffolded project, building into the workspace's target dir so dependencies compile once.
 pub fn cargo(dir: &Path, args: &[&str]) -> String {
     run(Command::new(env!("CARGO"))

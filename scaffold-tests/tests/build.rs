@@ -3,13 +3,14 @@
 
 use std::process::Command;
 
-use rkb_scaffold_tests::{CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, rkb_ok, run, seed_lock};
+use rkb_scaffold_tests::{
+    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, project_dir, rkb_ok, run, seed_lock,
+};
 
 #[test]
 fn quickstart_builds_lints_tests_and_renders() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("demo");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = project_dir(tmp.path(), "demo");
     rkb_ok(&dir, &["init", "--domain", "my.domain"]);
     rkb_ok(&dir, &CREATE_DEMO_API);
     rkb_ok(&dir, &["manifests"]);
@@ -54,8 +55,7 @@ fn quickstart_builds_lints_tests_and_renders() {
 #[test]
 fn webhooks_build_lint_test_and_render() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("demo");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = project_dir(tmp.path(), "hooks");
     rkb_ok(&dir, &["init", "--domain", "my.domain"]);
     rkb_ok(&dir, &CREATE_DEMO_API);
     rkb_ok(&dir, &CREATE_DEMO_WEBHOOKS);
@@ -76,10 +76,10 @@ fn webhooks_build_lint_test_and_render() {
     for needle in [
         "kind: MutatingWebhookConfiguration",
         "kind: ValidatingWebhookConfiguration",
-        "cert-manager.io/inject-ca-from: demo-system/demo-serving-cert",
+        "cert-manager.io/inject-ca-from: hooks-system/hooks-serving-cert",
         "path: /mutate-devops-my-domain-v1-demomicroservice",
-        "name: demo-webhook-service",
-        "- demo-webhook-service.demo-system.svc",
+        "name: hooks-webhook-service",
+        "- hooks-webhook-service.hooks-system.svc",
         "- --webhook-port=9443",
         "secretName: webhook-server-cert",
     ] {
@@ -95,8 +95,7 @@ fn webhooks_build_lint_test_and_render() {
 #[test]
 fn conversion_webhook_builds_converts_and_renders() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("demo");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = project_dir(tmp.path(), "convert");
     rkb_ok(&dir, &["init", "--domain", "my.domain"]);
     rkb_ok(&dir, &CREATE_DEMO_API);
     let mut v2 = CREATE_DEMO_API.to_vec();
@@ -126,8 +125,8 @@ fn conversion_webhook_builds_converts_and_renders() {
     for needle in [
         "strategy: Webhook",
         "path: /convert",
-        "name: demo-webhook-service",
-        "cert-manager.io/inject-ca-from: demo-system/demo-serving-cert",
+        "name: convert-webhook-service",
+        "cert-manager.io/inject-ca-from: convert-system/convert-serving-cert",
     ] {
         assert!(
             rendered.contains(needle),
@@ -139,8 +138,7 @@ fn conversion_webhook_builds_converts_and_renders() {
 #[test]
 fn multigroup_second_kind_second_version_second_group() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("fleet");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = project_dir(tmp.path(), "fleet");
     rkb_ok(&dir, &["init", "--domain", "my.domain", "--multigroup"]);
     rkb_ok(
         &dir,
@@ -283,8 +281,7 @@ fn multigroup_second_kind_second_version_second_group() {
 #[test]
 fn namespaced_manager_builds_lints_and_renders() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("app-operator");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = project_dir(tmp.path(), "app-operator");
     rkb_ok(&dir, &["init", "--domain", "example.com", "--namespaced"]);
     rkb_ok(
         &dir,
