@@ -1,18 +1,27 @@
-//! The per-kind controller every generated operator uses: kube-runtime's Controller plus what controller-runtime
-//! adds around a reconcile: leader gating, per-object exponential backoff with an overall rate limit, metrics,
-//! panic recovery, readiness after the cache syncs, and graceful shutdown.
+//! The per-kind controller every generated operator uses: kube-runtime's applier plus what controller-runtime
+//! adds around a reconcile: leader gating, per-object exponential backoff with an overall rate limit, metrics
+//! (controller_runtime_* and, through [`crate::queue_mirror`], workqueue_*), panic recovery, readiness after the
+//! cache syncs, and graceful shutdown.
+//!
+//! The builder assembles the trigger streams itself (the object's watch, metadata-only watches of owned kinds,
+//! mapped watches) instead of using kube-runtime's `Controller`, so that every reconcile request passes where the
+//! queue mirror can count it.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
-use futures::{FutureExt, StreamExt};
+use futures::stream::{BoxStream, SelectAll};
+use futures::{FutureExt, Stream, StreamExt, TryStreamExt};
 use kube::Resource;
-use kube::runtime::controller::{self as kc, Action};
-use kube::runtime::reflector::{ObjectRef, Store};
-use kube::runtime::watcher;
+use kube::api::PartialObjectMeta;
+use kube::runtime::controller::{self as kc, Action, ReconcileReason, ReconcileRequest};
+use kube::runtime::reflector::{self, ObjectRef, Store};
+use kube::runtime::utils::{CancelableJoinHandle, StreamBackoff};
+use kube::runtime::{WatchStreamExt, watcher};
 use serde::de::DeserializeOwned;
 use tracing::Instrument;
 
@@ -20,7 +29,11 @@ use crate::Error;
 use crate::backoff::RateLimiter;
 use crate::context::Context;
 use crate::metrics::{ControllerMetrics, ReconcileResult};
+use crate::queue_mirror::{QueueMirror, requeue_delay};
 use crate::scope::WatchScope;
+
+/// The reconcile requests of one controller, from all its watches.
+type Triggers<K> = SelectAll<BoxStream<'static, Result<ReconcileRequest<K>, watcher::Error>>>;
 
 /// Entry point: `Controller::for_kind::<K>(&ctx)` starts a [`ControllerBuilder`] for kind K.
 #[derive(Clone, Copy, Debug)]
@@ -54,7 +67,9 @@ where
 {
     ctx: Context,
     name: String,
-    inner: kc::Controller<K>,
+    /// The cache of K the object's watch fills, read by each reconcile.
+    store: Store<K>,
+    triggers: Triggers<K>,
     concurrency: u16,
     rate_limiter: RateLimiter<ObjectRef<K>>,
 }
@@ -70,24 +85,35 @@ where
         ctx.set_controller_name(&name);
         // /readyz waits for this controller's cache (marked ready once it syncs, in `run`).
         ctx.gate_readiness();
+        let writer = reflector::store::Writer::<K>::default();
+        let store = writer.as_reader();
+        let own = reflector::reflector(writer, watcher(api, config)).applied_objects();
+        let mut triggers = Triggers::<K>::new();
+        triggers.push(kc::trigger_self(own, ()).boxed());
         Self {
             ctx: ctx.clone(),
             name,
-            inner: kc::Controller::new(api, config),
+            store,
+            triggers,
             concurrency: 1,
             rate_limiter: RateLimiter::default(),
         }
     }
 
-    /// Also reconciles the owner (controller reference) of each changed `C` in the watch scope.
+    /// Also reconciles the owner (controller reference) of each changed `C` in the watch scope. The watch is
+    /// metadata-only: owner references are all it needs.
     pub fn owns<C>(mut self) -> Self
     where
         C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,
         C::Scope: WatchScope,
     {
-        self.inner = self
-            .inner
-            .owns(self.ctx.api::<C>(), watcher::Config::default());
+        // An Api of PartialObjectMeta makes metadata-only requests.
+        let children = watcher(
+            self.ctx.api::<PartialObjectMeta<C>>(),
+            watcher::Config::default(),
+        );
+        let owners = kc::trigger_owners(children.touched_objects(), (), ());
+        self.triggers.push(owners.boxed());
         self
     }
 
@@ -99,9 +125,29 @@ where
         I: IntoIterator<Item = ObjectRef<K>> + 'static,
         I::IntoIter: Send,
     {
-        self.inner = self
-            .inner
-            .watches(self.ctx.api::<O>(), watcher::Config::default(), mapper);
+        let others = watcher(self.ctx.api::<O>(), watcher::Config::default()).touched_objects();
+        let requests = kc::trigger_with(others, move |other: O| {
+            let related = ObjectRef::from_obj(&other).erase();
+            mapper(other)
+                .into_iter()
+                .map(move |obj_ref| ReconcileRequest {
+                    obj_ref,
+                    reason: ReconcileReason::RelatedObjectUpdated {
+                        obj_ref: Box::new(related.clone()),
+                    },
+                })
+        });
+        self.triggers.push(requests.boxed());
+        self
+    }
+
+    /// Also reconciles each K that `requests` names (a timer, a channel, an external system's events).
+    pub fn reconciles_on(
+        mut self,
+        requests: impl Stream<Item = ObjectRef<K>> + Send + 'static,
+    ) -> Self {
+        self.triggers
+            .push(requests.map(|obj_ref| Ok(obj_ref.into())).boxed());
         self
     }
 
@@ -125,12 +171,6 @@ where
         self
     }
 
-    /// Escape hatch: adjusts the underlying kube-runtime controller (extra streams, triggers...).
-    pub fn with(mut self, f: impl FnOnce(kc::Controller<K>) -> kc::Controller<K>) -> Self {
-        self.inner = f(self.inner);
-        self
-    }
-
     /// Runs until the manager shuts down. `reconcile` is called only while this manager leads, with the
     /// latest cached object; an `Err` is logged, counted and retried with backoff; `Ok(action)` says when to
     /// reconcile again without a change (`Action::await_change()` or `Action::requeue(d)`).
@@ -143,15 +183,17 @@ where
         let Self {
             ctx,
             name,
-            inner,
+            store,
+            triggers,
             concurrency,
             rate_limiter,
         } = self;
-        let store = inner.store();
+        let queue = QueueMirror::new(ctx.metrics(), &name);
         let worker = Arc::new(Worker {
             ctx: ctx.clone(),
             name: name.clone(),
             metrics: ctx.metrics().controller(&name, usize::from(concurrency)),
+            queue: queue.clone(),
             limiter: rate_limiter,
             failing_uids: Mutex::default(),
             store: store.clone(),
@@ -166,34 +208,29 @@ where
                 }
             }
         };
-        let main = inner
-            .with_config(kc::Config::default().concurrency(concurrency))
-            .graceful_shutdown_on(ctx.shutdown_signal())
-            .run(
-                |obj, worker: Arc<Worker<K, F>>| {
-                    let worker = worker.clone();
-                    async move { Ok::<_, std::convert::Infallible>(worker.reconcile(obj).await) }
-                },
-                |_, never, _| match *never {},
-                worker.clone(),
-            )
-            .for_each(|result| {
-                match result {
-                    // kube-runtime does not call the reconciler for an object gone from the cache; it says so
-                    // here. Its failure count must go too, or a deleted failing object stays in the limiter
-                    // forever and a new object of the same name starts at the grown delay.
-                    Err(kc::Error::ObjectNotFound(gone)) => {
-                        let mut key = ObjectRef::<K>::new(&gone.name);
-                        key.namespace = gone.namespace.clone();
-                        worker.forget(&key);
-                        tracing::debug!(controller = %name, object = %gone, "object gone before its reconcile");
-                    }
-                    // Watch errors are retried by the watcher's own backoff; they are worth a warning only.
-                    Err(e) => tracing::warn!(controller = %name, error = %e, "controller stream error"),
-                    Ok(_) => {}
-                }
-                futures::future::ready(())
-            });
+        // Watch errors back off (kube-runtime's default); at shutdown the requests end and running reconciles finish.
+        let requests = StreamBackoff::new(triggers, watcher::DefaultBackoff::default())
+            .take_until(ctx.shutdown_signal())
+            .inspect_ok(move |request| queue.added(&request.obj_ref));
+        let main = kc::applier(
+            // Each reconcile is a task of its own, so reconciles run on every core; dropped, it is cancelled.
+            |obj, worker: Arc<Worker<K, F>>| {
+                let reconcile = async move { Ok::<_, Infallible>(worker.reconcile(obj).await) };
+                CancelableJoinHandle::spawn(
+                    reconcile.in_current_span(),
+                    &tokio::runtime::Handle::current(),
+                )
+            },
+            |_, never, _| match *never {},
+            worker.clone(),
+            store,
+            requests,
+            kc::Config::default().concurrency(concurrency),
+        )
+        .for_each(|result| {
+            worker.report(result);
+            futures::future::ready(())
+        });
         tracing::info!(controller = %name, "starting controller");
         // The readiness task ends when the cache syncs, or with the controller (the store's writer is dropped).
         let ((), ()) = futures::join!(main, ready);
@@ -205,6 +242,7 @@ struct Worker<K: Resource<DynamicType = ()> + Clone + 'static, F> {
     ctx: Context,
     name: String,
     metrics: ControllerMetrics,
+    queue: QueueMirror<ObjectRef<K>>,
     limiter: RateLimiter<ObjectRef<K>>,
     /// The uid of the object each failure count belongs to: kube-runtime does not reconcile deletions, so a
     /// new object under a failing object's name is recognised by its uid and starts with a clean count.
@@ -238,6 +276,33 @@ where
         self.failing_uids().remove(key);
     }
 
+    /// What the applier reports of each request: a reconcile's end, an object gone before its reconcile, or a
+    /// watch error.
+    fn report(
+        &self,
+        result: Result<(ObjectRef<K>, Action), kc::Error<Infallible, watcher::Error>>,
+    ) {
+        match result {
+            // kube-runtime does not call the reconciler for an object gone from the cache; it says so here. Its
+            // failure count must go too, or a deleted failing object stays in the limiter forever and a new
+            // object of the same name starts at the grown delay.
+            Err(kc::Error::ObjectNotFound(gone)) => {
+                let mut key = ObjectRef::<K>::new(&gone.name);
+                key.namespace = gone.namespace.clone();
+                self.forget(&key);
+                self.queue.gone(&key);
+                tracing::debug!(controller = %self.name, object = %gone, "object gone before its reconcile");
+            }
+            // Watch errors are retried by the watcher's own backoff; they are worth a warning only.
+            Err(e) => {
+                tracing::warn!(controller = %self.name, error = %e, "controller stream error")
+            }
+            Ok(_) => {}
+        }
+    }
+
+    /// Reconciles the object `obj` names once this manager leads and the API server answers; returns when to
+    /// reconcile it again.
     async fn reconcile(&self, obj: Arc<K>) -> Action {
         let key = ObjectRef::from_obj(&*obj);
         if !self.ctx.wait_for_leadership().await {
@@ -252,8 +317,21 @@ where
         // A follower may have waited long for leadership: reconcile what the cache holds now.
         let Some(obj) = self.store.get(&key) else {
             self.forget(&key);
+            self.queue.gone(&key);
             return Action::await_change();
         };
+        self.queue.taken(&key);
+        let (action, failed) = self.run_reconciler(key.clone(), obj).await;
+        self.queue.finished(&key);
+        if let Some(delay) = requeue_delay(&action) {
+            self.queue.requeued(&key, delay, failed);
+        }
+        action
+    }
+
+    /// Runs the reconciler on `obj` (key `key`), logging and counting its outcome; returns the action and whether
+    /// it failed (an error or a panic).
+    async fn run_reconciler(&self, key: ObjectRef<K>, obj: Arc<K>) -> (Action, bool) {
         let uid = obj.meta().uid.clone();
         if self
             .failing_uids()
@@ -289,7 +367,7 @@ where
                 };
                 recording.finish(result);
                 tracing::debug!(?action, "reconciled");
-                action
+                (action, false)
             }
             Ok(Err(error)) if crate::outage::is_unavailable(&error) => {
                 // Not the object's failure: no backoff charged; the retry waits for the server (outage.rs).
@@ -297,13 +375,13 @@ where
                 let (client, shutdown) = (self.ctx.client(), self.ctx.shutdown_receiver());
                 self.ctx.outage().begin(&client, shutdown);
                 tracing::debug!(%error, "reconcile failed: the API server does not answer");
-                Action::requeue(crate::outage::RETRY_AFTER)
+                (Action::requeue(crate::outage::RETRY_AFTER), true)
             }
             Ok(Err(error)) => {
                 recording.finish(ReconcileResult::Error);
                 let delay = self.failed(key, uid);
                 tracing::error!(%error, retry_in = ?delay, "reconciler error");
-                Action::requeue(delay)
+                (Action::requeue(delay), true)
             }
             Err(panic) => {
                 recording.panicked();
@@ -314,7 +392,7 @@ where
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".into());
                 tracing::error!(panic = %message, retry_in = ?delay, "reconciler panicked");
-                Action::requeue(delay)
+                (Action::requeue(delay), true)
             }
         }
     }

@@ -51,6 +51,7 @@ pub mod metrics;
 mod options;
 pub mod outage;
 mod process_metrics;
+mod queue_mirror;
 mod rest_metrics;
 pub mod scope;
 mod secure;

@@ -195,7 +195,9 @@ impl QueueFamilies {
     }
 }
 
-/// One queue's series of the workqueue_* families (see [`crate::workqueue::WorkQueue::with_metrics`]).
+/// One queue's series of the workqueue_* families (see [`crate::workqueue::WorkQueue::with_metrics`] and
+/// [`crate::queue_mirror`]).
+#[derive(Clone)]
 pub(crate) struct QueueMetrics {
     pub depth: Gauge,
     pub adds: Counter,

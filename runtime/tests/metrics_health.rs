@@ -194,3 +194,115 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     // The listeners close with the manager.
     assert!(std::net::TcpStream::connect(metrics_addr).is_err());
 }
+
+/// One series of the workqueue_* families of the "configmap" controller.
+fn queue(text: &str, family: &str) -> f64 {
+    sample(text, family, &[("name", "configmap")]).unwrap_or(-1.0)
+}
+
+/// Scrapes /metrics until `ready` holds for the text, and returns that text.
+async fn scrape_until(
+    what: &str,
+    addr: std::net::SocketAddr,
+    ready: impl Fn(&str) -> bool,
+) -> String {
+    let ready = &ready;
+    eventually(what, Duration::from_secs(20), || async move {
+        let (_, text) = http_get(addr, "/metrics").await;
+        Ok::<_, Infallible>(ready(&text).then_some(text))
+    })
+    .await
+    .unwrap()
+}
+
+/// The queue kubebuilder's dashboards read: keys wait while the one worker is held by a slow reconcile (depth,
+/// unfinished work, longest-running processor), then drain (adds, queue and work durations), and failures count
+/// as retries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workqueue_families_follow_a_running_controller() {
+    let env = Environment::start().await.expect("envtest");
+    let client = env.client();
+    create_config_map(&client, &config_map("slow", &[("test", "queue")])).await;
+    let options = ManagerOptions {
+        metrics_bind_address: "127.0.0.1:0".into(),
+        ..quiet_options()
+    };
+    let mgr = Manager::builder("rkb-workqueue-test")
+        .client(client.clone())
+        .options(options)
+        .build()
+        .await
+        .expect("build manager");
+    let metrics_addr = mgr.metrics_addr().unwrap();
+    // "slow" holds the controller's one worker until the test releases it.
+    let (release, released) = tokio::sync::watch::channel(false);
+    mgr.add(move |ctx: Context| async move {
+        Controller::for_kind_with::<ConfigMap>(
+            &ctx,
+            watcher::Config::default().labels("test=queue"),
+        )
+        .run(move |cm: Arc<ConfigMap>, _ctx| {
+            let mut released = released.clone();
+            async move {
+                match cm.name_any().as_str() {
+                    "slow" => drop(released.wait_for(|go| *go).await),
+                    "fail" => return Err::<Action, BoxError>("always fails".into()),
+                    _ => {}
+                }
+                Ok(Action::await_change())
+            }
+        })
+        .await
+    });
+    let running = mgr.spawn();
+
+    scrape_until("slow's reconcile running", metrics_addr, |text| {
+        queue(text, "workqueue_unfinished_work_seconds") > 0.0
+    })
+    .await;
+    // While the worker is held, a new object and a change of the running one both wait.
+    create_config_map(&client, &config_map("a", &[("test", "queue")])).await;
+    touch_config_map(&client, "slow", "v2").await;
+    let held = scrape_until("two keys waiting", metrics_addr, |text| {
+        queue(text, "workqueue_depth") == 2.0
+    })
+    .await;
+    assert!(
+        queue(&held, "workqueue_longest_running_processor_seconds") > 0.0,
+        "{held}"
+    );
+    assert_eq!(queue(&held, "workqueue_adds_total"), 3.0, "{held}");
+    assert_eq!(
+        queue(&held, "workqueue_work_duration_seconds_count"),
+        0.0,
+        "{held}"
+    );
+
+    release.send(true).unwrap();
+    let drained = scrape_until("the queue drained", metrics_addr, |text| {
+        queue(text, "workqueue_depth") == 0.0
+            && queue(text, "workqueue_work_duration_seconds_count") == 3.0
+    })
+    .await;
+    assert_eq!(
+        queue(&drained, "workqueue_queue_duration_seconds_count"),
+        3.0,
+        "{drained}"
+    );
+    assert_eq!(
+        queue(&drained, "workqueue_unfinished_work_seconds"),
+        0.0,
+        "{drained}"
+    );
+    assert_eq!(queue(&drained, "workqueue_retries_total"), 0.0, "{drained}");
+
+    create_config_map(&client, &config_map("fail", &[("test", "queue")])).await;
+    let failing = scrape_until("retries of the failing object", metrics_addr, |text| {
+        queue(text, "workqueue_retries_total") >= 3.0
+    })
+    .await;
+    // Each retry is an add once its delay has passed: the first add of "fail", then at least two of its retries.
+    assert!(queue(&failing, "workqueue_adds_total") >= 6.0, "{failing}");
+
+    running.stop().await.expect("manager stops cleanly");
+}
