@@ -19,17 +19,25 @@
 //! then goes through. After a relist (a watch that could not resume) whatever changed meanwhile is dirty and
 //! whatever is gone is forgotten. So a skipped apply is one that would have changed nothing.
 //!
-//! Caveats: only this process's applies are remembered: after a restart each child is applied once more. The
-//! watch's selector must cover every child written through the index; a child outside it is never seen, so its
+//! After a restart: [`ChildIndex::apply`] writes the fingerprint of what it applies into the child's
+//! [`CONTENT_ANNOTATION`], so a process started later (a new version, a crash, another replica taking over) learns
+//! from the watch what is already applied. It takes a child as applied with that content when the annotation is
+//! there and this controller's field manager made the last write to the child's content: its `Apply` entry in
+//! `metadata.managedFields` is later than every other manager's entry outside subresources (a status written by
+//! another controller does not count; an entry from the same second does, to be safe). The same rule keeps a
+//! child current when another controller only updates its status.
+//!
+//! Caveats: the watch's selector must cover every child written through the index; a child outside it is never seen, so its
 //! edits by others are not noticed until this process applies other content to it. resourceVersions are compared
 //! as integers (etcd revisions, on every kube-apiserver); should they not be, any difference counts as a change,
 //! which costs an apply, never a missed one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures::StreamExt;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::api::PartialObjectMeta;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
@@ -37,6 +45,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::{Context, Error};
+
+/// The annotation in which [`ChildIndex::apply`] records the fingerprint of the content it applied (hexadecimal).
+pub const CONTENT_ANNOTATION: &str = "rkb.dev/applied-content";
 
 /// A child: kind, namespace, name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -66,6 +77,9 @@ fn kind_name<K: Resource<DynamicType = ()>>() -> &'static str {
 struct Seen {
     resource_version: String,
     controller_uid: Option<String>,
+    /// The content this controller's field manager applied, when its apply is still the last write to the child's
+    /// content (see the module docs).
+    applied_last: Option<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -93,9 +107,21 @@ pub enum Write {
 }
 
 /// Shared by the reconciles and the watches of one controller. Cheap to clone.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ChildIndex {
     state: Arc<Mutex<State>>,
+    /// The kinds whose watch started and has not yet listed them (nor failed): their applies wait for the list,
+    /// which may show them applied already (by an earlier process).
+    listing: Arc<tokio::sync::watch::Sender<HashSet<&'static str>>>,
+}
+
+impl Default for ChildIndex {
+    fn default() -> Self {
+        Self {
+            state: Arc::default(),
+            listing: Arc::new(tokio::sync::watch::Sender::new(HashSet::new())),
+        }
+    }
 }
 
 /// A fingerprint of what would be applied.
@@ -154,12 +180,30 @@ impl ChildIndex {
         let name = crate::error::required_name(obj)?;
         let key = Key::of::<K>(&obj.namespace().unwrap_or_default(), name);
         let content = fingerprint(obj);
+        self.listed(key.kind).await;
         if self.is_current(&key, content) {
             return Ok(Write::Skipped);
         }
-        let applied = crate::apply::apply(api, obj, field_manager).await?;
+        let mut obj = obj.clone();
+        let annotations = obj
+            .meta_mut()
+            .annotations
+            .get_or_insert_with(Default::default);
+        annotations.insert(CONTENT_ANNOTATION.to_string(), format!("{content:016x}"));
+        let applied = crate::apply::apply(api, &obj, field_manager).await?;
         self.record_applied(key, content, applied.resource_version());
         Ok(Write::Applied)
+    }
+
+    /// Waits until the watch of `kind`, if one started, has listed it or failed.
+    async fn listed(&self, kind: &'static str) {
+        let mut listing = self.listing.subscribe();
+        // The sender lives as long as `self`: waiting cannot fail.
+        let _ = listing.wait_for(|kinds| !kinds.contains(kind)).await;
+    }
+
+    fn done_listing(&self, kind: &'static str) {
+        self.listing.send_if_modified(|kinds| kinds.remove(kind));
     }
 
     /// Whether `content` is the status last written for `owner`: the owner's cache may not show it yet, and
@@ -189,15 +233,31 @@ impl ChildIndex {
     }
 
     /// Keeps the index current for the children of kind K that `config` selects (usually a label selector) in the
-    /// controller's watch scope, until the manager shuts down. Watch errors are retried with backoff; meanwhile the
-    /// index only lags, which costs extra applies, never wrong ones.
-    pub async fn watch<K>(self, ctx: Context, config: watcher::Config)
+    /// controller's watch scope, until the manager shuts down. Children applied by `ctx.field_manager()` in an
+    /// earlier process are taken as applied (module docs), so from this call until the watch's first list, applies
+    /// of K wait for it. Watch errors are retried with backoff; meanwhile the index only lags (and applies stop
+    /// waiting for the list), which costs extra applies, never wrong ones.
+    pub fn watch<K>(self, ctx: Context, config: watcher::Config) -> impl Future<Output = ()> + Send
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
         K::Scope: crate::scope::WatchScope,
     {
+        self.listing.send_modify(|kinds| {
+            kinds.insert(kind_name::<K>());
+        });
+        self.watch_listed::<K>(ctx, config)
+    }
+
+    async fn watch_listed<K>(self, ctx: Context, config: watcher::Config)
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
+        K::Scope: crate::scope::WatchScope,
+    {
+        // However this ends before its first list (shutdown, the task aborted), applies of K wait no more.
+        let _listed = ListedOnDrop(self.clone(), kind_name::<K>());
         // An Api of PartialObjectMeta makes metadata-only requests: no spec or status is transferred or decoded.
         let api: Api<PartialObjectMeta<K>> = ctx.api::<PartialObjectMeta<K>>();
+        let manager = ctx.field_manager().to_string();
         let events = watcher(api, config).default_backoff();
         let mut events = std::pin::pin!(events.take_until(ctx.shutdown_signal()));
         // A relist (Init .. InitDone) replaces everything known of K.
@@ -207,24 +267,26 @@ impl ChildIndex {
                 Ok(event) => event,
                 Err(e) => {
                     tracing::warn!(kind = kind_name::<K>(), error = %e, "child index watch failed, retrying");
+                    self.done_listing(kind_name::<K>());
                     continue;
                 }
             };
             match event {
                 watcher::Event::Init => relisted = Some(Vec::new()),
-                watcher::Event::InitApply(obj) => {
-                    relisted.get_or_insert_with(Vec::new).extend(entry(&obj))
-                }
+                watcher::Event::InitApply(obj) => relisted
+                    .get_or_insert_with(Vec::new)
+                    .extend(entry(&obj, &manager)),
                 watcher::Event::InitDone => {
-                    self.relisted(kind_name::<K>(), relisted.take().unwrap_or_default())
+                    self.relisted(kind_name::<K>(), relisted.take().unwrap_or_default());
+                    self.done_listing(kind_name::<K>());
                 }
                 watcher::Event::Apply(obj) => {
-                    if let Some((key, seen)) = entry(&obj) {
+                    if let Some((key, seen)) = entry(&obj, &manager) {
                         self.applied_event(key, seen);
                     }
                 }
                 watcher::Event::Delete(obj) => {
-                    if let Some((key, _)) = entry(&obj) {
+                    if let Some((key, _)) = entry(&obj, &manager) {
                         self.deleted_event(&key);
                     }
                 }
@@ -235,14 +297,21 @@ impl ChildIndex {
     /// A child was created or changed.
     fn applied_event(&self, key: Key, seen: Seen) {
         let mut state = self.lock();
-        if let Some(applied) = state.applied.get_mut(&key) {
+        match state.applied.get_mut(&key) {
             // Events come in resourceVersion order: ours clears what came before it, a later one is someone
-            // else's change, an earlier one was overwritten by ours.
-            if seen.resource_version == applied.resource_version {
-                applied.dirty = false;
-            } else if newer(&seen.resource_version, &applied.resource_version) {
-                applied.dirty = true;
+            // else's change (unless it left our apply the last write to the content), an earlier one was
+            // overwritten by ours.
+            Some(applied) if seen.resource_version == applied.resource_version => {
+                applied.dirty = false
             }
+            Some(applied) if newer(&seen.resource_version, &applied.resource_version) => {
+                applied.dirty = seen.applied_last != Some(applied.content);
+                if !applied.dirty {
+                    applied.resource_version = seen.resource_version.clone();
+                }
+            }
+            Some(_) => {}
+            None => adopt(&mut state.applied, &key, &seen),
         }
         state.seen.insert(key, seen);
     }
@@ -267,9 +336,24 @@ impl ChildIndex {
                 return true;
             }
             let Some(now) = seen.get(k) else { return false };
-            a.dirty |= newer(&now.resource_version, &a.resource_version);
+            a.dirty |= newer(&now.resource_version, &a.resource_version)
+                && now.applied_last != Some(a.content);
             true
         });
+        for (key, now) in seen.iter().filter(|(k, _)| k.kind == kind) {
+            if !applied.contains_key(key) {
+                adopt(applied, key, now);
+            }
+        }
+    }
+}
+
+/// Ends the wait for a kind's first list when dropped.
+struct ListedOnDrop(ChildIndex, &'static str);
+
+impl Drop for ListedOnDrop {
+    fn drop(&mut self) {
+        self.0.done_listing(self.1);
     }
 }
 
@@ -282,7 +366,47 @@ fn newer(a: &str, b: &str) -> bool {
     }
 }
 
-fn entry<K: Resource<DynamicType = ()>>(obj: &PartialObjectMeta<K>) -> Option<(Key, Seen)> {
+/// Takes a child this index has no apply of as applied, when the watch shows an earlier process applied it.
+fn adopt(applied: &mut HashMap<Key, Applied>, key: &Key, seen: &Seen) {
+    if let Some(content) = seen.applied_last {
+        let adopted = Applied {
+            content,
+            resource_version: seen.resource_version.clone(),
+            dirty: false,
+        };
+        applied.insert(key.clone(), adopted);
+    }
+}
+
+/// The content `manager` applied to `obj` (its [`CONTENT_ANNOTATION`]) when its `Apply` is the last write to the
+/// object's content: later than every other manager's entry outside subresources.
+fn applied_last<K>(obj: &PartialObjectMeta<K>, manager: &str) -> Option<u64> {
+    let content = obj.metadata.annotations.as_ref()?.get(CONTENT_ANNOTATION)?;
+    let entries = obj.metadata.managed_fields.as_deref()?;
+    let is_ours = |e: &&ManagedFieldsEntry| {
+        e.manager.as_deref() == Some(manager) && e.operation.as_deref() == Some("Apply")
+    };
+    let on_content = |e: &&ManagedFieldsEntry| e.subresource.as_deref().unwrap_or("").is_empty();
+    let ours = entries
+        .iter()
+        .filter(on_content)
+        .find(is_ours)?
+        .time
+        .as_ref()?;
+    let others_before = entries
+        .iter()
+        .filter(on_content)
+        .filter(|e| !is_ours(e))
+        .all(|e| e.time.as_ref().is_some_and(|t| t.0 < ours.0));
+    others_before
+        .then(|| u64::from_str_radix(content, 16).ok())
+        .flatten()
+}
+
+fn entry<K: Resource<DynamicType = ()>>(
+    obj: &PartialObjectMeta<K>,
+    manager: &str,
+) -> Option<(Key, Seen)> {
     let key = Key::of::<K>(
         &obj.namespace().unwrap_or_default(),
         obj.metadata.name.as_deref()?,
@@ -295,6 +419,7 @@ fn entry<K: Resource<DynamicType = ()>>(obj: &PartialObjectMeta<K>) -> Option<(K
     let seen = Seen {
         resource_version: obj.resource_version()?,
         controller_uid,
+        applied_last: applied_last(obj, manager),
     };
     Some((key, seen))
 }
@@ -309,6 +434,7 @@ mod tests {
         Seen {
             resource_version: rv.into(),
             controller_uid: Some("owner".into()),
+            applied_last: None,
         }
     }
 
@@ -365,6 +491,82 @@ mod tests {
         );
         index.relisted(kind_name::<ConfigMap>(), vec![]);
         assert!(!index.exists(&key()));
+    }
+
+    fn ours(rv: &str, content: u64) -> Seen {
+        Seen {
+            applied_last: Some(content),
+            ..seen(rv)
+        }
+    }
+
+    #[test]
+    fn what_an_earlier_process_applied_is_adopted_until_someone_else_writes() {
+        let index = ChildIndex::default();
+        index.applied_event(key(), ours("10", 1));
+        assert!(index.is_current(&key(), 1) && !index.is_current(&key(), 2));
+        // Another controller's status write: our apply is still the last write to the content.
+        index.applied_event(key(), ours("11", 1));
+        assert!(index.is_current(&key(), 1));
+        index.applied_event(key(), seen("12"));
+        assert!(!index.is_current(&key(), 1), "someone else wrote after us");
+
+        let relisted = ChildIndex::default();
+        relisted.relisted(kind_name::<ConfigMap>(), vec![(key(), ours("20", 3))]);
+        assert!(relisted.is_current(&key(), 3), "adopted from a relist too");
+    }
+
+    fn written(
+        manager: &str,
+        operation: &str,
+        second: i64,
+        subresource: &str,
+    ) -> ManagedFieldsEntry {
+        ManagedFieldsEntry {
+            manager: Some(manager.into()),
+            operation: Some(operation.into()),
+            subresource: (!subresource.is_empty()).then(|| subresource.into()),
+            time: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::from_second(second).unwrap(),
+            )),
+            ..ManagedFieldsEntry::default()
+        }
+    }
+
+    fn child(
+        content: Option<&str>,
+        entries: Vec<ManagedFieldsEntry>,
+    ) -> PartialObjectMeta<ConfigMap> {
+        let mut obj = PartialObjectMeta::<ConfigMap>::default();
+        obj.metadata.annotations =
+            content.map(|c| [(CONTENT_ANNOTATION.to_string(), c.to_string())].into());
+        obj.metadata.managed_fields = Some(entries);
+        obj
+    }
+
+    #[test]
+    fn the_last_write_to_the_content_is_read_from_managed_fields() {
+        let us = |second| written("op", "Apply", second, "");
+        let last = |content, entries| applied_last(&child(content, entries), "op");
+        assert_eq!(last(Some("ff"), vec![us(100)]), Some(255));
+        assert_eq!(last(None, vec![us(100)]), None, "no fingerprint");
+        assert_eq!(last(Some("zz"), vec![us(100)]), None, "not a fingerprint");
+        let edit = |second| written("kubectl-edit", "Update", second, "");
+        assert_eq!(last(Some("ff"), vec![us(100), edit(99)]), Some(255));
+        assert_eq!(
+            last(Some("ff"), vec![us(100), edit(101)]),
+            None,
+            "edited after"
+        );
+        assert_eq!(
+            last(Some("ff"), vec![us(100), edit(100)]),
+            None,
+            "same second"
+        );
+        let status = written("kube-controller-manager", "Update", 200, "status");
+        assert_eq!(last(Some("ff"), vec![us(100), status]), Some(255));
+        let our_update = written("op", "Update", 50, "");
+        assert_eq!(last(Some("ff"), vec![our_update]), None, "no apply of ours");
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub(crate) struct Shared {
     pub(crate) name: String,
     pub(crate) namespace: Option<String>,
     pub(crate) metrics: Metrics,
-    pub(crate) leader: watch::Receiver<bool>,
+    pub(crate) leader: watch::Receiver<crate::leader::Term>,
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) readiness: Readiness,
     pub(crate) recorder: Recorder,
@@ -142,9 +142,13 @@ impl Context {
         }
     }
 
-    /// Whether this manager currently leads (always true without --leader-elect).
+    /// Whether this manager currently leads (always true without --leader-elect): it holds the lease and its
+    /// term has not run out on the clock (see [`crate::leader::Term`]).
     pub fn is_leader(&self) -> bool {
-        *self.shared.leader.borrow()
+        self.shared
+            .leader
+            .borrow()
+            .leads_at(std::time::Instant::now())
     }
 
     /// Waits until this manager leads; false if the manager shuts down first.
@@ -157,7 +161,8 @@ impl Context {
         tokio::select! {
             biased;
             _ = wait_true(&mut shutdown) => false,
-            r = leader.wait_for(|v| *v) => r.is_ok(),
+            // A term run out (the process was frozen) waits for the election task's next word: renewed or lost.
+            r = leader.wait_for(|term| term.leads_at(std::time::Instant::now())) => r.is_ok(),
         }
     }
 

@@ -4,6 +4,13 @@
 //! (resourceVersion), so two candidates can never both win; the leader gives up when it cannot renew within the
 //! renew deadline; a stepping-down leader clears the holder so a follower takes over on its next poll.
 //!
+//! The leader publishes its term as a [`Term`]: leading until the start of its last successful renewal plus the
+//! renew deadline. Work gated on leadership checks that instant on the monotonic clock, so a leader whose process
+//! was frozen (SIGSTOP, a paused VM) or cut off past its lease starts nothing when it runs again, even before its
+//! election task has learnt that another candidate took over. Work already running when the process froze resumes
+//! and may still write: Kubernetes has no fencing token, so that window is closed only by the lease timings
+//! (followers wait the lease duration, longer than the renew deadline), as in client-go.
+//!
 //! We do not use kube-lease-manager (which builds against kube 5): its followers sleep until the lease expires, so
 //! a graceful step-down would not hand over any faster than a crash.
 
@@ -57,6 +64,28 @@ pub struct LeaderElector {
     metrics: Option<Metrics>,
 }
 
+/// Whether this process may start leader-only work, as its election task last published it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Term {
+    /// No leader election: always.
+    Unelected,
+    /// Leading, safely until this instant unless renewed again.
+    Until(Instant),
+    /// Not leading (yet, or any more).
+    Following,
+}
+
+impl Term {
+    /// Whether leader-only work may start at `now`.
+    pub fn leads_at(self, now: Instant) -> bool {
+        match self {
+            Term::Unelected => true,
+            Term::Until(deadline) => now < deadline,
+            Term::Following => false,
+        }
+    }
+}
+
 /// What ended a leader's term.
 #[derive(Debug, PartialEq, Eq)]
 pub enum TermEnd {
@@ -89,13 +118,20 @@ impl LeaderElector {
         &self.config
     }
 
-    /// Polls until this candidate holds the lease. Returns false if `stop` fired first.
-    pub async fn acquire(&mut self, stop: &mut watch::Receiver<bool>) -> bool {
+    /// Polls until this candidate holds the lease, then publishes its term in `term`. Returns false if `stop`
+    /// fired first.
+    pub async fn acquire(
+        &mut self,
+        stop: &mut watch::Receiver<bool>,
+        term: &watch::Sender<Term>,
+    ) -> bool {
         loop {
+            let attempt = Instant::now();
             match self.try_acquire_or_renew().await {
                 Ok(true) => {
                     tracing::info!(lease = %self.config.lease_name, identity = %self.config.identity, "acquired leadership");
                     self.set_metric(true);
+                    term.send_replace(Term::Until(attempt + self.config.renew_deadline));
                     return true;
                 }
                 Ok(false) => {}
@@ -111,8 +147,14 @@ impl LeaderElector {
         }
     }
 
-    /// Renews every retry period while leading. Returns when leadership is lost or `stop` fires.
-    pub async fn hold(&mut self, stop: &mut watch::Receiver<bool>) -> TermEnd {
+    /// Renews every retry period while leading, extending the term published in `term` (which [`Self::acquire`]
+    /// began). Returns when leadership is lost, having published [`Term::Following`], or when `stop` fires.
+    pub async fn hold(
+        &mut self,
+        stop: &mut watch::Receiver<bool>,
+        term: &watch::Sender<Term>,
+    ) -> TermEnd {
+        // A term is counted from the start of the request that renewed it: the lease may have been written then.
         let mut last_renew = Instant::now();
         loop {
             tokio::select! {
@@ -121,13 +163,16 @@ impl LeaderElector {
             }
             // Each renewal is retried until the renew deadline passes since the last success.
             loop {
+                let attempt = Instant::now();
                 match self.try_acquire_or_renew().await {
                     Ok(true) => {
-                        last_renew = Instant::now();
+                        last_renew = attempt;
+                        term.send_replace(Term::Until(attempt + self.config.renew_deadline));
                         break;
                     }
                     Ok(false) => {
                         self.set_metric(false);
+                        term.send_replace(Term::Following);
                         let holder = self.observed_holder().unwrap_or_default();
                         return TermEnd::Lost(format!("lease taken by {holder:?}"));
                     }
@@ -135,6 +180,7 @@ impl LeaderElector {
                         tracing::warn!(lease = %self.config.lease_name, error = %e, "cannot renew lease");
                         if last_renew.elapsed() >= self.config.renew_deadline {
                             self.set_metric(false);
+                            term.send_replace(Term::Following);
                             return TermEnd::Lost(format!(
                                 "failed to renew within {:?}: {e}",
                                 self.config.renew_deadline
@@ -283,4 +329,20 @@ pub(crate) async fn wait_true(rx: &mut watch::Receiver<bool>) {
 fn jittered(d: Duration) -> Duration {
     let nanos = u64::from(Timestamp::now().subsec_nanosecond().unsigned_abs());
     d + d.mul_f64((nanos % 1000) as f64 / 5000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_term_ends_on_the_clock_before_the_lease_is_known_lost() {
+        let now = Instant::now();
+        let renewed = Term::Until(now + Duration::from_secs(3));
+        assert!(renewed.leads_at(now));
+        // A process frozen past its renew deadline wakes with this term still published: it must not lead.
+        assert!(!renewed.leads_at(now + Duration::from_secs(3)));
+        assert!(!Term::Following.leads_at(now));
+        assert!(Term::Unelected.leads_at(now + Duration::from_secs(1 << 30)));
+    }
 }

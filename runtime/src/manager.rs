@@ -15,7 +15,7 @@ use tokio::task::{JoinHandle, JoinSet};
 
 use crate::Error;
 use crate::context::{Context, Readiness, Shared, reporter};
-use crate::leader::{LeaderElectionConfig, LeaderElector, TermEnd, default_identity};
+use crate::leader::{LeaderElectionConfig, LeaderElector, Term, TermEnd, default_identity};
 use crate::metrics::Metrics;
 use crate::options::{ManagerOptions, parse_bind_address};
 use crate::secure::{self, Authorizer, TlsListener};
@@ -140,7 +140,10 @@ impl ManagerBuilder {
             renew_deadline: options.leader_elect_renew_deadline,
             retry_period: options.leader_elect_retry_period,
         });
-        let (leader_tx, leader_rx) = watch::channel(leader_election.is_none());
+        let (leader_tx, leader_rx) = watch::channel(match leader_election {
+            None => Term::Unelected,
+            Some(_) => Term::Following,
+        });
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let shared = Arc::new(Shared {
             recorder: Recorder::new(client.clone(), reporter(&self.name)),
@@ -199,7 +202,7 @@ type ControllerFuture = BoxFuture<'static, (String, Result<(), String>)>;
 pub struct Manager {
     shared: Arc<Shared>,
     leader_election: Option<LeaderElectionConfig>,
-    leader_tx: watch::Sender<bool>,
+    leader_tx: watch::Sender<Term>,
     shutdown_tx: watch::Sender<bool>,
     metrics_listener: Option<TcpListener>,
     metrics_tls: Option<rustls::ServerConfig>,
@@ -581,25 +584,21 @@ async fn wait_for_stop(
 /// The leader election task: acquire, hold, then release on stop. Returns Some(reason) when leadership was lost.
 async fn lead(
     mut elector: LeaderElector,
-    leader: watch::Sender<bool>,
+    leader: watch::Sender<Term>,
     mut stop: watch::Receiver<bool>,
 ) -> Option<String> {
-    if !elector.acquire(&mut stop).await {
+    if !elector.acquire(&mut stop, &leader).await {
         return None;
     }
-    let _ = leader.send(true);
-    match elector.hold(&mut stop).await {
+    match elector.hold(&mut stop, &leader).await {
         TermEnd::Stopped => {
-            let _ = leader.send(false);
+            leader.send_replace(Term::Following);
             if let Err(e) = elector.release().await {
                 tracing::warn!(error = %e, "cannot release lease; followers take over when it expires");
             }
             None
         }
-        TermEnd::Lost(reason) => {
-            let _ = leader.send(false);
-            Some(reason)
-        }
+        TermEnd::Lost(reason) => Some(reason),
     }
 }
 

@@ -18,15 +18,21 @@ use rkb_runtime::child_index::{ChildIndex, Key, Write, fingerprint};
 const TIMEOUT: Duration = Duration::from_secs(20);
 const MANAGER: &str = "rkb-child-index-test";
 
-#[tokio::test]
-async fn skips_applies_that_change_nothing_and_notices_other_writers() -> anyhow::Result<()> {
+/// A control plane and a manager (not run: the tests use its context for the index's watch).
+async fn start() -> anyhow::Result<(Environment, Manager)> {
     let env = Environment::start().await?;
-    let client = env.client();
     let mgr = Manager::builder(MANAGER)
-        .client(client.clone())
+        .client(env.client())
         .options(quiet_options())
         .build()
         .await?;
+    Ok((env, mgr))
+}
+
+#[tokio::test]
+async fn skips_applies_that_change_nothing_and_notices_other_writers() -> anyhow::Result<()> {
+    let (env, mgr) = start().await?;
+    let client = env.client();
     let index = ChildIndex::default();
     let selector = watcher::Config::default().labels("test=child-index");
     let watch = tokio::spawn(index.clone().watch::<ConfigMap>(mgr.context(), selector));
@@ -73,6 +79,45 @@ async fn skips_applies_that_change_nothing_and_notices_other_writers() -> anyhow
         .insert("k".into(), "w".into());
     assert_eq!(index.apply(&api, &changed, MANAGER).await?, Write::Applied);
 
+    watch.abort();
+    Ok(())
+}
+
+/// A process started later (here: a new index) takes what an earlier one applied as applied, until someone else
+/// writes to the child.
+#[tokio::test]
+async fn a_new_index_adopts_what_an_earlier_process_applied() -> anyhow::Result<()> {
+    let (env, mgr) = start().await?;
+    let client = env.client();
+    let selector = || watcher::Config::default().labels("test=adopt");
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let desired = config_map("child", &[("test", "adopt")]);
+    let (key, content) = (
+        Key::of::<ConfigMap>("default", "child"),
+        fingerprint(&desired),
+    );
+    let earlier = ChildIndex::default();
+    assert_eq!(
+        earlier.apply(&api, &desired, MANAGER).await?,
+        Write::Applied
+    );
+
+    let later = ChildIndex::default();
+    let watch = tokio::spawn(later.clone().watch::<ConfigMap>(mgr.context(), selector()));
+    eventually("the later index adopts the child", TIMEOUT, || async {
+        Ok::<_, Infallible>(later.is_current(&key, content).then_some(()))
+    })
+    .await?;
+    let stored = api.get("child").await?.resource_version();
+    assert_eq!(later.apply(&api, &desired, MANAGER).await?, Write::Skipped);
+    assert_eq!(api.get("child").await?.resource_version(), stored);
+
+    touch_config_map(&client, "child", "edited").await;
+    eventually("the edit marks the child changed", TIMEOUT, || async {
+        Ok::<_, Infallible>((!later.is_current(&key, content)).then_some(()))
+    })
+    .await?;
+    assert_eq!(later.apply(&api, &desired, MANAGER).await?, Write::Applied);
     watch.abort();
     Ok(())
 }
