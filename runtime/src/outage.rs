@@ -47,13 +47,13 @@ pub fn is_unavailable<E: Any>(error: &E) -> bool {
         return kube_unavailable(e);
     }
     if let Some(e) = any.downcast_ref::<crate::Error>() {
-        return chain_unavailable(e);
+        return caused_by_outage(e);
     }
     if let Some(e) = any.downcast_ref::<crate::client::Error>() {
         return client_unavailable(e);
     }
     if let Some(e) = any.downcast_ref::<BoxError>() {
-        return chain_unavailable(&**e);
+        return caused_by_outage(&**e);
     }
     if let Some(e) = any.downcast_ref::<anyhow::Error>() {
         return e.chain().any(|c| {
@@ -64,8 +64,9 @@ pub fn is_unavailable<E: Any>(error: &E) -> bool {
     false
 }
 
-/// The first `kube::Error` in the chain of `error` says the server is unavailable.
-fn chain_unavailable(error: &(dyn std::error::Error + 'static)) -> bool {
+/// Whether the first `kube::Error` in the source chain of `error` says the API server could not be reached: for an
+/// operator's own error types, e.g. to skip writing a failure into a status while no write can succeed.
+pub fn caused_by_outage(error: &(dyn std::error::Error + 'static)) -> bool {
     let mut next = Some(error);
     while let Some(e) = next {
         if let Some(k) = e.downcast_ref::<kube::Error>() {
@@ -183,5 +184,32 @@ mod tests {
         let wrapped = anyhow::Error::new(transport()).context("applying the Deployment");
         assert!(is_unavailable(&wrapped));
         assert!(!is_unavailable(&"a string error".to_string()));
+    }
+
+    /// An operator's own error type, as thiserror would derive it.
+    #[derive(Debug)]
+    struct ApplyFailed(kube::Error);
+
+    impl std::fmt::Display for ApplyFailed {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("applying a child failed")
+        }
+    }
+
+    impl std::error::Error for ApplyFailed {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn an_operators_own_error_is_read_through_its_sources() {
+        let refused = ApplyFailed(kube::Error::Service("connection refused".into()));
+        assert!(caused_by_outage(&refused));
+        assert!(
+            !is_unavailable(&refused),
+            "not a type the manager knows unboxed"
+        );
+        assert!(!caused_by_outage(&ApplyFailed(api(409))));
     }
 }

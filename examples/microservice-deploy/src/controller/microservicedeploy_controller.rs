@@ -183,6 +183,9 @@ pub async fn reconcile(
             .await?;
             Ok(Action::requeue(SHARED_RECHECK))
         }
+        // The API server cannot be reached: a status write could not succeed either. The manager pauses the
+        // reconciles until it answers (rkb_runtime::outage).
+        Err(e) if rkb_runtime::outage::caused_by_outage(&e) => Err(e),
         Err(e) => {
             // Best effort: the reconcile error (retried with backoff) matters more than recording it.
             let failed = new_condition(READY, FALSE, "ApplyFailed", e.to_string(), generation);
