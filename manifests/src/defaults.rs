@@ -1,9 +1,12 @@
 //! Defaults the API server refuses. It prunes each `default` with the schema it sits in (a field the schema does not
 //! know is refused, not dropped), applies the default's own nested defaults, then validates it against that schema.
 //! This checks the same before anything is written: type (and int-or-string), enum, numeric bounds, string
-//! lengths, item and property counts, unknown and missing required fields, recursively. Not checked: `pattern`,
-//! `format` and CEL rules on defaults (the API server checks those too). Reported with the schema path, at the kind,
-//! like validate.rs's rules.
+//! lengths, `pattern`, the common `format`s (date-time, date, byte, uuid, ipv4, ipv6, int32), item and property
+//! counts, unknown and missing required fields, recursively. Not checked: the other formats and CEL rules on
+//! defaults (the API server checks those too). Reported with the schema path, at the kind, like validate.rs's rules.
+//!
+//! Patterns are read with the `regex` crate, whose syntax is RE2's like Go's regexp, which the API server uses; a
+//! pattern it cannot read is not checked here.
 
 use rkb_markers::{Effect, SchemaMarker, ValueMarker};
 use serde_json::{Map, Value};
@@ -151,6 +154,8 @@ fn value_problem(s: &Schema, v: &Value) -> Option<String> {
     type_problem(s, v)
         .or_else(|| enum_problem(s, v))
         .or_else(|| bounds_problem(s, v))
+        .or_else(|| pattern_problem(s, v))
+        .or_else(|| format_problem(s, v))
         .or_else(|| match v {
             Value::Array(items) => items_problem(s, items),
             Value::Object(fields) => fields_problem(s, fields),
@@ -174,6 +179,44 @@ fn type_problem(s: &Schema, v: &Value) -> Option<String> {
         _ => true,
     };
     (!fits).then(|| format!("{} is not of type {t}", short(v)))
+}
+
+fn pattern_problem(s: &Schema, v: &Value) -> Option<String> {
+    let (pattern, text) = (s.get("pattern")?.as_str()?, v.as_str()?);
+    let matches = regex::Regex::new(pattern).ok()?.is_match(text);
+    (!matches).then(|| format!("{} does not match the pattern `{pattern}`", short(v)))
+}
+
+/// The formats the API server's validation knows that a default is most likely to carry.
+fn format_problem(s: &Schema, v: &Value) -> Option<String> {
+    let format = s.get("format")?.as_str()?;
+    let fits = match (format, v) {
+        ("int32", Value::Number(n)) => n.as_i64().is_some_and(|i| i32::try_from(i).is_ok()),
+        (_, Value::String(text)) => string_has_format(format, text)?,
+        _ => return None,
+    };
+    (!fits).then(|| format!("{} is not a valid {format}", short(v)))
+}
+
+/// Whether `text` is in `format`; `None` for a format not checked here.
+fn string_has_format(format: &str, text: &str) -> Option<bool> {
+    const DATE: &str = r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])";
+    let full =
+        |pattern: &str| regex::Regex::new(&format!("^(?:{pattern})$")).map(|r| r.is_match(text));
+    let fits = match format {
+        "date" => full(DATE),
+        "date-time" => full(&format!(
+            r"{DATE}[Tt ]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
+        )),
+        "byte" => full(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"),
+        "uuid" => {
+            full(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+        }
+        "ipv4" => Ok(text.parse::<std::net::Ipv4Addr>().is_ok()),
+        "ipv6" => Ok(text.parse::<std::net::Ipv6Addr>().is_ok()),
+        _ => return None,
+    };
+    fits.ok()
 }
 
 fn enum_problem(s: &Schema, v: &Value) -> Option<String> {
@@ -366,5 +409,46 @@ mod tests {
         );
         let open = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {}});
         assert_eq!(problem(open, json!({"anything": 1})), None);
+    }
+
+    #[test]
+    fn string_defaults_match_their_pattern_and_format() {
+        let lower = json!({"type": "string", "pattern": "^[a-z]+$"});
+        assert_eq!(problem(lower.clone(), json!("web")), None);
+        assert_eq!(
+            problem(lower, json!("Web_1")),
+            Some("\"Web_1\" does not match the pattern `^[a-z]+$`".into())
+        );
+        let unreadable = json!({"type": "string", "pattern": "(?<=a)b"});
+        assert_eq!(problem(unreadable, json!("b")), None, "not checked");
+        for (format, good, bad) in [
+            ("date-time", "2026-11-25T07:30:00Z", "yesterday"),
+            ("date-time", "2026-11-25T07:30:00.5+01:00", "2026-11-25"),
+            ("date", "2026-02-28", "2026-13-01"),
+            ("byte", "aGVsbG8=", "not base64!"),
+            ("uuid", "123e4567-e89b-12d3-a456-426614174000", "123e4567"),
+            ("ipv4", "10.0.0.1", "10.0.0.256"),
+            ("ipv6", "::1", "10.0.0.1"),
+        ] {
+            let schema = json!({"type": "string", "format": format});
+            assert_eq!(
+                problem(schema.clone(), json!(good)),
+                None,
+                "{format} {good}"
+            );
+            assert_eq!(
+                problem(schema, json!(bad)),
+                Some(format!("\"{bad}\" is not a valid {format}")),
+                "{format}"
+            );
+        }
+        let int32 = json!({"type": "integer", "format": "int32"});
+        assert_eq!(problem(int32.clone(), json!(7)), None);
+        assert_eq!(
+            problem(int32, json!(4_294_967_296_u64)),
+            Some("4294967296 is not a valid int32".into())
+        );
+        let unknown = json!({"type": "string", "format": "hostname"});
+        assert_eq!(problem(unknown, json!("not a host!")), None, "not checked");
     }
 }

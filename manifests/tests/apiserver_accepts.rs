@@ -137,7 +137,7 @@ pub struct Port {
 
     // (rule, what breaks it in the valid CRD, what the server says)
     type Breaker = fn(&mut serde_json::Value) -> bool;
-    let rules: [(&str, Breaker, &str); 5] = [
+    let rules: [(&str, Breaker, &str); 7] = [
         (
             "+listType=map needs +listMapKey",
             |crd| strip_key(crd, "x-kubernetes-list-map-keys") > 0,
@@ -173,6 +173,28 @@ pub struct Port {
                 true
             },
             "must be of type string",
+        ),
+        (
+            "a string default matches its field's pattern",
+            |crd| {
+                let name = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+                    ["spec"]["properties"]["ports"]["items"]["properties"]["name"];
+                name["pattern"] = serde_json::json!("^[a-z]+$");
+                name["default"] = serde_json::json!("Web_1");
+                true
+            },
+            "should match",
+        ),
+        (
+            "a string default has its field's format",
+            |crd| {
+                let name = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+                    ["spec"]["properties"]["ports"]["items"]["properties"]["name"];
+                name["format"] = serde_json::json!("date-time");
+                name["default"] = serde_json::json!("yesterday");
+                true
+            },
+            "date-time",
         ),
         (
             "an object default names only the object's fields",

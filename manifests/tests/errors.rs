@@ -844,6 +844,10 @@ fn defaults_the_api_server_would_refuse_are_errors() {
     pub workers: Option<i32>,
     /// +optional
     pub ports: Vec<Port>,
+    /// +kubebuilder:validation:Pattern=`^[a-z]+$`
+    /// +kubebuilder:default=Web_1
+    /// +optional
+    pub tier: Option<String>,
 }
 pub struct Endpoint {
     pub name: String,
@@ -868,7 +872,11 @@ pub struct Port {
         ("`.spec.workers`", "  --> src/api/v1/thing_types.rs:16:9\n"),
         (
             "`.spec.ports[*].name`: 5 is not of type string",
-            "  --> src/api/v1/thing_types.rs:26:9\n",
+            "  --> src/api/v1/thing_types.rs:30:9\n",
+        ),
+        (
+            "`.spec.tier`: \"Web_1\" does not match the pattern `^[a-z]+$`",
+            "  --> src/api/v1/thing_types.rs:22:9\n",
         ),
     ] {
         let line = e
@@ -903,7 +911,8 @@ pub struct Port {
         .replace("default=three", "default=3")
         .replace(", colour: red", "")
         .replace("default=11", "default=10")
-        .replace("default=5", "default=http");
+        .replace("default=5", "default=http")
+        .replace("default=Web_1", "default=web");
     fs::write(
         dir.path().join("src/api/v1/thing_types.rs"),
         format!("{ROOT}{fixed}"),
