@@ -27,10 +27,11 @@
 //! another controller does not count; an entry from the same second does, to be safe). The same rule keeps a
 //! child current when another controller only updates its status.
 //!
-//! Caveats: the watch's selector must cover every child written through the index; a child outside it is never seen, so its
-//! edits by others are not noticed until this process applies other content to it. resourceVersions are compared
-//! as integers (etcd revisions, on every kube-apiserver); should they not be, any difference counts as a change,
-//! which costs an apply, never a missed one.
+//! Caveats: the watch's selector must cover every child written through the index; a child outside it is never
+//! seen, so its edits by others are not noticed until this process applies other content to it. resourceVersions
+//! are compared as integers (etcd revisions, on every kube-apiserver); should they not be, any difference counts as
+//! a change, which costs an apply, never a missed one. Another controller updating a child outside the status
+//! subresource (a Deployment's revision annotation) makes the next apply go through once, changing nothing.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
