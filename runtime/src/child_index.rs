@@ -27,6 +27,11 @@
 //! another controller does not count; an entry from the same second does, to be safe). The same rule keeps a
 //! child current when another controller only updates its status.
 //!
+//! One watch per child kind: [`ChildIndex::owner_requests`] turns the index's watch events into reconcile requests
+//! for the children's owners, in place of the controller's own `.owns()` watches of the same children (the API
+//! server then serves one watch per child kind, not two). A request is sent after the index has taken the event in,
+//! so the reconcile it starts sees the change.
+//!
 //! Caveats: the watch's selector must cover every child written through the index; a child outside it is never
 //! seen, so its edits by others are not noticed until this process applies other content to it. resourceVersions
 //! are compared as integers (etcd revisions, on every kube-apiserver); should they not be, any difference counts as
@@ -38,7 +43,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures::StreamExt;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, OwnerReference};
 use kube::api::PartialObjectMeta;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
@@ -107,10 +112,19 @@ pub enum Write {
     Skipped,
 }
 
+/// Where [`ChildIndex::owner_requests`] sends the owners of changed children of one owner kind.
+struct OwnerSink {
+    api_version: String,
+    kind: String,
+    /// (namespace, name) of each owner to reconcile.
+    requests: tokio::sync::mpsc::UnboundedSender<(Option<String>, String)>,
+}
+
 /// Shared by the reconciles and the watches of one controller. Cheap to clone.
 #[derive(Clone)]
 pub struct ChildIndex {
     state: Arc<Mutex<State>>,
+    owner_sinks: Arc<Mutex<Vec<OwnerSink>>>,
     /// The kinds whose watch started and has not yet listed them (nor failed): their applies wait for the list,
     /// which may show them applied already (by an earlier process).
     listing: Arc<tokio::sync::watch::Sender<HashSet<&'static str>>>,
@@ -120,6 +134,7 @@ impl Default for ChildIndex {
     fn default() -> Self {
         Self {
             state: Arc::default(),
+            owner_sinks: Arc::default(),
             listing: Arc::new(tokio::sync::watch::Sender::new(HashSet::new())),
         }
     }
@@ -196,6 +211,48 @@ impl ChildIndex {
         Ok(Write::Applied)
     }
 
+    /// Reconcile requests for the owners of kind O (any owner reference naming O's apiVersion and kind) of every
+    /// child the index's watches see created, changed, listed or deleted: pass it to
+    /// [`crate::ControllerBuilder::reconciles_on`] instead of `.owns()` for the kinds the index watches.
+    pub fn owner_requests<O: Resource<DynamicType = ()>>(
+        &self,
+    ) -> impl futures::Stream<Item = kube::runtime::reflector::ObjectRef<O>> + Send + 'static {
+        let (requests, mut received) = tokio::sync::mpsc::unbounded_channel();
+        self.owner_sinks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(OwnerSink {
+                api_version: O::api_version(&()).into_owned(),
+                kind: O::kind(&()).into_owned(),
+                requests,
+            });
+        futures::stream::poll_fn(move |cx| received.poll_recv(cx)).map(|(namespace, name)| {
+            let owner = kube::runtime::reflector::ObjectRef::<O>::new(&name);
+            match namespace {
+                Some(namespace) => owner.within(&namespace),
+                None => owner,
+            }
+        })
+    }
+
+    /// Asks for a reconcile of each of a child's owners that an [`Self::owner_requests`] stream wants.
+    fn request_owners(&self, (namespace, owners): Owners) {
+        if owners.is_empty() {
+            return;
+        }
+        let mut sinks = self.owner_sinks.lock().unwrap_or_else(|e| e.into_inner());
+        // A dropped stream (its controller ended) wants nothing more.
+        sinks.retain(|sink| !sink.requests.is_closed());
+        for owner in owners {
+            let wanted = sinks
+                .iter()
+                .filter(|s| s.api_version == owner.api_version && s.kind == owner.kind);
+            for sink in wanted {
+                let _ = sink.requests.send((namespace.clone(), owner.name.clone()));
+            }
+        }
+    }
+
     /// Waits until the watch of `kind`, if one started, has listed it or failed.
     async fn listed(&self, kind: &'static str) {
         let mut listing = self.listing.subscribe();
@@ -261,8 +318,9 @@ impl ChildIndex {
         let manager = ctx.field_manager().to_string();
         let events = watcher(api, config).default_backoff();
         let mut events = std::pin::pin!(events.take_until(ctx.shutdown_signal()));
-        // A relist (Init .. InitDone) replaces everything known of K.
+        // A relist (Init .. InitDone) replaces everything known of K; its children's owners are asked for after.
         let mut relisted: Option<Vec<(Key, Seen)>> = None;
+        let mut listed_owners: Vec<Owners> = Vec::new();
         while let Some(event) = events.next().await {
             let event = match event {
                 Ok(event) => event,
@@ -273,23 +331,36 @@ impl ChildIndex {
                 }
             };
             match event {
-                watcher::Event::Init => relisted = Some(Vec::new()),
-                watcher::Event::InitApply(obj) => relisted
-                    .get_or_insert_with(Vec::new)
-                    .extend(entry(&obj, &manager)),
+                watcher::Event::Init => {
+                    relisted = Some(Vec::new());
+                    listed_owners.clear();
+                }
+                watcher::Event::InitApply(obj) => {
+                    relisted
+                        .get_or_insert_with(Vec::new)
+                        .extend(entry(&obj, &manager));
+                    listed_owners.push(owners_of(&obj));
+                }
                 watcher::Event::InitDone => {
                     self.relisted(kind_name::<K>(), relisted.take().unwrap_or_default());
                     self.done_listing(kind_name::<K>());
+                    // Only now that the list is taken in: a reconcile started earlier could skip an apply on
+                    // what the index knew before the list.
+                    for owners in listed_owners.drain(..) {
+                        self.request_owners(owners);
+                    }
                 }
                 watcher::Event::Apply(obj) => {
                     if let Some((key, seen)) = entry(&obj, &manager) {
                         self.applied_event(key, seen);
                     }
+                    self.request_owners(owners_of(&obj));
                 }
                 watcher::Event::Delete(obj) => {
                     if let Some((key, _)) = entry(&obj, &manager) {
                         self.deleted_event(&key);
                     }
+                    self.request_owners(owners_of(&obj));
                 }
             }
         }
@@ -347,6 +418,13 @@ impl ChildIndex {
             }
         }
     }
+}
+
+/// A child's namespace and owner references.
+type Owners = (Option<String>, Vec<OwnerReference>);
+
+fn owners_of<K: Resource>(child: &PartialObjectMeta<K>) -> Owners {
+    (child.namespace(), child.owner_references().to_vec())
 }
 
 /// Ends the wait for a kind's first list when dropped.

@@ -121,3 +121,50 @@ async fn a_new_index_adopts_what_an_earlier_process_applied() -> anyhow::Result<
     watch.abort();
     Ok(())
 }
+
+/// The index's watch asks for the owners of the children it sees created, changed and deleted: a controller
+/// needs no watch of its own on those children.
+#[tokio::test]
+async fn the_owners_of_changed_children_are_requested() -> anyhow::Result<()> {
+    use futures::StreamExt;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+    use rkb_runtime::ObjectRef;
+
+    let (env, mgr) = start().await?;
+    let client = env.client();
+    let index = ChildIndex::default();
+    let mut owners = Box::pin(index.owner_requests::<ConfigMap>());
+    let selector = watcher::Config::default().labels("test=owners");
+    let watch = tokio::spawn(index.clone().watch::<ConfigMap>(mgr.context(), selector));
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let mut child = config_map("child", &[("test", "owners")]);
+    child.metadata.owner_references = Some(vec![OwnerReference {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        name: "owner".into(),
+        uid: "6a1f0c3e-0000-4000-8000-000000000001".into(),
+        controller: Some(true),
+        ..OwnerReference::default()
+    }]);
+    let owner = ObjectRef::<ConfigMap>::new("owner").within("default");
+    assert_eq!(index.apply(&api, &child, MANAGER).await?, Write::Applied);
+    assert_eq!(
+        tokio::time::timeout(TIMEOUT, owners.next()).await?,
+        Some(owner.clone()),
+        "created"
+    );
+    touch_config_map(&client, "child", "edited").await;
+    assert_eq!(
+        tokio::time::timeout(TIMEOUT, owners.next()).await?,
+        Some(owner.clone()),
+        "changed"
+    );
+    api.delete("child", &DeleteParams::default()).await?;
+    assert_eq!(
+        tokio::time::timeout(TIMEOUT, owners.next()).await?,
+        Some(owner),
+        "deleted"
+    );
+    watch.abort();
+    Ok(())
+}

@@ -93,12 +93,9 @@ pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Err
     let index = ChildIndex::default();
     let writes = ChildWrites::registered(&ctx);
     let reconcile_index = index.clone();
+    // The index's watches of the children reconcile their owners too: one watch per child kind, not two.
     let controller = Controller::for_kind::<MicroServiceDeploy>(&ctx)
-        .owns::<Service>()
-        .owns::<ServiceAccount>()
-        .owns::<ConfigMap>()
-        .owns::<Deployment>()
-        .owns::<HorizontalPodAutoscaler>()
+        .reconciles_on(index.owner_requests::<MicroServiceDeploy>())
         .concurrency(settings.concurrency)
         .run(move |msd, ctx| {
             let reconciled = reconcile(msd, ctx, reconcile_index.clone(), writes.clone());
