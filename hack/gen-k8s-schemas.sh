@@ -3,7 +3,10 @@
 # k8s-openapi (feature v1_35) has, derived by running controller-gen itself over the k8s.io/api Go types
 # at the matching version. Run from anywhere:
 #
-#   hack/gen-k8s-schemas.sh
+#   hack/gen-k8s-schemas.sh          # Kubernetes 1.35, the base table
+#   hack/gen-k8s-schemas.sh 1.34     # another version: manifests/src/k8s/schemas-v1_34.jsonl holds only the
+#                                    # lines that differ from the base (and {"name":..,"absent":true} for types
+#                                    # that version lacks); run it after the base
 #
 # Steps: list the OpenAPI names k8s-openapi gives its types (their JsonSchema::schema_name), write a Go
 # CRD whose spec has one field per type (hack/gen-k8s-schemas/v1/zz_types.go), run controller-gen on it,
@@ -12,7 +15,11 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 GEN="$ROOT/hack/gen-k8s-schemas"
-OUT="$ROOT/manifests/src/k8s/schemas.jsonl"
+BASE_VERSION=1.35
+VERSION="${1:-$BASE_VERSION}"
+FEATURE="v1_${VERSION#1.}"
+BASE="$ROOT/manifests/src/k8s/schemas.jsonl"
+if [ "$VERSION" = "$BASE_VERSION" ]; then OUT="$BASE"; else OUT="$ROOT/manifests/src/k8s/schemas-$FEATURE.jsonl"; fi
 log() { echo "gen-k8s-schemas: $*" >&2; }
 
 CONTROLLER_GEN="$("$ROOT/hack/install-controller-gen.sh" | tail -n1)"
@@ -20,7 +27,8 @@ CONTROLLER_GEN="$("$ROOT/hack/install-controller-gen.sh" | tail -n1)"
 # k8s-openapi's sources, from cargo's registry (the version the workspace resolved).
 K8S_OPENAPI="$(cd "$ROOT" && cargo metadata --format-version 1 --locked 2>/dev/null |
   python3 -c 'import json,sys; print(next(p["manifest_path"] for p in json.load(sys.stdin)["packages"] if p["name"]=="k8s-openapi"))')"
-K8S_OPENAPI_SRC="$(dirname "$K8S_OPENAPI")/src/v1_35"
+K8S_OPENAPI_SRC="$(dirname "$K8S_OPENAPI")/src/$FEATURE"
+[ -d "$K8S_OPENAPI_SRC" ] || { log "k8s-openapi has no $FEATURE"; exit 1; }
 log "types from $K8S_OPENAPI_SRC"
 
 WORK="$(mktemp -d)"
@@ -31,6 +39,17 @@ trap 'rm -rf "$WORK"' EXIT
 } | sort -u >"$WORK/all.txt"
 
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local
+if [ "$VERSION" != "$BASE_VERSION" ]; then
+  # The same generator against that version's Go types: the newest patch release the module proxy has.
+  cp -r "$GEN" "$WORK/gen"
+  GEN="$WORK/gen"
+  rm -f "$GEN/v1/zz_types.go" # the base version's types; written again below for this one
+  patch="$(cd "$GEN" && go list -m -versions k8s.io/api | tr ' ' '\n' | grep -E "^v0\.${VERSION#1.}\.[0-9]+$" | sort -t. -k3 -n | tail -n1)"
+  log "k8s.io/api $patch"
+  (cd "$GEN" && go get "k8s.io/api@$patch" "k8s.io/apimachinery@$patch" \
+    "k8s.io/apiextensions-apiserver@$patch" "k8s.io/kube-aggregator@$patch" >"$WORK/go-get.log" 2>&1) ||
+    { cat "$WORK/go-get.log" >&2; exit 1; }
+fi
 cd "$GEN"
 mkdir -p v1
 
@@ -96,6 +115,21 @@ for attempt in 1 2 3 4; do
   write_types "$WORK/names.txt"
 done
 mkdir -p "$(dirname "$OUT")"
-go run . "$WORK/crd/k8sschemas.rkb.local_k8stypes.yaml" "$WORK/names.txt" "$OUT"
+if [ "$VERSION" = "$BASE_VERSION" ]; then
+  go run . "$WORK/crd/k8sschemas.rkb.local_k8stypes.yaml" "$WORK/names.txt" "$OUT"
+else
+  go run . "$WORK/crd/k8sschemas.rkb.local_k8stypes.yaml" "$WORK/names.txt" "$WORK/full.jsonl"
+  python3 - "$BASE" "$WORK/full.jsonl" "$OUT" <<'PY'
+import json, sys
+base_path, full_path, out_path = sys.argv[1:]
+name = lambda line: json.loads(line)["name"]
+base = {name(l): l for l in open(base_path).read().splitlines()}
+full = {name(l): l for l in open(full_path).read().splitlines()}
+lines = [full[n] for n in sorted(full) if base.get(n) != full[n]]
+lines += [json.dumps({"name": n, "absent": True}, separators=(",", ":")) for n in sorted(base) if n not in full]
+lines.sort(key=name)
+open(out_path, "w").write("".join(l + "\n" for l in lines))
+PY
+fi
 log "wrote $OUT ($(wc -l <"$OUT") types, $(du -h "$OUT" | cut -f1))"
 echo "$OUT"

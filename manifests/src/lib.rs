@@ -171,10 +171,12 @@ fn analyze(project_root: &Path) -> Result<Analysis, Error> {
         load::plain_comment_markers(f, &mut diags);
         load::kube_derives(f, &mut diags);
     }
-    let model = model::Model::build(files, &mut diags);
+    let mut model = model::Model::build(files, &mut diags);
     let roots = crd::find_roots(&model, &mut diags);
     let plans = crd::plan_crds(&model, &roots, &mut diags);
-    settings::Settings::read(project_root, &mut diags).apply(&mut diags);
+    let settings = settings::Settings::read(project_root, &mut diags);
+    settings.apply(&mut diags);
+    model.k8s = settings.k8s_version;
     Ok(Analysis {
         model,
         plans,

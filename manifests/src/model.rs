@@ -81,6 +81,8 @@ pub struct Model {
     by_pkg: Vec<HashMap<String, usize>>,
     by_name: HashMap<String, Vec<usize>>,
     pkg_by_module: HashMap<Vec<String>, usize>,
+    /// The Kubernetes version whose schemas embedded k8s types get (the project's k8s-openapi feature).
+    pub k8s: crate::k8s::Version,
 }
 
 /// What a type path in a field refers to.
@@ -168,6 +170,7 @@ impl Model {
             by_name: HashMap::new(),
             pkg_by_module: HashMap::new(),
             files: Vec::new(),
+            k8s: crate::k8s::Version::BASE,
         };
         // Packages first (a file's package is its module, or its parent module for leaf files).
         let mut file_pkg = Vec::with_capacity(files.len());

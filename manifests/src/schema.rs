@@ -720,13 +720,18 @@ impl<'m> SchemaGen<'m> {
     }
 
     fn k8s_schema(&mut self, path: &str) -> Option<Rc<Schema>> {
-        let share = self.share_k8s;
+        let (share, version) = (self.share_k8s, self.model.k8s);
         self.k8s
             .entry(path.to_string())
-            .or_insert_with(|| match crate::k8s::schema_for(path) {
+            .or_insert_with(|| match crate::k8s::schema_in(version, path) {
                 Some(Value::Object(mut m)) => {
                     if share {
-                        crate::frozen::freeze_children(path, &mut m);
+                        // Shared sub-schemas are kept per type and version (frozen.rs caches them by name).
+                        let name = match version {
+                            crate::k8s::Version::BASE => path.to_string(),
+                            other => format!("{path}@{other}"),
+                        };
+                        crate::frozen::freeze_children(&name, &mut m);
                     }
                     Some(Rc::new(m))
                 }

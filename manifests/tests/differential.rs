@@ -48,13 +48,52 @@ const MAX_DESC_LEN_CASES: &[&str] = &[
 
 #[test]
 fn corpus_matches_controller_gen() {
-    differential(&select_cases(None), None);
+    let corpus = corpus_dir();
+    differential(&corpus, &select_cases(&corpus, None), None);
 }
 
 #[test]
 fn corpus_matches_controller_gen_with_max_desc_len() {
+    let corpus = corpus_dir();
     for len in [0, 60] {
-        differential(&select_cases(Some(MAX_DESC_LEN_CASES)), Some(len));
+        differential(
+            &corpus,
+            &select_cases(&corpus, Some(MAX_DESC_LEN_CASES)),
+            Some(len),
+        );
+    }
+}
+
+/// The corpus cases that embed Kubernetes types, in a project targeting Kubernetes 1.34 (k8s-openapi feature
+/// `v1_34`), against controller-gen over k8s.io/api v0.34: the cases are copied into a Go module of their own
+/// (tests/corpus-k8s-1.34 holds its go.mod) with that feature in their Cargo.toml.
+#[test]
+fn kubernetes_1_34_corpus_matches_controller_gen() {
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus-k8s-1.34");
+    let corpus = OutDir::new();
+    for file in ["go.mod", "go.sum"] {
+        fs::copy(module.join(file), corpus.0.join(file)).unwrap();
+    }
+    for case in ["k8s-core", "k8s-workloads"] {
+        copy_dir(&corpus_dir().join(case), &corpus.0.join(case));
+        let manifest = format!(
+            "[package]\nname = \"{case}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nk8s-openapi = {{ version = \"0.29\", features = [\"v1_34\"] }}\n"
+        );
+        fs::write(corpus.0.join(case).join("Cargo.toml"), manifest).unwrap();
+    }
+    differential(&corpus.0, &select_cases(&corpus.0, None), None);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
     }
 }
 
@@ -62,10 +101,9 @@ fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
 
-/// Runs both tools over `cases` (descriptions truncated to `max_desc_len` when set) and fails on any
+/// Runs both tools over `cases` of `corpus` (descriptions truncated to `max_desc_len` when set) and fails on any
 /// difference outside the known failures.
-fn differential(cases: &[Case], max_desc_len: Option<usize>) {
-    let corpus = corpus_dir();
+fn differential(corpus: &Path, cases: &[Case], max_desc_len: Option<usize>) {
     assert!(
         !cases.is_empty(),
         "no corpus cases selected in {}",
@@ -74,7 +112,7 @@ fn differential(cases: &[Case], max_desc_len: Option<usize>) {
 
     let bin = controller_gen();
     let out = OutDir::new();
-    let expected = run_controller_gen(&bin, &corpus, cases, max_desc_len, &out.0);
+    let expected = run_controller_gen(&bin, corpus, cases, max_desc_len, &out.0);
 
     let mut failed = Vec::new();
     let mut known = Vec::new();
@@ -250,8 +288,7 @@ struct Case {
 }
 
 /// Every case, or the named ones; RKB_DIFF_CASES narrows the full run.
-fn select_cases(names: Option<&[&str]>) -> Vec<Case> {
-    let corpus = corpus_dir();
+fn select_cases(corpus: &Path, names: Option<&[&str]>) -> Vec<Case> {
     let only: Option<BTreeSet<String>> = match names {
         Some(names) => Some(names.iter().map(|n| (*n).to_owned()).collect()),
         None => std::env::var("RKB_DIFF_CASES").ok().map(|v| {
@@ -263,7 +300,7 @@ fn select_cases(names: Option<&[&str]>) -> Vec<Case> {
     };
     let mut cases = Vec::new();
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
-    let mut entries: Vec<_> = fs::read_dir(&corpus)
+    let mut entries: Vec<_> = fs::read_dir(corpus)
         .unwrap_or_else(|e| panic!("{}: {e}", corpus.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("src").is_dir())

@@ -21,6 +21,11 @@
 //! preserves unknown fields. Types that controller-gen cannot generate (floats, JSON-less fields,
 //! `+enum` types without values) are absent, as they cannot be used in a Go CRD either.
 //!
+//! Kubernetes versions: the base table is 1.35's; for another version a project targets (k8s-openapi's `v1_NN`
+//! feature in its Cargo.toml, see settings.rs) `schemas-v1_NN.jsonl` holds only the lines that differ from the
+//! base, and `{"name": .., "absent": true}` for types that version lacks (`hack/gen-k8s-schemas.sh 1.NN` writes
+//! it). [`Version::TABLES`] lists the versions with a table.
+//!
 //! Field-level docs: controller-gen gives a field of a k8s type the field's doc comment, or the type's
 //! description (the one returned here) when the field has none; field markers are merged on top
 //! (controller-gen's allOf flattening).
@@ -33,6 +38,37 @@ use serde_json::{Map, Value};
 /// One line per type: `{"name":"io.k8s.api.core.v1.Container","schema":{...}}`, sorted by name.
 const DATA: &str = include_str!("schemas.jsonl");
 
+/// A Kubernetes minor version (1.NN) whose schemas rkb embeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Version(u8);
+
+impl Version {
+    /// The version of the base table.
+    pub const BASE: Version = Version(35);
+    /// Every version with a table, and its lines that differ from the base.
+    const TABLES: [(Version, &'static str); 2] = [
+        (Version(34), include_str!("schemas-v1_34.jsonl")),
+        (Version::BASE, ""),
+    ];
+
+    /// The version of k8s-openapi's feature `v1_NN`, when rkb has its table.
+    pub fn of_minor(minor: u8) -> Option<Version> {
+        Self::TABLES.iter().map(|(v, _)| *v).find(|v| v.0 == minor)
+    }
+
+    /// The versions with a table, as `1.NN`.
+    pub fn supported() -> String {
+        let names: Vec<String> = Self::TABLES.iter().map(|(v, _)| v.to_string()).collect();
+        names.join(", ")
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "1.{}", self.0)
+    }
+}
+
 const LINE_PREFIX: &str = "{\"name\":\"";
 
 /// The schema controller-gen emits for the k8s-openapi type at `rust_path`, e.g.
@@ -40,19 +76,29 @@ const LINE_PREFIX: &str = "{\"name\":\"";
 /// (a leading `::` is accepted). `None` when the path names no k8s-openapi type that controller-gen
 /// can generate.
 pub fn schema_for(rust_path: &str) -> Option<Value> {
-    schema_for_openapi_name(&openapi_name(rust_path)?)
+    schema_in(Version::BASE, rust_path)
+}
+
+/// Like [`schema_for`], in Kubernetes `version`.
+pub fn schema_in(version: Version, rust_path: &str) -> Option<Value> {
+    schema_for_openapi_name_in(version, &openapi_name(rust_path)?)
 }
 
 /// Like [`schema_for`], keyed by the OpenAPI definition name (k8s-openapi's `JsonSchema::schema_name`),
 /// e.g. `io.k8s.api.core.v1.Container`.
 pub fn schema_for_openapi_name(name: &str) -> Option<Value> {
-    static EXPANDED: OnceLock<Mutex<HashMap<String, Value>>> = OnceLock::new();
+    schema_for_openapi_name_in(Version::BASE, name)
+}
+
+fn schema_for_openapi_name_in(version: Version, name: &str) -> Option<Value> {
+    static EXPANDED: OnceLock<Mutex<HashMap<(Version, String), Value>>> = OnceLock::new();
     let cache = EXPANDED.get_or_init(Default::default);
-    if let Some(v) = cache.lock().ok()?.get(name) {
+    let key = (version, name.to_owned());
+    if let Some(v) = cache.lock().ok()?.get(&key) {
         return Some(v.clone());
     }
-    let schema = expand_type(name)?;
-    cache.lock().ok()?.insert(name.to_owned(), schema.clone());
+    let schema = expand_type(version, name)?;
+    cache.lock().ok()?.insert(key, schema.clone());
     Some(schema)
 }
 
@@ -92,25 +138,43 @@ fn line_name(line: &str) -> Option<&str> {
     rest.get(..rest.find('"')?)
 }
 
-/// Name -> raw line, built once by scanning line prefixes; lines are parsed only when asked for.
-fn index() -> &'static HashMap<&'static str, &'static str> {
-    static INDEX: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        DATA.lines()
+/// Name -> raw line of `version`, built once per version by scanning line prefixes (the base's lines, then the
+/// version's own over them); lines are parsed only when asked for.
+fn index(version: Version) -> &'static HashMap<&'static str, &'static str> {
+    static INDEXES: [OnceLock<HashMap<&'static str, &'static str>>; Version::TABLES.len()] =
+        [const { OnceLock::new() }; Version::TABLES.len()];
+    let slot = Version::TABLES
+        .iter()
+        .position(|(v, _)| *v == version)
+        .unwrap_or_else(|| unreachable!("a Version is made only for a version with a table"));
+    INDEXES[slot].get_or_init(|| {
+        let mut index: HashMap<&str, &str> = DATA
+            .lines()
             .filter_map(|line| Some((line_name(line)?, line)))
-            .collect()
+            .collect();
+        for line in Version::TABLES[slot].1.lines() {
+            let Some(name) = line_name(line) else {
+                continue;
+            };
+            if line.contains(r#""absent":true"#) {
+                index.remove(name);
+            } else {
+                index.insert(name, line);
+            }
+        }
+        index
     })
 }
 
-fn packed_schema(name: &str) -> Option<Value> {
-    let line = index().get(name)?;
+fn packed_schema(version: Version, name: &str) -> Option<Value> {
+    let line = index(version).get(name)?;
     let mut entry: Value = serde_json::from_str(line).ok()?;
     entry.get_mut("schema").map(Value::take)
 }
 
-fn expand_type(name: &str) -> Option<Value> {
-    let mut schema = packed_schema(name)?;
-    expand(&mut schema, &mut vec![name.to_owned()])?;
+fn expand_type(version: Version, name: &str) -> Option<Value> {
+    let mut schema = packed_schema(version, name)?;
+    expand(version, &mut schema, &mut vec![name.to_owned()])?;
     Some(schema)
 }
 
@@ -125,7 +189,7 @@ const DATA_KEYS: &[&str] = &[
 
 /// Replaces every `$ref` node below `v` with the referenced type's expanded schema (the inverse of
 /// the packing in hack/gen-k8s-schemas/main.go). `stack` guards against a malformed cyclic file.
-fn expand(v: &mut Value, stack: &mut Vec<String>) -> Option<()> {
+fn expand(version: Version, v: &mut Value, stack: &mut Vec<String>) -> Option<()> {
     match v {
         Value::Object(map) => {
             if let Some(Value::String(target)) = map.get("$ref") {
@@ -133,22 +197,22 @@ fn expand(v: &mut Value, stack: &mut Vec<String>) -> Option<()> {
                 if stack.contains(&target) {
                     return None;
                 }
-                let mut resolved = packed_schema(&target)?;
+                let mut resolved = packed_schema(version, &target)?;
                 stack.push(target);
-                expand(&mut resolved, stack)?;
+                expand(version, &mut resolved, stack)?;
                 stack.pop();
                 *v = with_field_docs(resolved, map);
                 return Some(());
             }
             for (k, child) in map.iter_mut() {
                 if !DATA_KEYS.contains(&k.as_str()) {
-                    expand(child, stack)?;
+                    expand(version, child, stack)?;
                 }
             }
         }
         Value::Array(items) => {
             for child in items {
-                expand(child, stack)?;
+                expand(version, child, stack)?;
             }
         }
         _ => {}

@@ -31,6 +31,35 @@ fn every_type_expands_fully() {
 }
 
 #[test]
+fn every_version_expands_fully_and_differs_where_kubernetes_changed() {
+    for (version, delta) in Version::TABLES {
+        for name in index(version).keys() {
+            let schema = schema_for_openapi_name_in(version, name)
+                .unwrap_or_else(|| panic!("{name} does not expand in {version}"));
+            assert!(!has_ref(&schema), "{name} still holds a $ref in {version}");
+        }
+        for line in delta.lines().filter(|l| l.contains(r#""absent":true"#)) {
+            let name = line_name(line).unwrap();
+            assert_eq!(
+                schema_for_openapi_name_in(version, name),
+                None,
+                "{name} in {version}"
+            );
+        }
+    }
+    let v1_34 = Version::of_minor(34).unwrap();
+    let container = "k8s_openapi::api::core::v1::Container";
+    assert_ne!(schema_in(v1_34, container), schema_for(container));
+    let condition = "k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition";
+    assert_eq!(
+        schema_in(v1_34, condition),
+        schema_for(condition),
+        "unchanged types are shared"
+    );
+    assert_eq!(Version::of_minor(36), None);
+}
+
+#[test]
 fn rust_paths_map_to_openapi_names() {
     let cases = [
         (
