@@ -191,7 +191,7 @@ mod tests {
         assert!(diags.is_empty(), "{diags:?}");
 
         let newer =
-            "[dependencies]\nk8s-openapi = { version = \"0.29\", features = [\"v1_37\"] }\n";
+            "[dependencies]\nk8s-openapi = { version = \"0.29\", features = [\"v1_38\"] }\n";
         assert_eq!(
             Settings::parse(newer, &mut diags).k8s_version,
             Version::BASE
@@ -199,7 +199,7 @@ mod tests {
         assert_eq!(
             located(&diags),
             [
-                "Cargo.toml:2:48 rkb has no schemas of Kubernetes 1.37 (k8s-openapi feature `v1_37`): embedded Kubernetes types get 1.35's"
+                "Cargo.toml:2:48 rkb has no schemas of Kubernetes 1.38 (k8s-openapi feature `v1_38`): embedded Kubernetes types get 1.35's"
             ]
         );
         assert_eq!(diags[0].severity, Severity::Warning);

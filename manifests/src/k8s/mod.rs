@@ -46,9 +46,12 @@ impl Version {
     /// The version of the base table.
     pub const BASE: Version = Version(35);
     /// Every version with a table, and its lines that differ from the base.
-    const TABLES: [(Version, &'static str); 2] = [
+    const TABLES: [(Version, &'static str); 5] = [
+        (Version(33), include_str!("schemas-v1_33.jsonl")),
         (Version(34), include_str!("schemas-v1_34.jsonl")),
         (Version::BASE, ""),
+        (Version(36), include_str!("schemas-v1_36.jsonl")),
+        (Version(37), include_str!("schemas-v1_37.jsonl")),
     ];
 
     /// The version of k8s-openapi's feature `v1_NN`, when rkb has its table.
