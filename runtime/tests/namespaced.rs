@@ -78,26 +78,37 @@ async fn a_namespaced_manager_sees_only_its_namespace() {
     });
     let running = mgr.spawn();
 
+    wait_reconciled(&seen, &["cm watched/in-watched", "ns watched", "ns other"]).await;
+    // A ConfigMap in each namespace: a watch that reached past "watched" delivers "late" in "other" before "late" in
+    // "watched" (resourceVersion order), so once the latter is reconciled the former has had its chance.
+    for ns in ["other", "watched"] {
+        let mut cm = config_map("late", &[("test", "ns")]);
+        cm.metadata.namespace = Some(ns.into());
+        Api::<ConfigMap>::namespaced(client.clone(), ns)
+            .create(&PostParams::default(), &cm)
+            .await
+            .unwrap();
+    }
+    wait_reconciled(&seen, &["cm watched/late"]).await;
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.iter().any(|s| s.contains("other/")), "{seen:?}");
+
+    running.stop().await.expect("clean stop");
+}
+
+/// Waits until each of `keys` has been reconciled.
+async fn wait_reconciled(seen: &Mutex<Vec<String>>, keys: &[&str]) {
     eventually(
-        "both namespaces and the watched ConfigMap",
+        &format!("reconciles of {keys:?}"),
         Duration::from_secs(20),
         || {
             let seen = seen.lock().unwrap().clone();
             async move {
-                let has = |s: &str| seen.iter().any(|x| x == s);
-                Ok::<_, Infallible>(
-                    (has("cm watched/in-watched") && has("ns watched") && has("ns other"))
-                        .then_some(()),
-                )
+                let has = |key: &&str| seen.iter().any(|s| s == key);
+                Ok::<_, Infallible>(keys.iter().all(has).then_some(()))
             }
         },
     )
     .await
     .unwrap();
-    // Give a stray reconcile of the other namespace's ConfigMap time to show up.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let seen = seen.lock().unwrap().clone();
-    assert!(!seen.iter().any(|s| s.contains("other/")), "{seen:?}");
-
-    running.stop().await.expect("clean stop");
 }

@@ -170,6 +170,7 @@ async fn a_stop_lets_the_in_flight_reconcile_finish() {
                 if let Some(tx) = started_tx.lock().unwrap().take() {
                     let _ = tx.send(());
                 }
+                // Deliberately slow (not a wait for state): the stop below arrives while this runs.
                 tokio::time::sleep(Duration::from_millis(1500)).await;
                 *done.lock().unwrap() = Some(Instant::now());
                 Ok::<_, BoxError>(Action::await_change())

@@ -39,7 +39,8 @@ async fn annotate(client: &Client, name: &str, key: &str) -> Result<(), kube::Er
     Ok(())
 }
 
-/// The operator: marks a ConfigMap "started", takes two seconds, marks it "done".
+/// The operator: marks a ConfigMap "started", takes two seconds, marks it "done"; once shutdown begins it marks
+/// the ConfigMap "stopping".
 #[tokio::test]
 #[ignore = "run as a child process by the other tests here"]
 async fn operator_process() {
@@ -62,6 +63,11 @@ async fn operator_process() {
         .await
         .expect("build manager from KUBECONFIG");
     mgr.add(|ctx: Context| async move {
+        let (stopping, client) = (ctx.shutdown_signal(), ctx.client());
+        tokio::spawn(async move {
+            stopping.await;
+            let _ = annotate(&client, "signalled", "stopping").await;
+        });
         Controller::for_kind_with::<ConfigMap>(
             &ctx,
             watcher::Config::default().labels("test=signal"),
@@ -71,6 +77,7 @@ async fn operator_process() {
                 return Ok(Action::await_change());
             }
             annotate(&ctx.client(), &cm.name_any(), "started").await?;
+            // The slow work under test (not a wait for state): the signals arrive while it runs.
             tokio::time::sleep(Duration::from_secs(2)).await;
             annotate(&ctx.client(), &cm.name_any(), "done").await?;
             Ok::<_, BoxError>(Action::await_change())
@@ -119,13 +126,7 @@ impl InFlight {
         .await
         .unwrap();
         create_config_map(&client, &config_map("signalled", &[("test", "signal")])).await;
-        eventually(
-            "the reconcile to start",
-            Duration::from_secs(20),
-            || async { Ok::<_, Infallible>(this.marked("started").await.then_some(())) },
-        )
-        .await
-        .unwrap();
+        this.wait_marked("started", "the reconcile to start").await;
         this
     }
 
@@ -144,6 +145,15 @@ impl InFlight {
             .get("signalled")
             .await
             .is_ok_and(|cm| cm.annotations().contains_key(key))
+    }
+
+    /// Waits until the ConfigMap is marked `key`.
+    async fn wait_marked(&self, key: &str, what: &str) {
+        eventually(what, Duration::from_secs(20), || async {
+            Ok::<_, Infallible>(self.marked(key).await.then_some(()))
+        })
+        .await
+        .unwrap();
     }
 
     fn signal(&self, name: &str) {
@@ -189,7 +199,9 @@ async fn a_second_sigint_exits_at_once_with_1() {
     let env = Environment::start().await.expect("envtest");
     let mut op = InFlight::start(&env).await;
     op.signal("INT");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The manager sets up its second-signal handler before shutdown begins, and the operator marks "stopping" after.
+    op.wait_marked("stopping", "the operator to begin shutting down")
+        .await;
     op.signal("INT");
     // Well inside the two-second reconcile, which the user chose not to wait for.
     let status = op.exit_status(Duration::from_millis(1500)).await;

@@ -344,7 +344,26 @@ async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> 
         .patch(NAME, &PatchParams::default(), &Patch::Merge(&hold))
         .await?;
     api.delete(NAME, &DeleteParams::default()).await?;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The stopped manager writes nothing; the garbage collector, the only other actor, reads DemoMicroServices in
+    // order: once it has handled a later deletion, it has seen this one and done whatever it was to do about it.
+    // (A foreground deletion waits for the garbage collector to release it.)
+    api.create(
+        &PostParams::default(),
+        &DemoMicroService::new("gc-witness", DemoMicroServiceSpec { image: "w".into() }),
+    )
+    .await?;
+    api.delete("gc-witness", &DeleteParams::foreground())
+        .await?;
+    eventually(
+        "the garbage collector releases gc-witness",
+        TIMEOUT,
+        || async {
+            Ok::<_, rkb_runtime::kube::Error>(
+                api.get_opt("gc-witness").await?.is_none().then_some(()),
+            )
+        },
+    )
+    .await?;
     let held = api
         .get_opt(NAME)
         .await?
@@ -373,7 +392,17 @@ async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> 
         )
     })
     .await?;
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // Reconciles run one at a time: once a DemoMicroService created now is reconciled, the reconcile that deleted
+    // the Deployment has ended, and released the finalizer if it was going to.
+    api.create(
+        &PostParams::default(),
+        &DemoMicroService::new("witness", DemoMicroServiceSpec { image: "w".into() }),
+    )
+    .await?;
+    eventually("the controller to reconcile witness", TIMEOUT, || async {
+        Ok::<_, rkb_runtime::kube::Error>(deployments.get_opt("witness").await?.map(|_| ()))
+    })
+    .await?;
     let waiting = api
         .get_opt(NAME)
         .await?

@@ -36,6 +36,7 @@ use rkb_runtime::k8s_openapi::api::core::v1::{
     ConfigMap, LimitRange, Namespace, ResourceQuota, Service, ServiceAccount,
 };
 use rkb_runtime::kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use rkb_runtime::metrics::sample;
 use serde_json::{Value, json};
 
 const NS: &str = "default";
@@ -365,8 +366,20 @@ async fn namespace_defaults_follow_the_flags() -> anyhow::Result<()> {
         ..Settings::default()
     };
     let h = Harness::start(settings, false).await?;
-    // The namespace appears after the manager started: applying retries until it exists.
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // The namespace appears after the manager has tried to apply there (the API server counts the refusal):
+    // applying retries until it exists.
+    eventually("a refused apply of the ResourceQuota", || async {
+        let metrics = rkb_runtime::kube::core::Request::new("")
+            .get("metrics", &rkb_runtime::kube::api::GetParams::default())?;
+        let text = h.client.request_text(metrics).await?;
+        let refused = [
+            ("verb", "APPLY"),
+            ("resource", "resourcequotas"),
+            ("code", "404"),
+        ];
+        Ok(sample(&text, "apiserver_request_total", &refused).is_some())
+    })
+    .await?;
     let ns: Namespace = serde_json::from_value(json!({ "metadata": { "name": "team-a" } }))?;
     Api::<Namespace>::all(h.client.clone())
         .create(&PostParams::default(), &ns)
