@@ -17,6 +17,7 @@
 //!
 //! ```sh
 //! cargo run --release -p microservice-deploy --example steady_state -- [--count 1000] [--rounds 3] [--concurrency 16]
+//! cargo run --release -p microservice-deploy --example steady_state -- --twin [--count 100,1000] [--reconciles default]
 //! ```
 //!
 //! Each round measures, each on a fresh control plane: the raw client POSTing every child, the raw client
@@ -27,11 +28,17 @@
 //! only its namespace, so /proc/<pid>/status VmHWM is its peak RSS alone. "Steady state" is the same test for both:
 //! watches on the five child kinds see every child of every instance with the expected content (the child builders'
 //! output, compared with tests/common/subset.rs). envtest has no kubelet, so no pod ever runs.
+//!
+//! `--twin` runs only the operator, side by side with its controller-runtime twin (bench/microservice-deploy-go,
+//! built here with `go build` from the Go module proxy into ~/.cache/rkb/go-twin, again only when its sources
+//! change): each round runs both, alternating which goes first, each on its own fresh control plane, and reports
+//! per operator the time to steady state, peak RSS, CPU of the operator, kube-apiserver and etcd, and the API
+//! requests kube-apiserver counted in the window (`apiserver_request_total`); it fails when the writes differ.
 
 #[path = "../tests/common/subset.rs"]
 mod subset;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -70,15 +77,57 @@ const MANAGER: &str = "microservice-deploy.ops";
 struct Args {
     #[command(subcommand)]
     operator: Option<Operator>,
-    /// MicroServiceDeploys per round.
-    #[arg(long, default_value_t = 1000)]
-    count: usize,
+    /// MicroServiceDeploys per round; a comma-separated list measures each count in turn.
+    #[arg(long, value_delimiter = ',', default_value = "1000")]
+    count: Vec<usize>,
     /// Rounds (each: raw client, then operator); medians are reported.
     #[arg(long, default_value_t = 3)]
     rounds: usize,
     /// Requests in flight: objects created at once by both clients, and the operator's concurrent reconciles.
     #[arg(long, default_value_t = 16)]
     concurrency: usize,
+    /// Compare the rkb operator with its controller-runtime twin (operator rounds only).
+    #[arg(long)]
+    twin: bool,
+    /// The operators' --max-concurrent-reconciles: a number, or "default" to pass none, so each runs with its own
+    /// default (1 for both) [default: --concurrency].
+    #[arg(long, value_parser = parse_reconciles)]
+    reconciles: Option<Reconciles>,
+}
+
+/// How many reconciles the operators run at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reconciles {
+    /// No flag: each operator's default.
+    Default,
+    Matched(usize),
+}
+
+fn parse_reconciles(value: &str) -> Result<Reconciles, String> {
+    match value {
+        "default" => Ok(Reconciles::Default),
+        n => n
+            .parse()
+            .map(Reconciles::Matched)
+            .map_err(|e| format!("{n}: {e} (a number or \"default\")")),
+    }
+}
+
+/// Which operator a round runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Rkb,
+    /// The controller-runtime twin.
+    Go,
+}
+
+impl Impl {
+    fn name(self) -> &'static str {
+        match self {
+            Impl::Rkb => "rkb",
+            Impl::Go => "go",
+        }
+    }
 }
 
 #[derive(clap::Subcommand)]
@@ -87,7 +136,7 @@ enum Operator {
     Operator {
         #[command(flatten)]
         manager: ManagerOptions,
-        #[arg(long)]
+        #[arg(long, default_value_t = 1)]
         max_concurrent_reconciles: u16,
         #[command(flatten)]
         namespace_defaults: NamespaceDefaults,
@@ -109,7 +158,25 @@ fn main() -> anyhow::Result<()> {
             };
             runtime.block_on(operator(manager, settings))
         }
-        None => runtime.block_on(bench(args.count, args.rounds, args.concurrency)),
+        None => {
+            let reconciles = args
+                .reconciles
+                .unwrap_or(Reconciles::Matched(args.concurrency));
+            let mut summaries = Vec::new();
+            for &count in &args.count {
+                if args.twin {
+                    summaries.push(runtime.block_on(twin_bench(
+                        count,
+                        args.rounds,
+                        args.concurrency,
+                        reconciles,
+                    ))?);
+                } else {
+                    runtime.block_on(bench(count, args.rounds, args.concurrency, reconciles))?;
+                }
+            }
+            twin_conclusion(&summaries)
+        }
     }
 }
 
@@ -424,14 +491,51 @@ async fn own_requests_round(
     Ok(elapsed)
 }
 
-/// The operator: creates the MicroServiceDeploys and waits for the operator's children; returns the time to steady
-/// state and the operator's peak RSS in bytes.
+/// What one operator round measured.
+struct Measured {
+    /// Time to steady state.
+    wall: Duration,
+    /// The operator's VmHWM, bytes.
+    peak_rss: u64,
+    /// CPU seconds in the measured window: the operator, kube-apiserver, etcd.
+    operator_cpu: f64,
+    apiserver_cpu: f64,
+    etcd_cpu: f64,
+    /// Requests kube-apiserver counted from just before the operator started to steady state, by "VERB resource".
+    requests: BTreeMap<String, f64>,
+}
+
+/// How the operator process is started.
+fn operator_command(op: Impl) -> anyhow::Result<tokio::process::Command> {
+    Ok(match op {
+        Impl::Rkb => {
+            let mut command = tokio::process::Command::new(std::env::current_exe()?);
+            command
+                .arg("operator")
+                .args(
+                    std::env::var("STEADY_STATE_OPERATOR_ARGS")
+                        .unwrap_or_default()
+                        .split_whitespace(),
+                )
+                .env("RUST_LOG", "warn");
+            command
+        }
+        Impl::Go => {
+            let mut command = tokio::process::Command::new(go_twin()?);
+            command.arg("--zap-log-level=error");
+            command
+        }
+    })
+}
+
+/// The operator: creates the MicroServiceDeploys and waits for the operator's children.
 async fn operator_round(
     env: &Environment,
     count: usize,
     concurrency: usize,
+    (op, reconciles): (Impl, Reconciles),
     namespace: &str,
-) -> anyhow::Result<(Duration, u64)> {
+) -> anyhow::Result<Measured> {
     let client = env.client();
     create_namespace(&client, namespace).await?;
     warm_up(&client, count).await?;
@@ -441,19 +545,18 @@ async fn operator_round(
             .port())
     };
     let (port, metrics_port) = (free_port()?, free_port()?);
-    let mut child = tokio::process::Command::new(std::env::current_exe()?)
-        .args(["operator", "--namespaced", "--metrics-secure=false"])
-        .args(
-            std::env::var("STEADY_STATE_OPERATOR_ARGS")
-                .unwrap_or_default()
-                .split_whitespace(),
-        )
+    let requests_before = request_counts(&client).await?;
+    let mut command = operator_command(op)?;
+    command
+        .args(["--namespaced", "--metrics-secure=false"])
         .arg(format!("--metrics-bind-address=127.0.0.1:{metrics_port}"))
-        .arg(format!("--health-probe-bind-address=127.0.0.1:{port}"))
-        .arg(format!("--max-concurrent-reconciles={concurrency}"))
+        .arg(format!("--health-probe-bind-address=127.0.0.1:{port}"));
+    if let Reconciles::Matched(n) = reconciles {
+        command.arg(format!("--max-concurrent-reconciles={n}"));
+    }
+    let mut child = command
         .env("KUBECONFIG", env.kubeconfig_path())
         .env("WATCH_NAMESPACE", namespace)
-        .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .kill_on_drop(true)
         .spawn()
@@ -488,23 +591,183 @@ async fn operator_round(
         Ok::<_, anyhow::Error>(())
     };
     tokio::try_join!(watch, creates)?;
-    let elapsed = started.elapsed();
-    cpu.trace(namespace, Some(cpu_seconds(pid) - operator_cpu));
-    let peak = peak_rss(pid)?;
+    let wall = started.elapsed();
+    // Steady state is the children; the last status writes may still be on their way. CPU and requests are read
+    // once the operator has stopped writing, so they hold all its work.
+    let requests = difference(quiet_request_counts(&client).await?, &requests_before);
+    let operator_cpu = cpu_seconds(pid) - operator_cpu;
+    let (apiserver_cpu, etcd_cpu) = cpu.used();
+    cpu.trace(namespace, Some(operator_cpu));
+    let peak_rss = peak_rss(pid)?;
     // What the operator did to get there (reconciles, child writes sent and spared).
     let metrics = http_get(metrics_port, "/metrics").await.unwrap_or_default();
     for line in metrics.lines().filter(|l| {
         l.starts_with("controller_runtime_reconcile_total")
             || l.starts_with("microservicedeploy_child_writes")
     }) {
-        trace(&format!("{namespace}: {line}"));
+        trace(&format!("{namespace}: {} {line}", op.name()));
     }
     // SIGTERM for a graceful stop; kill_on_drop covers a hang.
     std::process::Command::new("kill")
         .arg(pid.to_string())
         .status()?;
     let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
-    Ok((elapsed, peak))
+    Ok(Measured {
+        wall,
+        peak_rss,
+        operator_cpu,
+        apiserver_cpu,
+        etcd_cpu,
+        requests,
+    })
+}
+
+/// kube-apiserver's `apiserver_request_total`, summed by "VERB resource[/subresource]".
+async fn request_counts(client: &Client) -> anyhow::Result<BTreeMap<String, f64>> {
+    let request = rkb_runtime::kube::core::Request::new("")
+        .get("metrics", &rkb_runtime::kube::api::GetParams::default())?;
+    let text = client.request_text(request).await?;
+    let mut counts = BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("apiserver_request_total{") else {
+            continue;
+        };
+        let Some((labels, value)) = rest.rsplit_once("} ") else {
+            continue;
+        };
+        let label = |name: &str| {
+            labels
+                .split(',')
+                .find_map(|pair| pair.strip_prefix(name)?.strip_prefix("=\""))
+                .map(|v| v.trim_end_matches('"'))
+                .unwrap_or_default()
+        };
+        let mut key = format!("{} {}", label("verb"), label("resource"));
+        if !label("subresource").is_empty() {
+            key = format!("{key}/{}", label("subresource"));
+        }
+        *counts.entry(key).or_default() += value.trim().parse::<f64>().unwrap_or(0.0);
+    }
+    Ok(counts)
+}
+
+/// kube-apiserver's request counts once the operator's writes have stopped: the same for two reads 500 ms apart
+/// (at most 30 s).
+async fn quiet_request_counts(client: &Client) -> anyhow::Result<BTreeMap<String, f64>> {
+    let writes = |counts: &BTreeMap<String, f64>| -> Vec<(String, f64)> {
+        counts
+            .iter()
+            .filter(|(k, _)| is_write(k))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect()
+    };
+    let give_up = Instant::now() + Duration::from_secs(30);
+    let mut last = request_counts(client).await?;
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = request_counts(client).await?;
+        if writes(&now) == writes(&last) || Instant::now() > give_up {
+            return Ok(now);
+        }
+        last = now;
+    }
+}
+
+fn difference(
+    after: BTreeMap<String, f64>,
+    before: &BTreeMap<String, f64>,
+) -> BTreeMap<String, f64> {
+    after
+        .into_iter()
+        .map(|(k, v)| {
+            let was = before.get(&k).copied().unwrap_or(0.0);
+            (k, v - was)
+        })
+        .filter(|(_, v)| *v > 0.0)
+        .collect()
+}
+
+/// The kinds the operators read and write (the children, their owner, the namespace defaults).
+const OPERATOR_RESOURCES: [&str; 8] = [
+    "microservicedeploys",
+    "services",
+    "serviceaccounts",
+    "configmaps",
+    "deployments",
+    "horizontalpodautoscalers",
+    "resourcequotas",
+    "limitranges",
+];
+
+/// The verbs that write: these must be the same for both operators (reads and watches differ by design: the rkb
+/// operator's child index has watches of its own).
+fn is_write(key: &str) -> bool {
+    let (verb, resource) = key.split_once(' ').unwrap_or((key, ""));
+    let resource = resource.split('/').next().unwrap_or_default();
+    matches!(verb, "POST" | "PUT" | "PATCH" | "APPLY" | "DELETE")
+        && OPERATOR_RESOURCES.contains(&resource)
+}
+
+/// The write counts that differ by more than 1% (at least 2 requests) between two rounds.
+fn differing_writes(a: &Measured, b: &Measured) -> Vec<String> {
+    let keys: std::collections::BTreeSet<&String> = a
+        .requests
+        .keys()
+        .chain(b.requests.keys())
+        .filter(|k| is_write(k))
+        .collect();
+    keys.into_iter()
+        .filter_map(|k| {
+            let (x, y) = (
+                a.requests.get(k).copied().unwrap_or(0.0),
+                b.requests.get(k).copied().unwrap_or(0.0),
+            );
+            ((x - y).abs() > (x.max(y) * 0.01).max(2.0)).then(|| format!("{k}: {x} vs {y}"))
+        })
+        .collect()
+}
+
+/// The Go twin's binary, built from bench/microservice-deploy-go when its sources changed since the last build.
+fn go_twin() -> anyhow::Result<std::path::PathBuf> {
+    let source = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/microservice-deploy-go"
+    ));
+    let mut files: Vec<_> = std::fs::read_dir(source)
+        .with_context(|| format!("reading {}", source.display()))?
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "go")
+                || p.file_name()
+                    .is_some_and(|n| n == "go.mod" || n == "go.sum")
+        })
+        .collect();
+    files.sort();
+    let mut hasher = std::hash::DefaultHasher::new();
+    for file in &files {
+        std::hash::Hash::hash(&std::fs::read(file)?, &mut hasher);
+    }
+    let home = std::env::var_os("HOME").context("HOME is not set")?;
+    let dir = std::path::Path::new(&home).join(".cache/rkb/go-twin");
+    let binary = dir.join(format!(
+        "microservice-deploy-go-{:016x}",
+        std::hash::Hasher::finish(&hasher)
+    ));
+    if !binary.exists() {
+        eprintln!("building the Go twin into {}", binary.display());
+        std::fs::create_dir_all(&dir)?;
+        let partial = binary.with_extension("partial");
+        let status = std::process::Command::new("go")
+            .args(["build", "-o"])
+            .arg(&partial)
+            .arg(".")
+            .current_dir(source)
+            .status()
+            .context("running go build (is Go installed?)")?;
+        anyhow::ensure!(status.success(), "go build of the Go twin failed");
+        std::fs::rename(&partial, &binary)?;
+    }
+    Ok(binary)
 }
 
 /// Phase timings on stderr with STEADY_STATE_TRACE=1.
@@ -566,6 +829,18 @@ impl ControlPlaneCpu {
             }
         }
         Self { start }
+    }
+
+    /// CPU seconds kube-apiserver and etcd used since `now`.
+    fn used(&self) -> (f64, f64) {
+        let of = |name: &str| -> f64 {
+            self.start
+                .iter()
+                .filter(|(comm, ..)| comm == name)
+                .map(|(_, pid, at)| cpu_seconds(*pid) - at)
+                .sum()
+        };
+        (of("kube-apiserver"), of("etcd"))
     }
 
     fn trace(&self, namespace: &str, operator: Option<f64>) {
@@ -631,7 +906,12 @@ async fn control_plane() -> anyhow::Result<Environment> {
         .await?)
 }
 
-async fn bench(count: usize, rounds: usize, concurrency: usize) -> anyhow::Result<()> {
+async fn bench(
+    count: usize,
+    rounds: usize,
+    concurrency: usize,
+    reconciles: Reconciles,
+) -> anyhow::Result<()> {
     println!(
         "{count} MicroServiceDeploys (5 children each), concurrency {concurrency}, {rounds} rounds"
     );
@@ -664,7 +944,15 @@ async fn bench(count: usize, rounds: usize, concurrency: usize) -> anyhow::Resul
         let w = own_requests_round(&env.client(), count, concurrency, "own").await?;
         env.stop().await?;
         let env = control_plane().await?;
-        let (o, peak) = operator_round(&env, count, concurrency, "operator").await?;
+        let measured = operator_round(
+            &env,
+            count,
+            concurrency,
+            (Impl::Rkb, reconciles),
+            "operator",
+        )
+        .await?;
+        let (o, peak) = (measured.wall, measured.peak_rss);
         env.stop().await?;
         let (c, a, w, o) = (
             c.as_secs_f64(),
@@ -710,4 +998,163 @@ async fn bench(count: usize, rounds: usize, concurrency: usize) -> anyhow::Resul
 
 fn verdict(ok: bool) -> &'static str {
     if ok { "(met)" } else { "(NOT met)" }
+}
+
+/// A reported quantity: its heading and how to read it from a round.
+type Column = (&'static str, fn(&Measured) -> f64);
+
+/// Medians of one count in the side-by-side comparison.
+struct TwinSummary {
+    count: usize,
+    /// Median peak RSS in MiB: rkb, go.
+    rss: [f64; 2],
+    /// Rounds whose writes differed between the two operators.
+    mismatched_rounds: usize,
+}
+
+/// Runs the rkb operator and its controller-runtime twin on fresh control planes, alternating which goes first.
+async fn twin_bench(
+    count: usize,
+    rounds: usize,
+    concurrency: usize,
+    reconciles: Reconciles,
+) -> anyhow::Result<TwinSummary> {
+    let setting = match reconciles {
+        Reconciles::Default => "each operator's default reconciles (1)".to_string(),
+        Reconciles::Matched(n) => format!("{n} reconciles at once in both"),
+    };
+    println!(
+        "{count} MicroServiceDeploys (5 children each), created {concurrency} at a time; {setting}; {rounds} rounds"
+    );
+    println!(
+        "round  operator     wall   peak RSS  operator CPU  kube-apiserver CPU  etcd CPU  writes  reads+watches"
+    );
+    let mut measured: [Vec<Measured>; 2] = [Vec::new(), Vec::new()];
+    let mut mismatched_rounds = 0;
+    for round in 0..rounds {
+        let order = if round % 2 == 0 {
+            [Impl::Rkb, Impl::Go]
+        } else {
+            [Impl::Go, Impl::Rkb]
+        };
+        for op in order {
+            let env = control_plane().await?;
+            let m = operator_round(&env, count, concurrency, (op, reconciles), "operator").await?;
+            env.stop().await?;
+            let (writes, reads): (Vec<_>, Vec<_>) = m
+                .requests
+                .iter()
+                .filter(|(k, _)| {
+                    let resource = k.split_once(' ').map_or("", |(_, r)| r);
+                    OPERATOR_RESOURCES.contains(&resource.split('/').next().unwrap_or_default())
+                })
+                .partition(|(k, _)| is_write(k));
+            let total = |v: Vec<(&String, &f64)>| v.into_iter().map(|(_, n)| n).sum::<f64>();
+            println!(
+                "{round:>5}  {:<8} {:>7.2}s  {:>5.1} MiB  {:>11.2}s  {:>17.2}s  {:>7.2}s  {:>6}  {:>13}",
+                op.name(),
+                m.wall.as_secs_f64(),
+                mib(m.peak_rss),
+                m.operator_cpu,
+                m.apiserver_cpu,
+                m.etcd_cpu,
+                total(writes),
+                total(reads)
+            );
+            measured[op as usize].push(m);
+        }
+        let (rkb, go) = (&measured[0][round], &measured[1][round]);
+        if round == 0 {
+            println!("  requests kube-apiserver counted in round 0 (operator kinds; rkb / go):");
+            let keys: std::collections::BTreeSet<&String> =
+                rkb.requests.keys().chain(go.requests.keys()).collect();
+            for key in keys {
+                let resource = key.split_once(' ').map_or("", |(_, r)| r);
+                if OPERATOR_RESOURCES.contains(&resource.split('/').next().unwrap_or_default()) {
+                    let n = |m: &Measured| m.requests.get(key).copied().unwrap_or(0.0);
+                    println!("    {key:<45} {:>7} / {:<7}", n(rkb), n(go));
+                }
+            }
+        }
+        let differing = differing_writes(rkb, go);
+        if !differing.is_empty() {
+            mismatched_rounds += 1;
+            eprintln!(
+                "!!! round {round}: the operators' writes DIFFER: {}",
+                differing.join("; ")
+            );
+        }
+    }
+    let med =
+        |op: Impl, f: fn(&Measured) -> f64| median(measured[op as usize].iter().map(f).collect());
+    let columns: [Column; 5] = [
+        ("wall s", |m| m.wall.as_secs_f64()),
+        ("peak RSS MiB", |m| mib(m.peak_rss)),
+        ("operator CPU s", |m| m.operator_cpu),
+        ("kube-apiserver CPU s", |m| m.apiserver_cpu),
+        ("etcd CPU s", |m| m.etcd_cpu),
+    ];
+    println!(
+        "medians   {}",
+        columns.map(|(name, _)| format!("{name:>20}")).join("")
+    );
+    for op in [Impl::Rkb, Impl::Go] {
+        let values = columns.map(|(_, f)| format!("{:>22.2}", med(op, f)));
+        println!("{:<9} {}", op.name(), values.join(""));
+    }
+    let ratio = |f: fn(&Measured) -> f64| med(Impl::Rkb, f) / med(Impl::Go, f);
+    let ratios = columns.map(|(_, f)| format!("{:>22.2}", ratio(f)));
+    println!("rkb/go    {}", ratios.join(""));
+    let wall_target = match reconciles {
+        Reconciles::Default => 0.7,
+        Reconciles::Matched(_) => 0.9,
+    };
+    let (wall, rss, cpu) = (
+        ratio(columns[0].1),
+        ratio(columns[1].1),
+        ratio(columns[2].1),
+    );
+    println!(
+        "targets: wall <= {wall_target}x {}, peak RSS <= 0.25x {}, operator CPU <= 0.5x {}; writes equal in {}/{rounds} rounds",
+        verdict(wall <= wall_target),
+        verdict(rss <= 0.25),
+        verdict(cpu <= 0.5),
+        rounds - mismatched_rounds
+    );
+    Ok(TwinSummary {
+        count,
+        rss: [med(Impl::Rkb, columns[1].1), med(Impl::Go, columns[1].1)],
+        mismatched_rounds,
+    })
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// The peak RSS slope per 1000 instances (between the smallest and largest count measured), and the verdict on
+/// the request counts.
+fn twin_conclusion(summaries: &[TwinSummary]) -> anyhow::Result<()> {
+    if let (Some(low), Some(high)) = (
+        summaries.iter().min_by_key(|s| s.count),
+        summaries.iter().max_by_key(|s| s.count),
+    ) && high.count > low.count
+    {
+        let per_1000 = (high.count - low.count) as f64 / 1000.0;
+        let slope = |i: usize| (high.rss[i] - low.rss[i]) / per_1000;
+        let (rkb, go) = (slope(0), slope(1));
+        println!(
+            "peak RSS per 1000 instances ({} to {}): rkb {rkb:.1} MiB, go {go:.1} MiB, rkb/go {:.2}: target <= 0.25 {}",
+            low.count,
+            high.count,
+            rkb / go,
+            verdict(rkb <= 0.25 * go)
+        );
+    }
+    let mismatched: usize = summaries.iter().map(|s| s.mismatched_rounds).sum();
+    anyhow::ensure!(
+        mismatched == 0,
+        "the two operators' writes differed in {mismatched} rounds (see the lines marked !!!)"
+    );
+    Ok(())
 }
