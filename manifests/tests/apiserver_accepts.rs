@@ -98,6 +98,11 @@ fn strip_key(v: &mut serde_json::Value, key: &str) -> usize {
 /// The structural rules rkb checks before writing are rules the API server enforces: for each, the CRD rkb
 /// refuses to write (made here by removing what rkb requires from a valid one) is refused by the server, with
 /// the server's reason, while the valid CRD is accepted.
+/// The `spec` property's schema in the first version of `crd`, where each breaker starts.
+fn spec_schema(crd: &mut serde_json::Value) -> &mut serde_json::Value {
+    &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+}
+
 #[tokio::test]
 async fn the_api_server_refuses_what_rkb_refuses() {
     let dir = tempfile::tempdir().unwrap();
@@ -146,8 +151,7 @@ pub struct Port {
         (
             "a map key is a field of the items",
             |crd| {
-                let ports = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
-                    ["spec"]["properties"]["ports"];
+                let ports = &mut spec_schema(crd)["properties"]["ports"];
                 ports["x-kubernetes-list-map-keys"] = serde_json::json!(["nope"]);
                 true
             },
@@ -156,8 +160,7 @@ pub struct Port {
         (
             "a map key is required or defaulted",
             |crd| {
-                let items = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
-                    ["spec"]["properties"]["ports"]["items"];
+                let items = &mut spec_schema(crd)["properties"]["ports"]["items"];
                 items
                     .as_object_mut()
                     .is_some_and(|i| i.remove("required").is_some())
@@ -167,8 +170,8 @@ pub struct Port {
         (
             "a default has its field's type",
             |crd| {
-                let name = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
-                    ["spec"]["properties"]["ports"]["items"]["properties"]["name"];
+                let name =
+                    &mut spec_schema(crd)["properties"]["ports"]["items"]["properties"]["name"];
                 name["default"] = serde_json::json!(5);
                 true
             },
@@ -177,8 +180,8 @@ pub struct Port {
         (
             "a string default matches its field's pattern",
             |crd| {
-                let name = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
-                    ["spec"]["properties"]["ports"]["items"]["properties"]["name"];
+                let name =
+                    &mut spec_schema(crd)["properties"]["ports"]["items"]["properties"]["name"];
                 name["pattern"] = serde_json::json!("^[a-z]+$");
                 name["default"] = serde_json::json!("Web_1");
                 true
@@ -188,8 +191,8 @@ pub struct Port {
         (
             "a string default has its field's format",
             |crd| {
-                let name = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
-                    ["spec"]["properties"]["ports"]["items"]["properties"]["name"];
+                let name =
+                    &mut spec_schema(crd)["properties"]["ports"]["items"]["properties"]["name"];
                 name["format"] = serde_json::json!("date-time");
                 name["default"] = serde_json::json!("yesterday");
                 true
@@ -199,8 +202,7 @@ pub struct Port {
         (
             "an object default names only the object's fields",
             |crd| {
-                let spec = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
-                    ["spec"];
+                let spec = spec_schema(crd);
                 spec["default"] = serde_json::json!({"ports": [], "colour": "red"});
                 true
             },
