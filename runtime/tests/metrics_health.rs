@@ -97,16 +97,10 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     .unwrap();
 
     // One success for "good".
-    let text = eventually(
-        "a successful reconcile",
-        Duration::from_secs(20),
-        || async move {
-            let (_, text) = http_get(metrics_addr, "/metrics").await;
-            Ok::<_, Infallible>((count(&text, "success") >= 1.0).then_some(text))
-        },
-    )
-    .await
-    .unwrap();
+    let text = scrape_until("a successful reconcile", metrics_addr, |text| {
+        count(text, "success") >= 1.0
+    })
+    .await;
     assert_eq!(count(&text, "error"), 0.0);
     assert_eq!(
         sample(
@@ -153,19 +147,10 @@ async fn metrics_move_with_reconciles_and_readyz_flips_after_the_cache_syncs() {
     // A change of "good" is one more success; a failing object moves the error counters.
     touch_config_map(&client, "good", "v2").await;
     create_config_map(&client, &config_map("bad", &[("test", "metrics")])).await;
-    let text = eventually(
-        "errors and another success",
-        Duration::from_secs(20),
-        || async move {
-            let (_, text) = http_get(metrics_addr, "/metrics").await;
-            Ok::<_, Infallible>(
-                (count(&text, "error") >= 3.0 && count(&text, "success") > successes)
-                    .then_some(text),
-            )
-        },
-    )
-    .await
-    .unwrap();
+    let text = scrape_until("errors and another success", metrics_addr, |text| {
+        count(text, "error") >= 3.0 && count(text, "success") > successes
+    })
+    .await;
     let errors = sample(
         &text,
         "controller_runtime_reconcile_errors_total",
