@@ -50,12 +50,28 @@ pub enum TypeKind {
     Unsupported(String),
 }
 
+/// Why a local type's JSON is not what its fields (or variants) say: controller-gen's type with its own JSON
+/// (un)marshaler, whose schema its markers alone give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OwnJson {
+    /// `#[serde(into = "T")]`, `from` or `try_from`, as written.
+    SerdeAttr(String),
+    /// A hand-written `impl Serialize` (or `Deserialize`) for it: the trait, and where the impl names the type.
+    Impl {
+        trait_name: String,
+        file: usize,
+        line: usize,
+    },
+}
+
 pub struct TypeDef {
     pub name: String,
     pub file: usize,
     pub package: usize,
     pub doc: Doc,
     pub kind: TypeKind,
+    /// Set when serde's derive from the fields is not the type's JSON.
+    pub own_json: Option<OwnJson>,
     pub line: usize,
     pub col: usize,
     pub len: usize,
@@ -196,8 +212,10 @@ impl Model {
                 });
             file_pkg.push(idx);
         }
+        let mut serde_impls = Vec::new();
         for (fi, items) in walk_files(&files, &file_pkg).into_iter().enumerate() {
             m.types.extend(items.types);
+            serde_impls.extend(items.serde_impls.into_iter().map(|i| (fi, i)));
             m.rbac.extend(items.rbac);
             m.webhooks
                 .extend(items.webhooks.into_iter().map(|(w, mk)| (w, (fi, mk))));
@@ -249,7 +267,23 @@ impl Model {
             m.by_name.entry(t.name.clone()).or_default().push(i);
         }
         m.files = files;
+        m.mark_serde_impls(serde_impls);
         m
+    }
+
+    /// Marks the local types that hand-written serde impls serialize: the impl's self type resolves as a field
+    /// type written in the impl's file would. A type rkb does not model (say, one inside a fn) is left alone.
+    fn mark_serde_impls(&mut self, impls: Vec<(usize, (String, Ident))>) {
+        for (fi, (trait_name, self_ty)) in impls {
+            if let Resolved::Local(t) = self.resolve(fi, std::slice::from_ref(&self_ty.name)) {
+                // A serde attribute, or an earlier impl, already gave the reason.
+                self.types[t].own_json.get_or_insert(OwnJson::Impl {
+                    trait_name,
+                    file: fi,
+                    line: self_ty.line,
+                });
+            }
+        }
     }
 
     pub fn type_in_package(&self, pkg: usize, name: &str) -> Option<usize> {
@@ -440,6 +474,8 @@ struct FileItems {
     webhooks: Vec<(WebhookMarker, Marker)>,
     /// Other markers of the file's package (inner docs of the file and of inline modules).
     package_markers: Vec<Marker>,
+    /// Serde impls ([`Item::SerdeImpl`]): the trait and the self type's name; resolved once every type is known.
+    serde_impls: Vec<(String, Ident)>,
     diags: Vec<Diagnostic>,
 }
 
@@ -521,7 +557,7 @@ impl Walk<'_> {
                 } => self.enum_item(docs, serde, ident, variants),
                 Item::Alias { docs, ident, ty } => {
                     let doc = self.doc(docs, Target::Type);
-                    self.push_type(ident, doc, TypeKind::Alias(ty.clone()));
+                    self.push_type(ident, doc, TypeKind::Alias(ty.clone()), None);
                 }
                 Item::Use(names) => {
                     for n in names {
@@ -544,6 +580,13 @@ impl Walk<'_> {
                 Item::Other { docs } => {
                     let _ = self.doc(docs, Target::Package);
                 }
+                Item::SerdeImpl {
+                    trait_name,
+                    self_ty,
+                } => self
+                    .out
+                    .serde_impls
+                    .push((trait_name.clone(), self_ty.clone())),
             }
         }
     }
@@ -564,8 +607,11 @@ impl Walk<'_> {
         doc
     }
 
-    fn push_type(&mut self, ident: &Ident, doc: Doc, kind: TypeKind) {
+    fn push_type(&mut self, ident: &Ident, doc: Doc, kind: TypeKind, cattrs: Option<&SerdeAttrs>) {
         self.out.types.push(TypeDef {
+            own_json: cattrs
+                .and_then(|c| c.conversion.clone())
+                .map(OwnJson::SerdeAttr),
             len: ident.name.chars().count(),
             name: ident.name.clone(),
             file: self.fi,
@@ -631,7 +677,7 @@ impl Walk<'_> {
             }
             Fields::Unit => TypeKind::Unsupported("unit structs".into()),
         };
-        self.push_type(ident, doc, kind);
+        self.push_type(ident, doc, kind, Some(cattrs));
     }
 
     fn enum_item(
@@ -667,7 +713,7 @@ impl Walk<'_> {
                 "enums with data (only unit-variant enums map to a string enum)".into(),
             )
         };
-        self.push_type(ident, doc, kind);
+        self.push_type(ident, doc, kind, Some(cattrs));
     }
 }
 

@@ -53,6 +53,14 @@ pub enum Item {
     /// Docs of an item read only for RBAC markers: impl and trait blocks, the fns inside them (each
     /// its own entry, after the block's), fns, consts and statics.
     Other { docs: Vec<DocLine> },
+    /// `impl ... Serialize for X` or `impl ... Deserialize<'de> for X` (serde's traits, see
+    /// [`serde_trait`]), after the impl block's [`Item::Other`]: a type whose JSON is written by hand.
+    SerdeImpl {
+        /// `Serialize` or `Deserialize`.
+        trait_name: String,
+        /// The last segment of the self type's path (`X` of `crate::a::X<T>`).
+        self_ty: Ident,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,6 +112,9 @@ pub struct SerdeAttrs {
     /// `skip` or `skip_serializing`.
     pub skip: bool,
     pub skip_if: bool,
+    /// The first of `into = "T"`, `from = "T"`, `try_from = "T"`, as written with its value (the type's JSON
+    /// is `T`'s, not its fields').
+    pub conversion: Option<String>,
 }
 
 /// What a serde key does to [`SerdeAttrs`]; both front ends read keys through this.
@@ -119,6 +130,8 @@ pub enum SerdeKey {
     Transparent,
     Flatten,
     Skip,
+    /// `into`, `from` or `try_from`: takes a type as a string (`key = "T"`).
+    Conversion,
     /// Read past.
     Other,
 }
@@ -134,6 +147,7 @@ impl SerdeKey {
             "transparent" => Self::Transparent,
             "flatten" => Self::Flatten,
             "skip" | "skip_serializing" => Self::Skip,
+            "into" | "from" | "try_from" => Self::Conversion,
             _ => Self::Other,
         }
     }
@@ -149,7 +163,14 @@ impl SerdeAttrs {
             SerdeKey::Transparent => self.transparent = true,
             SerdeKey::Flatten => self.flatten = true,
             SerdeKey::Skip => self.skip = true,
-            SerdeKey::RenameAll | SerdeKey::Rename | SerdeKey::Other => {}
+            SerdeKey::RenameAll | SerdeKey::Rename | SerdeKey::Conversion | SerdeKey::Other => {}
+        }
+    }
+
+    /// Records a conversion key (`into = "T"`...) unless one came before: the first names the reason.
+    pub fn set_conversion(&mut self, key: &str, ty: &str) {
+        if self.conversion.is_none() {
+            self.conversion = Some(format!("{key} = {ty:?}"));
         }
     }
 
@@ -161,6 +182,18 @@ impl SerdeAttrs {
             _ => {}
         }
     }
+}
+
+/// Which of serde's traits an impl's trait path names (`Serialize`, `serde::Serialize`, `::serde::ser::Serialize`,
+/// `Deserialize<'de>`...), leading `::` and generic arguments left out. A path through another crate
+/// (`rkyv::Serialize`) is not serde's; a `use serde::Serialize as S` rename is not followed.
+pub fn serde_trait<S: AsRef<str>>(segments: &[S]) -> Option<&'static str> {
+    let name = match segments.last()?.as_ref() {
+        "Serialize" => "Serialize",
+        "Deserialize" => "Deserialize",
+        _ => return None,
+    };
+    (segments.len() == 1 || segments[0].as_ref() == "serde").then_some(name)
 }
 
 /// The outline of a file syn parsed.
@@ -240,6 +273,7 @@ fn items(list: &[syn::Item], file: &SourceFile) -> Vec<Item> {
                 out.push(Item::Other {
                     docs: docs(&i.attrs),
                 });
+                out.extend(serde_impl(i));
                 for ii in &i.items {
                     if let syn::ImplItem::Fn(f) = ii {
                         out.push(Item::Other {
@@ -269,6 +303,21 @@ fn items(list: &[syn::Item], file: &SourceFile) -> Vec<Item> {
         }
     }
     out
+}
+
+/// An impl of serde's Serialize or Deserialize for a path type (see [`Item::SerdeImpl`]).
+fn serde_impl(i: &syn::ItemImpl) -> Option<Item> {
+    let (bang, path, _) = i.trait_.as_ref()?;
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let trait_name = serde_trait(&segments).filter(|_| bang.is_none())?;
+    let syn::Type::Path(tp) = &*i.self_ty else {
+        return None;
+    };
+    let last = tp.path.segments.last().filter(|_| tp.qself.is_none())?;
+    Some(Item::SerdeImpl {
+        trait_name: trait_name.into(),
+        self_ty: ident(&last.ident),
+    })
 }
 
 fn ident(i: &syn::Ident) -> Ident {
@@ -322,16 +371,18 @@ fn serde_attrs(attrs: &[syn::Attribute]) -> SerdeAttrs {
     let mut out = SerdeAttrs::default();
     for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = a.parse_nested_meta(|m| {
-            let key = m
-                .path
-                .get_ident()
-                .map_or(SerdeKey::Other, |i| SerdeKey::of(&i.to_string()));
+            let key_name = m.path.get_ident().map(ToString::to_string);
+            let key = key_name.as_deref().map_or(SerdeKey::Other, SerdeKey::of);
             match key {
                 SerdeKey::RenameAll | SerdeKey::Rename => {
                     let name = ser_name(&m)?;
                     out.set_name(&key, name);
                 }
                 SerdeKey::Transparent | SerdeKey::Flatten | SerdeKey::Skip => out.set_flag(&key),
+                SerdeKey::Conversion => {
+                    let ty: syn::LitStr = m.value()?.parse()?;
+                    out.set_conversion(key_name.as_deref().unwrap_or(""), &ty.value());
+                }
                 _ => {
                     out.set_flag(&key);
                     skip_meta(&m)?;

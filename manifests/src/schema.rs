@@ -3,7 +3,7 @@
 //! flattened (field docs and field-level validation kept over the referenced type) and `allOf` branches
 //! merged.
 
-use crate::model::{At, Field, Model, Prim, Resolved, TypeKind};
+use crate::model::{At, Field, Model, OwnJson, Prim, Resolved, TypeKind};
 use crate::schema_markers;
 use crate::type_expr::TypeExpr;
 use rkb_markers::{
@@ -147,13 +147,16 @@ impl<'m> SchemaGen<'m> {
             col: td.col,
             len: td.len,
         };
+        // controller-gen's type with its own JSON format: with a Type marker, its markers alone describe it.
+        let by_markers = self.described_by_markers(t);
         let mut s = match &td.kind {
-            TypeKind::Struct(fields) => self.struct_schema(t, fields),
-            // A newtype over a type rkb cannot read (another crate's) with a Type marker is what controller-gen
-            // makes of a type with its own JSON format: its markers alone describe it.
-            TypeKind::Alias(ty) | TypeKind::Newtype(ty) if self.described_by_markers(t, ty) => {
+            _ if by_markers => Schema::new(),
+            // Its fields would describe JSON it does not write: only the markers can.
+            _ if td.own_json.is_some() => {
+                self.own_json_error(t);
                 Schema::new()
             }
+            TypeKind::Struct(fields) => self.struct_schema(t, fields),
             TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.expr_schema(td.file, ty, at),
             TypeKind::Enum(values) => {
                 let mut s = Schema::new();
@@ -179,10 +182,6 @@ impl<'m> SchemaGen<'m> {
         let model = self.model;
         let td = &model.types[t];
         // controller-gen leaves the description out too when markers alone describe the type.
-        let by_markers = match &td.kind {
-            TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.described_by_markers(t, ty),
-            _ => false,
-        };
         if !td.doc.description.is_empty() && !by_markers {
             s.insert("description".into(), json!(td.doc.description));
         }
@@ -197,7 +196,8 @@ impl<'m> SchemaGen<'m> {
         self.in_progress.pop();
         // Flattening asks once per type (its result is cached); field types ask again for named basic
         // types. A struct named by at most one field is not asked for twice: don't keep a copy.
-        let asked_again = self.uses[t] > 1 || !matches!(td.kind, TypeKind::Struct(_));
+        let asked_again =
+            self.uses[t] > 1 || !matches!(td.kind, TypeKind::Struct(_)) || td.own_json.is_some();
         if asked_again {
             self.unflat.insert(t, s.clone());
         }
@@ -308,10 +308,10 @@ impl<'m> SchemaGen<'m> {
         required
     }
 
-    /// The schema of field `f`: its type's (or none, for Schemaless and for another crate's type described by
-    /// markers), its description, its markers.
+    /// The schema of field `f`: its type's (or none, for Schemaless and for a type with a JSON format rkb cannot
+    /// read, described by markers), its description, its markers.
     fn field_schema(&mut self, f: &Field, file: usize, at: At) -> Schema {
-        let by_markers = has_type_marker(&f.doc.markers) && self.is_external(file, &f.ty);
+        let by_markers = has_type_marker(&f.doc.markers) && self.is_opaque(file, &f.ty);
         let mut prop = if f.doc.has(Effect::Schemaless) || by_markers {
             Schema::new()
         } else {
@@ -372,8 +372,8 @@ impl<'m> SchemaGen<'m> {
             At::marker(file, marker),
             format!("conflicting types: the Type marker says {wanted}, but `{name}` serializes as {own}"),
             Some(
-                "drop the marker; a type with a JSON format of its own is a newtype over another crate's type with \
-                 the Type marker on it"
+                "drop the marker, or give the type the JSON format the marker describes: `#[serde(into = ...)]`, a \
+                 hand-written `impl Serialize`, or a newtype over another crate's type"
                     .into(),
             ),
         );
@@ -421,26 +421,59 @@ impl<'m> SchemaGen<'m> {
         }
     }
 
-    /// A newtype or alias `t` over another crate's type, with a Type marker: controller-gen's type with its own JSON
-    /// format, whose schema its markers alone give (its fields are never read).
-    fn described_by_markers(&self, t: usize, ty: &TypeExpr) -> bool {
+    /// A type with a Type marker whose JSON rkb cannot read (a local type with a JSON format of its own, a newtype
+    /// or alias over one or over another crate's type): controller-gen's type with its own JSON format, whose
+    /// schema its markers alone give (its fields are never read).
+    fn described_by_markers(&self, t: usize) -> bool {
         let td = &self.model.types[t];
-        has_type_marker(&td.doc.markers) && self.is_external(td.file, ty)
+        let opaque = match &td.kind {
+            _ if td.own_json.is_some() => true,
+            TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.is_opaque(td.file, ty),
+            _ => false,
+        };
+        opaque && has_type_marker(&td.doc.markers)
     }
 
-    /// Whether `ty` (through Option and Box) is a path rkb cannot resolve: another crate's type, whose fields and
-    /// serialization rkb does not read.
-    fn is_external(&self, file: usize, ty: &TypeExpr) -> bool {
+    /// Whether `ty` (through Option and Box) is a type whose JSON rkb cannot read: a path rkb cannot resolve
+    /// (another crate's type), or a local type with a JSON format of its own ([`crate::model::OwnJson`]).
+    fn is_opaque(&self, file: usize, ty: &TypeExpr) -> bool {
         let TypeExpr::Path { segments, args } = ty else {
             return false;
         };
         match self.model.resolve(file, segments) {
             Resolved::Unknown => segments.len() > 1,
+            Resolved::Local(t) => self.model.types[t].own_json.is_some(),
             Resolved::Wrapper => args
                 .first()
-                .is_some_and(|inner| self.is_external(file, inner)),
+                .is_some_and(|inner| self.is_opaque(file, inner)),
             _ => false,
         }
+    }
+
+    /// A type with a JSON format of its own and no Type marker, used by a field without one: rkb, like
+    /// controller-gen, reads such JSON from markers only. Say where the format comes from, and what to add.
+    fn own_json_error(&mut self, t: usize) {
+        let td = &self.model.types[t];
+        let why = match &td.own_json {
+            Some(OwnJson::SerdeAttr(attr)) => format!("its `#[serde({attr})]`"),
+            Some(OwnJson::Impl {
+                trait_name,
+                file,
+                line,
+            }) => format!(
+                "the hand-written `impl {trait_name}` at {}:{line}",
+                self.model.files[*file].rel.display()
+            ),
+            None => return,
+        };
+        let name = &td.name;
+        let message =
+            format!("`{name}` has a JSON format of its own ({why}), which rkb cannot read");
+        let hint = format!(
+            "describe its JSON with `+kubebuilder:validation:Type=<type>` (and Format, ...) on `{name}` or on the \
+             fields that use it, as controller-gen does for a Go type with its own MarshalJSON"
+        );
+        self.error(self.model.type_at(t), message, Some(hint));
     }
 
     fn list_schema(&mut self, file: usize, elem: &TypeExpr, at: At) -> Schema {
@@ -515,12 +548,15 @@ impl<'m> SchemaGen<'m> {
             Resolved::Local(t) => {
                 let mut s = Schema::new();
                 s.insert("$ref".into(), json!(format!("local:{t}")));
-                // Named basic types (aliases, newtypes, unit enums) also carry their type and format so
-                // field markers that need a type (Minimum, MaxLength...) apply.
-                if matches!(
-                    self.model.types[t].kind,
-                    TypeKind::Alias(_) | TypeKind::Newtype(_) | TypeKind::Enum(_)
-                ) {
+                // Named basic types (aliases, newtypes, unit enums, types with their own JSON) also carry their
+                // type and format so field markers that need a type (Minimum, MaxLength...) apply.
+                let td = &self.model.types[t];
+                if td.own_json.is_some()
+                    || matches!(
+                        td.kind,
+                        TypeKind::Alias(_) | TypeKind::Newtype(_) | TypeKind::Enum(_)
+                    )
+                {
                     let ts = self.type_schema(t);
                     if let Some(Value::String(ty)) = ts.get("type")
                         && matches!(ty.as_str(), "string" | "integer" | "number" | "boolean")

@@ -126,6 +126,15 @@ pub struct Thing {
 }
 ";
 
+/// Replaces the project's thing_types.rs with [`ROOT`] and `spec` (a test's fixed version of its API).
+fn rewrite_spec(dir: &tempfile::TempDir, spec: &str) {
+    fs::write(
+        dir.path().join("src/api/v1/thing_types.rs"),
+        format!("{ROOT}{spec}"),
+    )
+    .unwrap();
+}
+
 #[test]
 fn unresolved_type_suggests_a_close_local_type() {
     let dir = project(&[
@@ -305,11 +314,7 @@ fn what_the_api_server_refuses_is_rejected_before_writing() {
             "!oldSelf.hasValue() || self >= oldSelf.value()",
         )
         .replace(",optionalOldSelf=false", "");
-    fs::write(
-        dir.path().join("src/api/v1/thing_types.rs"),
-        format!("{ROOT}{fixed}"),
-    )
-    .unwrap();
+    rewrite_spec(&dir, &fixed);
     let out = generate(dir.path(), &Options::default()).unwrap();
     assert!(
         out.crds[0].yaml.contains("optionalOldSelf: true"),
@@ -757,11 +762,7 @@ fn external_types_are_described_by_their_type_marker() {
     );
     assert_eq!(e.matches("cannot resolve type").count(), 1, "{e}");
     let fixed = spec.replace("    /// Bare.\n    pub bare: url::Url,\n", "");
-    fs::write(
-        dir.path().join("src/api/v1/thing_types.rs"),
-        format!("{ROOT}{fixed}"),
-    )
-    .unwrap();
+    rewrite_spec(&dir, &fixed);
     let out = generate(dir.path(), &Options::default()).unwrap();
     let yaml = &out.crds[0].yaml;
     assert!(
@@ -801,8 +802,8 @@ pub struct Label {
     let e = generate(dir.path(), &Options::default())
         .unwrap_err()
         .to_string();
-    let help = "= help: drop the marker; a type with a JSON format of its own is a newtype over another crate's \
-                type with the Type marker on it\n";
+    let help = "= help: drop the marker, or give the type the JSON format the marker describes: \
+                `#[serde(into = ...)]`, a hand-written `impl Serialize`, or a newtype over another crate's type\n";
     let field = format!(
         "error: conflicting types: the Type marker says string, but `Window` serializes as object\n \
          --> src/api/v1/thing_types.rs:9:9\n  |\n9 |     /// +kubebuilder:validation:Type=string\n  \
@@ -819,12 +820,89 @@ pub struct Label {
     let fixed = spec
         .replace("Type=string\n    pub window", "Type=object\n    pub window")
         .replace("/// +kubebuilder:validation:Type=integer\n", "");
-    fs::write(
-        dir.path().join("src/api/v1/thing_types.rs"),
-        format!("{ROOT}{fixed}"),
-    )
-    .unwrap();
+    rewrite_spec(&dir, &fixed);
     generate(dir.path(), &Options::default()).unwrap();
+}
+
+/// A local type whose JSON is not its fields (`#[serde(into/from/try_from)]`, a hand-written serde impl anywhere
+/// under src/) is described by its Type marker, on the type or on the field, as controller-gen describes a Go type
+/// with its own MarshalJSON; without one, an error at the type says where the format comes from.
+#[test]
+fn types_with_their_own_json_need_a_type_marker() {
+    let spec = "pub struct ThingSpec {
+    pub level: Level,
+    /// When.
+    pub window: Window,
+}
+/// Level is written as its name.
+#[serde(into = \"String\", try_from = \"String\")]
+pub struct Level {
+    pub value: u8,
+}
+pub struct Window {
+    pub start: u32,
+}
+";
+    let wire = "use crate::api::v1::Window;
+impl serde::Serialize for Window {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.start.to_string())
+    }
+}
+";
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
+        ("src/wire.rs", wire),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    let help = |name: &str| {
+        format!(
+            "= help: describe its JSON with `+kubebuilder:validation:Type=<type>` (and Format, ...) on `{name}` or on \
+             the fields that use it, as controller-gen does for a Go type with its own MarshalJSON\n"
+        )
+    };
+    let level = format!(
+        "error: `Level` has a JSON format of its own (its `#[serde(into = \"String\")]`), which rkb cannot read\n  \
+         --> src/api/v1/thing_types.rs:15:12\n   |\n15 | pub struct Level {{\n   |            ^^^^^\n   {}",
+        help("Level")
+    );
+    let window = format!(
+        "error: `Window` has a JSON format of its own (the hand-written `impl Serialize` at src/wire.rs:2), which rkb \
+         cannot read\n  --> src/api/v1/thing_types.rs:18:12\n   |\n18 | pub struct Window {{\n   |            \
+         ^^^^^^\n   {}",
+        help("Window")
+    );
+    assert!(e.contains(&level), "{e}");
+    assert!(e.contains(&window), "{e}");
+    assert!(e.contains("aborting due to 2 previous errors"), "{e}");
+    // The Type marker on the type, or on the field: the markers alone (no description, no properties).
+    let fixed = spec
+        .replace(
+            "#[serde(into",
+            "/// +kubebuilder:validation:Type=string\n/// +kubebuilder:validation:MaxLength=8\n#[serde(into",
+        )
+        .replace(
+            "    /// When.\n",
+            "    /// When.\n    /// +kubebuilder:validation:Type=string\n",
+        );
+    rewrite_spec(&dir, &fixed);
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    let yaml = &out.crds[0].yaml;
+    let spec_yaml = "            properties:
+              level:
+                maxLength: 8
+                type: string
+              window:
+                description: When.
+                type: string
+            required:
+            - level
+            - window
+";
+    assert!(yaml.contains(spec_yaml), "{yaml}");
 }
 
 /// Defaults are held to the schema they sit in, as the API server holds them (it refuses the CRD otherwise):
@@ -913,10 +991,6 @@ pub struct Port {
         .replace("default=11", "default=10")
         .replace("default=5", "default=http")
         .replace("default=Web_1", "default=web");
-    fs::write(
-        dir.path().join("src/api/v1/thing_types.rs"),
-        format!("{ROOT}{fixed}"),
-    )
-    .unwrap();
+    rewrite_spec(&dir, &fixed);
     generate(dir.path(), &Options::default()).unwrap();
 }

@@ -304,8 +304,10 @@ impl Scanner<'_> {
                         items.push(Item::Other { docs });
                         self.skip_fn(j + 1, end)?
                     }
-                    Some("impl") => self.block(j + 1, end, docs, items)?,
-                    Some("trait") => self.block(j + 1, end, docs, items)?,
+                    // syn keeps `pub impl` (an error) as tokens, not as an impl.
+                    Some("impl") if i != next => return None,
+                    Some("impl") => self.block(j + 1, end, docs, items, true)?,
+                    Some("trait") => self.block(j + 1, end, docs, items, false)?,
                     // `extern "C" { ... }`: foreign items, not read.
                     _ if extern_abi && self.is_open(j, b'{') => self.toks[j].close + 1,
                     _ if j == i => self.macro_call(i, end)?,
@@ -553,13 +555,14 @@ impl Scanner<'_> {
         i > 0 && self.is_punct(i - 1, b'-')
     }
 
-    /// An impl or trait block after its keyword: its docs, then each fn's.
+    /// An impl (`is_impl`) or trait block after its keyword: its docs, an impl's serde trait, then each fn's docs.
     fn block(
         &self,
         i: usize,
         end: usize,
         docs: Vec<DocLine>,
         items: &mut Vec<Item>,
+        is_impl: bool,
     ) -> Option<usize> {
         let j = self.header_end(i, end)?;
         // `trait A = B;` (an alias) and other surprises are syn's.
@@ -567,6 +570,9 @@ impl Scanner<'_> {
             return None;
         }
         items.push(Item::Other { docs });
+        if is_impl {
+            items.extend(self.serde_impl(i, j)?);
+        }
         let close = self.toks[j].close;
         let mut k = j + 1;
         // Inner attributes of the block.
@@ -605,6 +611,72 @@ impl Scanner<'_> {
             };
         }
         Some(close + 1)
+    }
+
+    /// The impl header from `i` (after `impl`) to `end` (its `{`), as [`Item::SerdeImpl`] when it implements
+    /// serde's Serialize or Deserialize for a path type. Only a header that names one of them is parsed
+    /// (`impl<G> Trait<A> for Path<A> where ...`); in any other shape it is syn's.
+    fn serde_impl(&self, i: usize, end: usize) -> Option<Option<Item>> {
+        let names_serde =
+            (i..end).any(|k| matches!(self.word(k), Some("Serialize" | "Deserialize")));
+        if !names_serde {
+            return Some(None);
+        }
+        let j = if self.is_punct(i, b'<') {
+            self.past_angles(i)?
+        } else {
+            i
+        };
+        // A negative impl is not an implementation.
+        if self.is_punct(j, b'!') {
+            return Some(None);
+        }
+        let (j, trait_path, _) = self.impl_path(j)?;
+        // An inherent impl (`impl<T: Serialize> X<T>`).
+        if !self.is_word(j, "for") {
+            return (j == end || self.is_word(j, "where")).then_some(None);
+        }
+        let (k, _, last) = self.impl_path(j + 1)?;
+        if k != end && !self.is_word(k, "where") {
+            return None;
+        }
+        let Some(trait_name) = crate::outline::serde_trait(&trait_path) else {
+            return Some(None);
+        };
+        Some(Some(Item::SerdeImpl {
+            trait_name: trait_name.into(),
+            self_ty: self.ident(last)?,
+        }))
+    }
+
+    /// A path in an impl header at `i` (`::a::B<'x, T>`, generic arguments only on its last segment): past
+    /// it, its segments, and the index of its last one.
+    fn impl_path(&self, mut i: usize) -> Option<(usize, Vec<&str>, usize)> {
+        if self.is_path_sep(i) {
+            i += 2;
+        }
+        let mut segments = Vec::new();
+        loop {
+            let w = self.word(i)?;
+            if is_keyword(w) && !PATH_ROOTS.contains(&w) {
+                return None;
+            }
+            segments.push(w);
+            if !self.is_path_sep(i + 1) {
+                break;
+            }
+            i += 3;
+        }
+        let last = i;
+        let mut next = i + 1;
+        if self.is_punct(next, b'<') {
+            next = self.past_angles(next)?;
+        }
+        // Arguments mid-path, fn sugar: syn's.
+        if self.is_path_sep(next) || self.is_open(next, b'(') {
+            return None;
+        }
+        Some((next, segments, last))
     }
 
     /// A macro invocation item at `i` (`path! { ... }`, `path!(...);`, `path![...];`): not read.
@@ -811,6 +883,13 @@ impl Scanner<'_> {
                     out.set_name(&key, name);
                 }
                 SerdeKey::Transparent | SerdeKey::Flatten | SerdeKey::Skip => out.set_flag(&key),
+                SerdeKey::Conversion => {
+                    if !self.is_punct(i, b'=') {
+                        return None;
+                    }
+                    out.set_conversion(key_word, &self.lit_str(i + 1)?);
+                    i += 2;
+                }
                 _ => {
                     out.set_flag(&key);
                     i = self.skip_serde_value(i, end)?;

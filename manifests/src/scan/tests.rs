@@ -123,10 +123,66 @@ fn reads_what_api_sources_hold_exactly_as_syn_does() {
                #[test] fn t() { let _ = r#"raw " string"#; let _ = b"bytes"; let _ = 1.5e3_f64; /* /* nested */ */ }
            }
            mod decl;"##,
+        // Types whose JSON is not their fields: serde conversions, serde trait impls of every shape read.
+        SERDE_IMPLS,
     ];
     for src in read {
         assert!(agrees(src), "the scanner stepped aside for\n{src}");
     }
+}
+
+/// Conversions and serde impls: the scanner must record the ones marked `yes` (and syn agree, above).
+const SERDE_IMPLS: &str = r#"#[serde(into = "String", try_from = r"String")] pub struct P { level: u8 }
+    #[serde(from = "u8", into = "u8")] enum E { A }
+    impl Serialize for A { fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> { s.serialize_str("a") } }
+    impl<'de> serde::Deserialize<'de> for crate::api::B<'_> where Self: Sized {}
+    unsafe impl<T: Serialize> ::serde::ser::Serialize for r#C<T> {}
+    impl<T: Serialize> Wrapper<T> {}
+    impl<T> D<T> where T: Deserialize<'static> {}
+    impl<T: Serialize> From<T> for E {}
+    impl rkyv::Serialize<S> for F {}
+    impl<T: Fn() -> u8> Serialize for G<T> {}
+    impl Clone for H {}"#;
+
+#[test]
+fn records_serde_conversions_and_impls() {
+    use crate::outline::Item;
+    let f = SourceFile::from_text("src/a.rs", SERDE_IMPLS);
+    let outline = scan(&f).expect("scanned");
+    let impls: Vec<(&str, &str)> = outline
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::SerdeImpl {
+                trait_name,
+                self_ty,
+            } => Some((trait_name.as_str(), self_ty.name.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        impls,
+        [
+            ("Serialize", "A"),
+            ("Deserialize", "B"),
+            ("Serialize", "r#C"),
+            ("Serialize", "G")
+        ]
+    );
+    let conversions: Vec<Option<&str>> = outline
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Struct { serde, .. } | Item::Enum { serde, .. } => {
+                Some(serde.conversion.as_deref())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        conversions,
+        [Some("into = \"String\""), Some("from = \"u8\"")]
+    );
 }
 
 #[test]
@@ -158,6 +214,12 @@ fn steps_aside_for_what_it_does_not_read() {
         "enum E { A = 1 << 2 }",
         "const C: u8;",
         "/// a\r b\nstruct A;",
+        "impl Serialize for &A {}",
+        "pub impl Serialize for A {}",
+        "impl Serialize for (A, B) {}",
+        "impl<T> Serialize for <T as X>::Y {}",
+        "#[serde(into = String)] struct A;",
+        "#[serde(into)] struct A;",
     ];
     for src in aside {
         let f = SourceFile::from_text("src/a.rs", src);
@@ -229,6 +291,8 @@ fn scan_agrees_with_syn_on_mutated_sources() {
         "r#\"s\"#",
         "é",
         "\r",
+        "#[serde(into = \"u8\")]",
+        "\nimpl<'de> serde::Deserialize<'de> for Spec<'_> {}\n",
     ];
     let mut rng = Rng(knob("RKB_SCAN_SEED", 0x9e37_79b9_7f4a_7c15).max(1));
     let mutants = knob("RKB_SCAN_MUTANTS", 3000);

@@ -16,6 +16,27 @@ pub struct Seconds(#[serde(with = "crate::wire::seconds")] pub chrono::Duration)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Address(pub url::Url);
 
+/// Priority is written as a number from 0 to 9.
+/// +kubebuilder:validation:Type=integer
+/// +kubebuilder:validation:Minimum=0
+/// +kubebuilder:validation:Maximum=9
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "u8", try_from = "u8")]
+pub enum Priority {
+    Low,
+    Normal,
+    High,
+}
+
+/// Window is a daily time range written as "HH:MM-HH:MM".
+/// +kubebuilder:validation:Type=string
+/// +kubebuilder:validation:Pattern=`^\d\d:\d\d-\d\d:\d\d$`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Window {
+    pub start: u16,
+    pub end: u16,
+}
+
 /// TimerSpec uses types whose wire format is not their fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimerSpec {
@@ -31,6 +52,12 @@ pub struct TimerSpec {
     /// +optional
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mirrors: Vec<Address>,
+    /// Priority of the timer among those firing together.
+    pub priority: Priority,
+    /// Window the timer may fire in, if limited.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
 }
 
 /// Timer is the Schema for the timers API.
