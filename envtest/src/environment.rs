@@ -433,23 +433,34 @@ impl Environment {
     /// Clients from [`client`](Self::client) keep working: same URL, same CA. For testing that
     /// watches and informers survive an API server restart.
     pub async fn restart_apiserver(&mut self) -> Result<()> {
-        self.respawn_apiserver(Duration::from_secs(30)).await
+        self.respawn_apiserver(Duration::from_secs(30), Duration::ZERO)
+            .await
     }
 
     /// Kills kube-apiserver (SIGKILL at once: a crash, an OOM kill) and starts it again as
     /// [`restart_apiserver`](Self::restart_apiserver) does. Faster: a graceful stop waits for open watches.
     pub async fn kill_and_restart_apiserver(&mut self) -> Result<()> {
-        self.respawn_apiserver(Duration::ZERO).await
+        self.respawn_apiserver(Duration::ZERO, Duration::ZERO).await
     }
 
-    /// Stops kube-apiserver, allowing it `grace` after SIGTERM, and starts it again, returning once it is ready.
-    async fn respawn_apiserver(&mut self, grace: Duration) -> Result<()> {
+    /// Kills kube-apiserver and leaves it down for `down` before starting it again as
+    /// [`kill_and_restart_apiserver`](Self::kill_and_restart_apiserver) does: an outage of a known length, for
+    /// measuring how clients ride it out and recover. Returns once the new server is ready.
+    pub async fn kill_apiserver_for(&mut self, down: Duration) -> Result<()> {
+        self.respawn_apiserver(Duration::ZERO, down).await
+    }
+
+    /// Stops kube-apiserver, allowing it `grace` after SIGTERM, waits `down`, and starts it again, returning once
+    /// it is ready.
+    async fn respawn_apiserver(&mut self, grace: Duration, down: Duration) -> Result<()> {
         let index = self
             .processes
             .iter()
             .position(|p| p.name() == APISERVER)
             .expect("an environment always runs kube-apiserver");
         self.processes[index].terminate(grace).await;
+        // The outage itself, not a wait for state: nothing answers on the port meanwhile.
+        tokio::time::sleep(down).await;
         let mut attempt = 1;
         loop {
             self.processes[index] = self.processes[index].respawn()?;

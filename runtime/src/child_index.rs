@@ -45,7 +45,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use futures::StreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, OwnerReference};
 use kube::api::PartialObjectMeta;
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::runtime::watcher;
 use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -316,7 +316,8 @@ impl ChildIndex {
         // An Api of PartialObjectMeta makes metadata-only requests: no spec or status is transferred or decoded.
         let api: Api<PartialObjectMeta<K>> = ctx.api::<PartialObjectMeta<K>>();
         let manager = ctx.field_manager().to_string();
-        let events = watcher(api, config).default_backoff();
+        // On the API server's clock during an outage, relisting at once after 410 (watch_retry.rs).
+        let events = crate::watch_retry::retrying(watcher(api, config), ctx.clone());
         let mut events = std::pin::pin!(events.take_until(ctx.shutdown_signal()));
         // A relist (Init .. InitDone) replaces everything known of K; its children's owners are asked for after.
         let mut relisted: Option<Vec<(Key, Seen)>> = None;

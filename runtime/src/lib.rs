@@ -56,6 +56,7 @@ mod rest_metrics;
 pub mod scope;
 mod secure;
 mod server;
+mod watch_retry;
 pub mod webhook;
 pub mod workqueue;
 

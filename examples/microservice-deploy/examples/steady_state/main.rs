@@ -34,8 +34,13 @@
 //! change): each round runs both, alternating which goes first, each on its own fresh control plane, and reports
 //! per operator the time to steady state, peak RSS, CPU of the operator, kube-apiserver and etcd, and the API
 //! requests kube-apiserver counted in the window (`apiserver_request_total`); it fails when the writes differ.
+//!
+//! `--outage SECS` runs only operator rounds (of rkb, and of the twin with `--twin`), each with kube-apiserver
+//! killed once the MicroServiceDeploys are created and left down for SECS; it reports the time to recover
+//! (outage.rs).
 
-#[path = "../tests/common/subset.rs"]
+mod outage;
+#[path = "../../tests/common/subset.rs"]
 mod subset;
 
 use std::collections::{BTreeMap, HashMap};
@@ -63,6 +68,7 @@ use rkb_runtime::k8s_openapi::api::core::v1::{
 use rkb_runtime::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use rkb_runtime::kube::api::PostParams;
+use rkb_runtime::kube::runtime::WatchStreamExt;
 use rkb_runtime::kube::runtime::watcher;
 use rkb_runtime::{Api, Client, ManagerOptions, ObjectMeta, Resource};
 use serde::Serialize;
@@ -93,6 +99,9 @@ struct Args {
     /// default (1 for both) [default: --concurrency].
     #[arg(long, value_parser = parse_reconciles)]
     reconciles: Option<Reconciles>,
+    /// Kill kube-apiserver mid-run and keep it down this many seconds (operator rounds only; see outage.rs).
+    #[arg(long)]
+    outage: Option<f64>,
 }
 
 /// How many reconciles the operators run at once.
@@ -164,7 +173,11 @@ fn main() -> anyhow::Result<()> {
                 .unwrap_or(Reconciles::Matched(args.concurrency));
             let mut summaries = Vec::new();
             for &count in &args.count {
-                if args.twin {
+                if let Some(secs) = args.outage {
+                    let setting = (args.concurrency, reconciles, args.twin);
+                    let down = Duration::from_secs_f64(secs);
+                    runtime.block_on(outage_bench(count, args.rounds, setting, down))?;
+                } else if args.twin {
                     summaries.push(runtime.block_on(twin_bench(
                         count,
                         args.rounds,
@@ -303,10 +316,16 @@ where
 {
     let started = Instant::now();
     let api: Api<K> = Api::namespaced(client, namespace);
-    let mut events = std::pin::pin!(watcher(api, watcher::Config::default()));
+    // With backoff, so a kube-apiserver restart (--outage) is ridden out; errors are only traced.
+    let mut events = std::pin::pin!(watcher(api, watcher::Config::default()).default_backoff());
     while !expected.is_empty() {
-        let Some(event) = events.try_next().await? else {
-            anyhow::bail!("watch ended");
+        let event = match events.next().await {
+            Some(Ok(event)) => event,
+            Some(Err(e)) => {
+                trace(&format!("{namespace}: watch of {}: {e}", K::kind(&())));
+                continue;
+            }
+            None => anyhow::bail!("watch ended"),
         };
         let mut check = |obj: K| {
             let name = obj.meta().name.clone().unwrap_or_default();
@@ -501,8 +520,11 @@ struct Measured {
     operator_cpu: f64,
     apiserver_cpu: f64,
     etcd_cpu: f64,
-    /// Requests kube-apiserver counted from just before the operator started to steady state, by "VERB resource".
+    /// Requests kube-apiserver counted from just before the operator started to steady state, by "VERB resource"
+    /// (empty with an outage: the restarted server counts from 0).
     requests: BTreeMap<String, f64>,
+    /// With `--outage`: what the outage cost.
+    recovery: Option<outage::Recovery>,
 }
 
 /// How the operator process is started.
@@ -517,7 +539,11 @@ fn operator_command(op: Impl) -> anyhow::Result<tokio::process::Command> {
                         .unwrap_or_default()
                         .split_whitespace(),
                 )
-                .env("RUST_LOG", "warn");
+                // STEADY_STATE_OPERATOR_LOG: the operator's RUST_LOG, for looking into a round.
+                .env(
+                    "RUST_LOG",
+                    std::env::var("STEADY_STATE_OPERATOR_LOG").unwrap_or_else(|_| "warn".into()),
+                );
             command
         }
         Impl::Go => {
@@ -530,10 +556,10 @@ fn operator_command(op: Impl) -> anyhow::Result<tokio::process::Command> {
 
 /// The operator: creates the MicroServiceDeploys and waits for the operator's children.
 async fn operator_round(
-    env: &Environment,
-    count: usize,
-    concurrency: usize,
+    env: &mut Environment,
+    (count, concurrency): (usize, usize),
     (op, reconciles): (Impl, Reconciles),
+    outage: Option<Duration>,
     namespace: &str,
 ) -> anyhow::Result<Measured> {
     let client = env.client();
@@ -577,24 +603,26 @@ async fn operator_round(
     let cpu = ControlPlaneCpu::now();
     let operator_cpu = cpu_seconds(pid);
     let started = Instant::now();
-    let watch = steady_state(&client, count, namespace);
-    let creates = async {
-        for_each_instance(count, concurrency, |i| {
-            let client = client.clone();
-            async move { create(&client, namespace, &instance(i, namespace)).await }
-        })
-        .await?;
-        trace(&format!(
-            "{namespace}: {count} MicroServiceDeploys created after {:.2?}",
-            started.elapsed()
-        ));
-        Ok::<_, anyhow::Error>(())
+    let recovery = match outage {
+        None => {
+            tokio::try_join!(
+                steady_state(&client, count, namespace),
+                create_instances(&client, count, concurrency, namespace)
+            )?;
+            None
+        }
+        Some(down) => {
+            let sizes = (count, concurrency);
+            Some(outage::ride_out(env, sizes, namespace, metrics_port, down).await?)
+        }
     };
-    tokio::try_join!(watch, creates)?;
     let wall = started.elapsed();
     // Steady state is the children; the last status writes may still be on their way. CPU and requests are read
-    // once the operator has stopped writing, so they hold all its work.
-    let requests = difference(quiet_request_counts(&client).await?, &requests_before);
+    // once the operator has stopped writing, so they hold all its work. A restarted kube-apiserver counts from 0.
+    let requests = match recovery {
+        None => difference(quiet_request_counts(&client).await?, &requests_before),
+        Some(_) => BTreeMap::new(),
+    };
     let operator_cpu = cpu_seconds(pid) - operator_cpu;
     let (apiserver_cpu, etcd_cpu) = cpu.used();
     cpu.trace(namespace, Some(operator_cpu));
@@ -619,7 +647,27 @@ async fn operator_round(
         apiserver_cpu,
         etcd_cpu,
         requests,
+        recovery,
     })
+}
+
+/// The MicroServiceDeploys POSTed, `concurrency` at a time.
+async fn create_instances(
+    client: &Client,
+    count: usize,
+    concurrency: usize,
+    namespace: &str,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    for_each_instance(count, concurrency, |i| async move {
+        create(client, namespace, &instance(i, namespace)).await
+    })
+    .await?;
+    trace(&format!(
+        "{namespace}: {count} MicroServiceDeploys created after {:.2?}",
+        started.elapsed()
+    ));
+    Ok(())
 }
 
 /// kube-apiserver's `apiserver_request_total`, summed by "VERB resource[/subresource]".
@@ -943,15 +991,10 @@ async fn bench(
         let env = control_plane().await?;
         let w = own_requests_round(&env.client(), count, concurrency, "own").await?;
         env.stop().await?;
-        let env = control_plane().await?;
-        let measured = operator_round(
-            &env,
-            count,
-            concurrency,
-            (Impl::Rkb, reconciles),
-            "operator",
-        )
-        .await?;
+        let mut env = control_plane().await?;
+        let sizes = (count, concurrency);
+        let measured =
+            operator_round(&mut env, sizes, (Impl::Rkb, reconciles), None, "operator").await?;
         let (o, peak) = (measured.wall, measured.peak_rss);
         env.stop().await?;
         let (c, a, w, o) = (
@@ -1038,8 +1081,9 @@ async fn twin_bench(
             [Impl::Go, Impl::Rkb]
         };
         for op in order {
-            let env = control_plane().await?;
-            let m = operator_round(&env, count, concurrency, (op, reconciles), "operator").await?;
+            let mut env = control_plane().await?;
+            let sizes = (count, concurrency);
+            let m = operator_round(&mut env, sizes, (op, reconciles), None, "operator").await?;
             env.stop().await?;
             let (writes, reads): (Vec<_>, Vec<_>) = m
                 .requests
@@ -1126,6 +1170,59 @@ async fn twin_bench(
         rss: [med(Impl::Rkb, columns[1].1), med(Impl::Go, columns[1].1)],
         mismatched_rounds,
     })
+}
+
+/// Operator rounds with kube-apiserver killed mid-run for `down` (outage.rs): rkb, or rkb and its twin
+/// alternating with `twin`; prints each round and the medians per operator.
+async fn outage_bench(
+    count: usize,
+    rounds: usize,
+    (concurrency, reconciles, twin): (usize, Reconciles, bool),
+    down: Duration,
+) -> anyhow::Result<()> {
+    println!(
+        "{count} MicroServiceDeploys, created {concurrency} at a time, reconciles {reconciles:?}; kube-apiserver \
+         killed once all are created, down {down:.1?} before its restart; {rounds} rounds"
+    );
+    println!(
+        "round  operator  Ready at kill  kill->ready  requests meanwhile  ready->steady state  total wall  peak RSS"
+    );
+    let ops: &[Impl] = if twin {
+        &[Impl::Rkb, Impl::Go]
+    } else {
+        &[Impl::Rkb]
+    };
+    let mut recoveries: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        for k in 0..ops.len() {
+            let op = ops[(round + k) % ops.len()];
+            let mut env = control_plane().await?;
+            let sizes = (count, concurrency);
+            let setting = (op, reconciles);
+            let m = operator_round(&mut env, sizes, setting, Some(down), "operator").await?;
+            env.stop().await?;
+            let r = m.recovery.context("an outage round reports its recovery")?;
+            println!(
+                "{round:>5}  {:<8}  {:>13}  {:>10.2}s  {:>18}  {:>18.2}s  {:>9.2}s  {:>5.1} MiB",
+                op.name(),
+                r.ready_at_kill,
+                r.down.as_secs_f64(),
+                r.requests_while_down,
+                r.recovery.as_secs_f64(),
+                m.wall.as_secs_f64(),
+                mib(m.peak_rss)
+            );
+            recoveries[op as usize].push(r.recovery.as_secs_f64());
+        }
+    }
+    for &op in ops {
+        let median = median(recoveries[op as usize].clone());
+        println!(
+            "median recovery {}: {median:.2} s (target: within 5 s of kube-apiserver being ready at 300 instances)",
+            op.name()
+        );
+    }
+    Ok(())
 }
 
 fn mib(bytes: u64) -> f64 {

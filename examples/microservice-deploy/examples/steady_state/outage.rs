@@ -1,0 +1,119 @@
+//! `--outage SECS`: kube-apiserver killed in the middle of a run and left down for SECS, then started again on
+//! the same etcd. What is measured is recovery: from the new kube-apiserver being ready until every child is in
+//! place and every MicroServiceDeploy says Ready, beside how many were Ready at the kill (so it was mid-run) and
+//! how many requests the operator sent to a server that was not there (its `rest_client_requests_total`, which
+//! both operators export): a bounded rate, not a hot loop.
+//!
+//! kube-apiserver's own request counters start again at 0 when it restarts, so outage rounds do not compare the
+//! two operators' writes; the rounds without an outage do.
+
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use microservice_deploy::api::v1::MicroServiceDeploy;
+use microservice_deploy::controller::microservicedeploy_controller::READY;
+use rkb_runtime::envtest::Environment;
+use rkb_runtime::kube::api::ListParams;
+use rkb_runtime::kube::runtime::{WatchStreamExt, watcher};
+use rkb_runtime::{Api, Client};
+
+use super::{create_instances, http_get, steady_state, trace};
+
+/// What an outage in the middle of a run cost the operator.
+pub struct Recovery {
+    /// MicroServiceDeploys Ready when kube-apiserver was killed.
+    pub ready_at_kill: usize,
+    /// From the kill until the new kube-apiserver was ready (the outage plus its start).
+    pub down: Duration,
+    /// Requests the operator sent from the kill until the new server was ready.
+    pub requests_while_down: f64,
+    /// From the new kube-apiserver being ready until steady state with every MicroServiceDeploy Ready.
+    pub recovery: Duration,
+}
+
+/// Creates the MicroServiceDeploys, kills kube-apiserver for `outage` once they are all created (the operator is
+/// then mid-run), and waits for steady state after the restart.
+pub async fn ride_out(
+    env: &mut Environment,
+    (count, concurrency): (usize, usize),
+    namespace: &str,
+    metrics_port: u16,
+    outage: Duration,
+) -> anyhow::Result<Recovery> {
+    let client = env.client();
+    create_instances(&client, count, concurrency, namespace).await?;
+    let ready_at_kill = ready_count(&client, namespace).await?;
+    let requests_before = operator_requests(metrics_port).await?;
+    let killed = Instant::now();
+    env.kill_apiserver_for(outage).await?;
+    let back = Instant::now();
+    let requests_while_down = operator_requests(metrics_port).await? - requests_before;
+    trace(&format!(
+        "{namespace}: kube-apiserver back after {:.2?}; {ready_at_kill} Ready at the kill",
+        back - killed
+    ));
+    tokio::try_join!(
+        steady_state(&client, count, namespace),
+        all_ready(client.clone(), count, namespace)
+    )?;
+    Ok(Recovery {
+        ready_at_kill,
+        down: back - killed,
+        requests_while_down,
+        recovery: back.elapsed(),
+    })
+}
+
+fn is_ready(obj: &MicroServiceDeploy) -> bool {
+    obj.status.as_ref().is_some_and(|status| {
+        status.observed_generation == obj.metadata.generation
+            && status
+                .conditions
+                .iter()
+                .any(|c| c.type_ == READY && c.status == "True")
+    })
+}
+
+async fn ready_count(client: &Client, namespace: &str) -> anyhow::Result<usize> {
+    let api: Api<MicroServiceDeploy> = Api::namespaced(client.clone(), namespace);
+    let list = api.list(&ListParams::default()).await?;
+    Ok(list.items.iter().filter(|o| is_ready(o)).count())
+}
+
+/// Resolves once `count` MicroServiceDeploys in `namespace` are Ready for their generation. Watch errors (the
+/// server restarting) are retried with the watcher's backoff.
+async fn all_ready(client: Client, count: usize, namespace: &str) -> anyhow::Result<()> {
+    let api: Api<MicroServiceDeploy> = Api::namespaced(client, namespace);
+    let mut events = std::pin::pin!(
+        watcher(api, watcher::Config::default())
+            .default_backoff()
+            .applied_objects()
+    );
+    let mut ready = std::collections::HashSet::new();
+    while ready.len() < count {
+        match events.next().await {
+            Some(Ok(obj)) if is_ready(&obj) => {
+                ready.insert(obj.metadata.name.unwrap_or_default());
+            }
+            Some(Ok(obj)) => {
+                ready.remove(obj.metadata.name.as_deref().unwrap_or_default());
+            }
+            Some(Err(e)) => trace(&format!("{namespace}: watch of MicroServiceDeploys: {e}")),
+            None => anyhow::bail!("watch ended"),
+        }
+    }
+    Ok(())
+}
+
+/// The operator's `rest_client_requests_total`, summed over its labels.
+async fn operator_requests(metrics_port: u16) -> anyhow::Result<f64> {
+    let text = http_get(metrics_port, "/metrics")
+        .await
+        .ok_or_else(|| anyhow::anyhow!("the operator's /metrics did not answer"))?;
+    let total = text
+        .lines()
+        .filter(|l| l.starts_with("rest_client_requests_total"))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum();
+    Ok(total)
+}
