@@ -6,6 +6,31 @@
 //! The builder assembles the trigger streams itself (the object's watch, metadata-only watches of owned kinds,
 //! mapped watches) instead of using kube-runtime's `Controller`, so that every reconcile request passes where the
 //! queue mirror can count it.
+//!
+//! What follows a reconcile, by its outcome:
+//! - `Ok(action)`: counted a success; the object's failure count is forgotten; `action` says when to reconcile it
+//!   again without a change.
+//! - an `Err` saying the API server cannot be reached: every reconcile waits for the server (outage.rs), nothing
+//!   is charged to the object.
+//! - an `Err` that is a 409 Conflict on a stale resourceVersion or precondition ("the object has been
+//!   modified", e.g. `update_status` with the version read from the cache while something else wrote the
+//!   object): an expected race, not a failure of the object. It is counted as a reconcile error
+//!   (`controller_runtime_reconcile_errors_total` and `workqueue_retries_total`, as controller-runtime counts it)
+//!   but logged at info, one line without a stack. When the cache already holds a newer version of the object
+//!   than the one reconciled, the retry runs at once and is charged neither to the object's backoff nor to the
+//!   overall bucket: it reads the version the write lost to, so it is fast and correct, and each such retry uses
+//!   up a version the watch delivered, so these retries cannot outnumber the object's changes. Otherwise (the
+//!   watch has not delivered the newer version yet, or the conflict was on another object the reconcile wrote)
+//!   the retry waits for the object's backoff like any failure, so a conflict that never clears cannot hot-loop;
+//!   the newer version's watch event, when it comes, reconciles the object at once anyway. From the
+//!   [`PERSISTENT_CONFLICT`]th failure in a row a conflict is logged as an error: a conflict that lasts is a bug
+//!   (a write whose resourceVersion is never refreshed), not a race. Errors are recognised as outage.rs
+//!   recognises them (`kube::Error`, the crate's errors, `BoxError`, `anyhow::Error`, and what their `source()`
+//!   chains hold). Server-side apply's field-ownership conflicts (409 Conflict with `FieldManagerConflict`
+//!   causes) are not races: another manager owns the field and retrying changes nothing, so they stay
+//!   reconciler errors.
+//! - any other `Err`, or a panic: logged as an error, counted, and retried after the object's backoff (5 ms
+//!   doubling per failure in a row, within an overall 10 qps bucket; backoff.rs).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -13,6 +38,7 @@ use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::stream::{BoxStream, SelectAll};
 use futures::{FutureExt, Stream, StreamExt, TryStreamExt};
@@ -31,6 +57,10 @@ use crate::context::Context;
 use crate::metrics::{ControllerMetrics, ReconcileResult};
 use crate::queue_mirror::{QueueMirror, requeue_delay};
 use crate::scope::WatchScope;
+
+/// The failure in a row (of the same object) from which a conflict is logged as an error: 5 ms doubling, about
+/// 1.3 s of retries have not cleared it.
+const PERSISTENT_CONFLICT: u32 = 8;
 
 /// The reconcile requests of one controller, from all its watches.
 type Triggers<K> = SelectAll<BoxStream<'static, Result<ReconcileRequest<K>, watcher::Error>>>;
@@ -172,8 +202,9 @@ where
     }
 
     /// Runs until the manager shuts down. `reconcile` is called only while this manager leads, with the
-    /// latest cached object; an `Err` is logged, counted and retried with backoff; `Ok(action)` says when to
-    /// reconcile again without a change (`Action::await_change()` or `Action::requeue(d)`).
+    /// latest cached object; an `Err` is logged, counted and retried with backoff (an outage and a 409 Conflict
+    /// apart: module docs); `Ok(action)` says when to reconcile again without a change (`Action::await_change()`
+    /// or `Action::requeue(d)`).
     pub async fn run<F, Fut, E>(self, reconcile: F) -> Result<(), Error>
     where
         F: Fn(Arc<K>, Context) -> Fut + Send + Sync + 'static,
@@ -264,7 +295,7 @@ where
     }
 
     /// Counts one more failure of the object `key` names now (uid `uid`); returns the delay before its retry.
-    fn failed(&self, key: ObjectRef<K>, uid: Option<String>) -> std::time::Duration {
+    fn failed(&self, key: ObjectRef<K>, uid: Option<String>) -> Duration {
         let delay = self.limiter.when(&key);
         self.failing_uids().insert(key, uid);
         delay
@@ -274,6 +305,41 @@ where
     fn forget(&self, key: &ObjectRef<K>) {
         self.limiter.forget(key);
         self.failing_uids().remove(key);
+    }
+
+    /// When to retry `key` after the conflict `error` (module docs): at once and uncharged when the cache already
+    /// holds another version of the object than `version`, the one reconciled; otherwise after its backoff.
+    fn conflicted(
+        &self,
+        key: ObjectRef<K>,
+        version: Option<String>,
+        uid: Option<String>,
+        error: &E,
+    ) -> Action {
+        const RETRYING: &str = "conflict: the object changed since it was read; reconciling again";
+        let cached = self
+            .store
+            .get(&key)
+            .and_then(|obj| obj.meta().resource_version.clone());
+        // resourceVersions are opaque, but the cache only moves forward: another version there is newer. An object
+        // gone from the cache is retried at once too, and that retry forgets it (`report`).
+        if cached != version {
+            tracing::info!(%error, "{RETRYING}");
+            return Action::requeue(Duration::ZERO);
+        }
+        let in_a_row = self.limiter.num_requeues(&key) + 1;
+        let delay = self.failed(key, uid);
+        if in_a_row < PERSISTENT_CONFLICT {
+            tracing::info!(%error, retry_in = ?delay, "{RETRYING}");
+        } else {
+            tracing::error!(
+                %error,
+                retry_in = ?delay,
+                failures = in_a_row,
+                "reconciler error: the conflict persists"
+            );
+        }
+        Action::requeue(delay)
     }
 
     /// What the applier reports of each request: a reconcile's end, an object gone before its reconcile, or a
@@ -351,6 +417,8 @@ where
             namespace = key.namespace.as_deref().unwrap_or(""),
             object = %object,
         );
+        // The version reconciled, to tell after a conflict whether the cache has seen a newer one.
+        let version = obj.meta().resource_version.clone();
         let recording = self.metrics.reconcile();
         let outcome =
             AssertUnwindSafe((self.reconcile)(obj, self.ctx.clone()).instrument(span.clone()))
@@ -377,6 +445,10 @@ where
                 tracing::debug!(%error, "reconcile failed: the API server does not answer");
                 (Action::requeue(crate::outage::RETRY_AFTER), true)
             }
+            Ok(Err(error)) if is_race_conflict(&error) => {
+                recording.finish(ReconcileResult::Error);
+                (self.conflicted(key, version, uid, &error), true)
+            }
             Ok(Err(error)) => {
                 recording.finish(ReconcileResult::Error);
                 let delay = self.failed(key, uid);
@@ -395,5 +467,69 @@ where
                 (Action::requeue(delay), true)
             }
         }
+    }
+}
+
+/// Whether `error` is a 409 Conflict from a stale resourceVersion or precondition, an expected race; not one from
+/// server-side apply's field ownership, which no retry clears (module docs).
+fn is_race_conflict<E: std::any::Any>(error: &E) -> bool {
+    let Some(kube::Error::Api(status)) = crate::outage::kube_error_in(error) else {
+        return false;
+    };
+    let field_owners = status
+        .details
+        .as_ref()
+        .is_some_and(|d| d.causes.iter().any(|c| c.reason == "FieldManagerConflict"));
+    status.code == 409 && status.reason == "Conflict" && !field_owners
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::core::Status;
+
+    fn status(code: u16, reason: &str) -> Status {
+        Status::failure("the object has been modified", reason).with_code(code)
+    }
+
+    #[test]
+    fn stale_version_conflicts_are_races_through_every_wrapper() {
+        let conflict = || kube::Error::Api(Box::new(status(409, "Conflict")));
+        assert!(is_race_conflict(&conflict()));
+        assert!(is_race_conflict(&crate::client::Error::Kube(conflict())));
+        let boxed: crate::BoxError = Box::new(crate::client::Error::Kube(conflict()));
+        assert!(is_race_conflict(&boxed));
+        let wrapped = anyhow::Error::new(crate::client::Error::Kube(conflict()))
+            .context("writing the status");
+        assert!(is_race_conflict(&wrapped));
+        // Not races: a taken name, another code, an error of no known type, a transport failure.
+        assert!(!is_race_conflict(&kube::Error::Api(Box::new(status(
+            409,
+            "AlreadyExists"
+        )))));
+        assert!(!is_race_conflict(&kube::Error::Api(Box::new(status(
+            503,
+            "ServiceUnavailable"
+        )))));
+        assert!(!is_race_conflict(
+            &"the object has been modified".to_string()
+        ));
+        assert!(!is_race_conflict(&kube::Error::Service("refused".into())));
+    }
+
+    #[test]
+    fn field_ownership_conflicts_of_server_side_apply_are_not_races() {
+        // The body kube-apiserver answers a conflicting apply with.
+        let apply: Status = serde_json::from_value(serde_json::json!({
+            "kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Conflict", "code": 409,
+            "message": "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas",
+            "details": {"causes": [{
+                "reason": "FieldManagerConflict",
+                "message": "conflict with \"kubectl\"",
+                "field": ".spec.replicas"
+            }]}
+        }))
+        .unwrap();
+        assert!(!is_race_conflict(&kube::Error::Api(Box::new(apply))));
     }
 }

@@ -42,47 +42,60 @@ pub const RETRY_AFTER: Duration = Duration::from_millis(200);
 
 /// Whether `error` says the API server could not be reached (see the module docs for the types recognised).
 pub fn is_unavailable<E: Any>(error: &E) -> bool {
-    let any = error as &dyn Any;
-    if let Some(e) = any.downcast_ref::<kube::Error>() {
-        return kube_unavailable(e);
-    }
-    if let Some(e) = any.downcast_ref::<crate::Error>() {
-        return caused_by_outage(e);
-    }
-    if let Some(e) = any.downcast_ref::<crate::client::Error>() {
-        return client_unavailable(e);
-    }
-    if let Some(e) = any.downcast_ref::<BoxError>() {
-        return caused_by_outage(&**e);
-    }
-    if let Some(e) = any.downcast_ref::<anyhow::Error>() {
-        return e.chain().any(|c| {
-            c.downcast_ref::<kube::Error>()
-                .is_some_and(kube_unavailable)
-        });
-    }
-    false
+    kube_error_in(error).is_some_and(kube_unavailable)
 }
 
 /// Whether the first `kube::Error` in the source chain of `error` says the API server could not be reached: for an
 /// operator's own error types, e.g. to skip writing a failure into a status while no write can succeed.
 pub fn caused_by_outage(error: &(dyn std::error::Error + 'static)) -> bool {
+    first_kube_error(error).is_some_and(kube_unavailable)
+}
+
+/// The first `kube::Error` in `error`, when it is one of the types the module docs list, or holds one in the
+/// `source()` chain behind them. The controller classifies reconcile errors with it (outages here, conflicts in
+/// controller.rs), so both recognise the same errors.
+pub(crate) fn kube_error_in<E: Any>(error: &E) -> Option<&kube::Error> {
+    let any = error as &dyn Any;
+    if let Some(e) = any.downcast_ref::<kube::Error>() {
+        return Some(e);
+    }
+    if let Some(e) = any.downcast_ref::<crate::Error>() {
+        return first_kube_error(e);
+    }
+    if let Some(e) = any.downcast_ref::<crate::client::Error>() {
+        return client_kube_error(e);
+    }
+    if let Some(e) = any.downcast_ref::<BoxError>() {
+        return first_kube_error(&**e);
+    }
+    if let Some(e) = any.downcast_ref::<anyhow::Error>() {
+        // anyhow's chain is the same source() walk, from its outermost context.
+        return first_kube_error(e.as_ref());
+    }
+    None
+}
+
+/// The first `kube::Error` in the source chain starting at `error`.
+fn first_kube_error<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a kube::Error> {
     let mut next = Some(error);
     while let Some(e) = next {
         if let Some(k) = e.downcast_ref::<kube::Error>() {
-            return kube_unavailable(k);
+            return Some(k);
         }
         // Transparent: its source() is the kube::Error's source, so look inside it here.
         if let Some(c) = e.downcast_ref::<crate::client::Error>() {
-            return client_unavailable(c);
+            return client_kube_error(c);
         }
         next = e.source();
     }
-    false
+    None
 }
 
-fn client_unavailable(e: &crate::client::Error) -> bool {
-    matches!(e, crate::client::Error::Kube(k) if kube_unavailable(k))
+fn client_kube_error(e: &crate::client::Error) -> Option<&kube::Error> {
+    match e {
+        crate::client::Error::Kube(k) => Some(k),
+        _ => None,
+    }
 }
 
 fn kube_unavailable(e: &kube::Error) -> bool {
