@@ -4,7 +4,12 @@
 //! (`info,kube=warn,my_operator=debug`), as env_logger reads them. tracing-subscriber's `EnvFilter` also selects
 //! by span and field (`[reconcile{object=ns/a}]=debug`); that syntax is not read here, because its regex engine
 //! would add seconds to every operator's build. A directive that does not parse is reported on stderr and the
-//! default (`info`) is used.
+//! default is used.
+//!
+//! The default is `info`, without kube's client (`kube_client::client`): it logs every failed request at ERROR
+//! (and every watch cut short at WARN), before rkb logs the same failure once where it has the context: the
+//! reconcile, the watch, the outage. An API server restart was dozens of lines a second. `RUST_LOG=info` (or
+//! `info,kube_client=debug`) brings them back.
 
 use tracing::{Level, Subscriber};
 use tracing_subscriber::filter::Targets;
@@ -56,14 +61,22 @@ where
 pub fn filter_from_env() -> Targets {
     parse_filter(std::env::var("RUST_LOG").ok().as_deref()).unwrap_or_else(|warning| {
         eprintln!("{warning}");
-        Targets::new().with_default(Level::INFO)
+        default_filter()
     })
+}
+
+/// `info`, without kube's per-request failure lines (module docs).
+fn default_filter() -> Targets {
+    Targets::new().with_default(Level::INFO).with_target(
+        "kube_client::client",
+        tracing::level_filters::LevelFilter::OFF,
+    )
 }
 
 /// `RUST_LOG`'s value as a filter, or the warning to print when it does not parse.
 fn parse_filter(spec: Option<&str>) -> Result<Targets, String> {
     match spec.map(str::trim) {
-        None | Some("") => Ok(Targets::new().with_default(Level::INFO)),
+        None | Some("") => Ok(default_filter()),
         Some(spec) => spec.parse().map_err(|err| {
             format!(
                 "warning: RUST_LOG={spec:?} is not a log filter ({err}), logging at info; \
@@ -137,6 +150,11 @@ mod tests {
         let default = parse_filter(None).unwrap();
         assert!(default.would_enable("anything", &Level::INFO));
         assert!(!default.would_enable("anything", &Level::DEBUG));
+        // kube's per-request failure lines are left out by default (rkb logs each failure once), not when asked.
+        assert!(!default.would_enable("kube_client::client::builder", &Level::ERROR));
+        assert!(default.would_enable("kube_runtime::watcher", &Level::INFO));
+        let asked = parse_filter(Some("info")).unwrap();
+        assert!(asked.would_enable("kube_client::client::builder", &Level::ERROR));
         let warning = parse_filter(Some("my_operator=loud")).unwrap_err();
         assert!(
             warning.starts_with("warning: RUST_LOG=\"my_operator=loud\" is not a log filter"),

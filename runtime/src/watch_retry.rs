@@ -73,7 +73,7 @@ where
 }
 
 /// 410 Gone: the watch must start again from a fresh list.
-fn is_gone(error: &watcher::Error) -> bool {
+pub(crate) fn is_gone(error: &watcher::Error) -> bool {
     matches!(error, watcher::Error::WatchError(status) if status.code == 410)
 }
 
