@@ -317,7 +317,7 @@ impl ChildIndex {
         let api: Api<PartialObjectMeta<K>> = ctx.api::<PartialObjectMeta<K>>();
         let manager = ctx.field_manager().to_string();
         // On the API server's clock during an outage, relisting at once after 410 (watch_retry.rs).
-        let events = crate::watch_retry::retrying(watcher(api, config), ctx.clone());
+        let events = crate::watch_retry::retrying(watcher(api, config), &ctx);
         let mut events = std::pin::pin!(events.take_until(ctx.shutdown_signal()));
         // A relist (Init .. InitDone) replaces everything known of K; its children's owners are asked for after.
         let mut relisted: Option<Vec<(Key, Seen)>> = None;

@@ -46,7 +46,7 @@ use kube::Resource;
 use kube::api::PartialObjectMeta;
 use kube::runtime::controller::{self as kc, Action, ReconcileReason, ReconcileRequest};
 use kube::runtime::reflector::{self, ObjectRef, Store};
-use kube::runtime::utils::{CancelableJoinHandle, StreamBackoff};
+use kube::runtime::utils::CancelableJoinHandle;
 use kube::runtime::{WatchStreamExt, watcher};
 use serde::de::DeserializeOwned;
 use tracing::Instrument;
@@ -57,6 +57,7 @@ use crate::context::Context;
 use crate::metrics::{ControllerMetrics, ReconcileResult};
 use crate::queue_mirror::{QueueMirror, requeue_delay};
 use crate::scope::WatchScope;
+use crate::watch_retry::retrying;
 
 /// The failure in a row (of the same object) from which a conflict is logged as an error: 5 ms doubling, about
 /// 1.3 s of retries have not cleared it.
@@ -117,7 +118,11 @@ where
         ctx.gate_readiness();
         let writer = reflector::store::Writer::<K>::default();
         let store = writer.as_reader();
-        let own = reflector::reflector(writer, watcher(api, config)).applied_objects();
+        // Nobody reconciles on managedFields (a few KiB per object, most of a small object's cache); a reconcile
+        // that needs them GETs the object.
+        let events = retrying(watcher(api, config), ctx)
+            .modify(|obj: &mut K| obj.meta_mut().managed_fields = None);
+        let own = reflector::reflector(writer, events).applied_objects();
         let mut triggers = Triggers::<K>::new();
         triggers.push(kc::trigger_self(own, ()).boxed());
         Self {
@@ -138,9 +143,12 @@ where
         C::Scope: WatchScope,
     {
         // An Api of PartialObjectMeta makes metadata-only requests.
-        let children = watcher(
-            self.ctx.api::<PartialObjectMeta<C>>(),
-            watcher::Config::default(),
+        let children = retrying(
+            watcher(
+                self.ctx.api::<PartialObjectMeta<C>>(),
+                watcher::Config::default(),
+            ),
+            &self.ctx,
         );
         let owners = kc::trigger_owners(children.touched_objects(), (), ());
         self.triggers.push(owners.boxed());
@@ -155,7 +163,11 @@ where
         I: IntoIterator<Item = ObjectRef<K>> + 'static,
         I::IntoIter: Send,
     {
-        let others = watcher(self.ctx.api::<O>(), watcher::Config::default()).touched_objects();
+        let others = retrying(
+            watcher(self.ctx.api::<O>(), watcher::Config::default()),
+            &self.ctx,
+        )
+        .touched_objects();
         let requests = kc::trigger_with(others, move |other: O| {
             let related = ObjectRef::from_obj(&other).erase();
             mapper(other)
@@ -239,8 +251,8 @@ where
                 }
             }
         };
-        // Watch errors back off (kube-runtime's default); at shutdown the requests end and running reconciles finish.
-        let requests = StreamBackoff::new(triggers, watcher::DefaultBackoff::default())
+        // Each watch retries on its own (watch_retry.rs); at shutdown the requests end and running reconciles finish.
+        let requests = triggers
             .take_until(ctx.shutdown_signal())
             .inspect_ok(move |request| queue.added(&request.obj_ref));
         let main = kc::applier(
@@ -359,7 +371,11 @@ where
                 self.queue.gone(&key);
                 tracing::debug!(controller = %self.name, object = %gone, "object gone before its reconcile");
             }
-            // Watch errors are retried by the watcher's own backoff; they are worth a warning only.
+            // 410 Gone: the watch lists again, which is the protocol, not a failure.
+            Err(kc::Error::QueueError(e)) if crate::watch_retry::is_gone(&e) => {
+                tracing::debug!(controller = %self.name, "watch expired, listing again");
+            }
+            // Watch errors are retried by each watch (watch_retry.rs); they are worth a warning only.
             Err(e) => {
                 tracing::warn!(controller = %self.name, error = %e, "controller stream error")
             }

@@ -35,7 +35,7 @@ enum Pause {
 /// `events` (a kube-runtime watcher stream) retried as the module docs say.
 pub(crate) fn retrying<S, T>(
     events: S,
-    ctx: Context,
+    ctx: &Context,
 ) -> impl Stream<Item = Result<T, watcher::Error>> + Send + 'static
 where
     S: Stream<Item = Result<T, watcher::Error>> + Send + 'static,
@@ -46,6 +46,7 @@ where
         watcher::DefaultBackoff::default(),
         Pause::None,
     );
+    let ctx = ctx.clone();
     futures::stream::unfold(state, move |(mut events, mut backoff, pause)| {
         let ctx = ctx.clone();
         async move {
