@@ -348,7 +348,7 @@ pub(crate) fn set_kv(v: &mut Vec<(String, String)>, k: &str, val: &str) {
 /// The full `openAPIV3Schema` of a root type.
 pub fn root_schema(sg: &mut SchemaGen<'_>, ty: usize, max_desc_len: Option<usize>) -> Schema {
     let mut s = sg.take_flattened(&format!("local:{ty}"));
-    flatten_all_of(&mut s);
+    flatten_all_of(&mut s, sg.shared);
     let props = s.entry("properties").or_insert_with(|| json!({}));
     if let Value::Object(p) = props {
         if p.contains_key("metadata") {

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{At, Field, Model, Resolved, TypeKind};
 use crate::schema::{Schema, SchemaGen};
+use crate::shared::SharedSchemas;
 use crate::type_expr::TypeExpr;
 
 /// Checks every `default` in `schema` (the root of version `version` of the kind defined by type `ty`).
@@ -21,7 +22,7 @@ pub fn check_defaults(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: 
         return;
     }
     let mut problems = Vec::new();
-    walk(schema, ".", &mut problems);
+    walk(sg.shared, schema, ".", &mut problems);
     let name = sg.model.types[ty].name.clone();
     for (path, problem) in problems {
         let at = default_marker(sg.model, ty, &path).unwrap_or_else(|| sg.model.type_at(ty));
@@ -132,33 +133,33 @@ fn element(ty: &TypeExpr) -> Option<&TypeExpr> {
 }
 
 /// Collects the problem of each default in `s` and below (shared k8s sub-schemas have none of ours).
-fn walk(s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
+fn walk(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
     if let Some(d) = s.get("default")
-        && let Some(problem) = value_problem(s, d)
+        && let Some(problem) = value_problem(shared, s, d)
     {
         out.push((path.to_string(), problem));
     }
-    crate::validate::for_each_own_child(s, path, &mut |c, p| walk(c, &p, out));
+    crate::validate::for_each_own_child(shared, s, path, &mut |c, p| walk(shared, c, &p, out));
 }
 
 /// The schema node behind `v`: itself, or the shared sub-schema it stands for.
-fn node(v: &Value) -> Option<Schema> {
-    match crate::frozen::resolve(v) {
+fn node(shared: &SharedSchemas, v: &Value) -> Option<Schema> {
+    match shared.resolve(v) {
         Some(shared) => shared.as_object().cloned(),
         None => v.as_object().cloned(),
     }
 }
 
-/// Why `v` does not validate against `s`, if it does not.
-fn value_problem(s: &Schema, v: &Value) -> Option<String> {
+/// Why `v` does not validate against `s` (whose references `shared` resolves), if it does not.
+fn value_problem(shared: &SharedSchemas, s: &Schema, v: &Value) -> Option<String> {
     type_problem(s, v)
         .or_else(|| enum_problem(s, v))
         .or_else(|| bounds_problem(s, v))
         .or_else(|| pattern_problem(s, v))
         .or_else(|| format_problem(s, v))
         .or_else(|| match v {
-            Value::Array(items) => items_problem(s, items),
-            Value::Object(fields) => fields_problem(s, fields),
+            Value::Array(items) => items_problem(shared, s, items),
+            Value::Object(fields) => fields_problem(shared, s, fields),
             _ => None,
         })
 }
@@ -266,23 +267,26 @@ fn bounds_problem(s: &Schema, v: &Value) -> Option<String> {
     None
 }
 
-fn items_problem(s: &Schema, items: &[Value]) -> Option<String> {
-    let schema = node(s.get("items")?)?;
-    items
-        .iter()
-        .enumerate()
-        .find_map(|(i, item)| value_problem(&schema, item).map(|p| format!("item {i}: {p}")))
+fn items_problem(shared: &SharedSchemas, s: &Schema, items: &[Value]) -> Option<String> {
+    let schema = node(shared, s.get("items")?)?;
+    items.iter().enumerate().find_map(|(i, item)| {
+        value_problem(shared, &schema, item).map(|p| format!("item {i}: {p}"))
+    })
 }
 
 /// Unknown fields (pruning would drop them, so the API server refuses), then required fields after the nested
 /// defaults are applied, then each field's value.
-fn fields_problem(s: &Schema, fields: &Map<String, Value>) -> Option<String> {
+fn fields_problem(
+    shared: &SharedSchemas,
+    s: &Schema,
+    fields: &Map<String, Value>,
+) -> Option<String> {
     let props: Map<String, Value> = s
         .get("properties")
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
-    let additional = s.get("additionalProperties").and_then(node);
+    let additional = s.get("additionalProperties").and_then(|v| node(shared, v));
     let preserves = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
     if additional.is_none()
         && !preserves
@@ -294,7 +298,7 @@ fn fields_problem(s: &Schema, fields: &Map<String, Value>) -> Option<String> {
     let mut defaulted = fields.clone();
     for (k, prop) in &props {
         if !defaulted.contains_key(k)
-            && let Some(d) = node(prop).and_then(|p| p.get("default").cloned())
+            && let Some(d) = node(shared, prop).and_then(|p| p.get("default").cloned())
         {
             defaulted.insert(k.clone(), d);
         }
@@ -311,8 +315,11 @@ fn fields_problem(s: &Schema, fields: &Map<String, Value>) -> Option<String> {
         return Some(format!("required field `{missing}` is missing"));
     }
     defaulted.iter().find_map(|(k, value)| {
-        let schema = props.get(k).and_then(node).or_else(|| additional.clone())?;
-        value_problem(&schema, value).map(|p| format!("`{k}`: {p}"))
+        let schema = props
+            .get(k)
+            .and_then(|v| node(shared, v))
+            .or_else(|| additional.clone())?;
+        value_problem(shared, &schema, value).map(|p| format!("`{k}`: {p}"))
     })
 }
 
@@ -332,7 +339,7 @@ mod tests {
     use serde_json::json;
 
     fn problem(schema: Value, v: Value) -> Option<String> {
-        value_problem(schema.as_object().unwrap(), &v)
+        value_problem(&SharedSchemas::new(), schema.as_object().unwrap(), &v)
     }
 
     #[test]

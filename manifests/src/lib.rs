@@ -33,7 +33,6 @@ mod crd_markers;
 mod defaults;
 mod doc_comment;
 mod error;
-mod frozen;
 pub mod k8s;
 mod load;
 mod model;
@@ -45,6 +44,7 @@ mod scan;
 mod schema;
 mod schema_markers;
 mod settings;
+mod shared;
 mod type_expr;
 mod validate;
 mod webhook;
@@ -200,9 +200,14 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         mut diags,
     } = analyze(project_root)?;
     let uses = schema::type_uses(&model);
-    let yamls = match crd_yamls_parallel(&model, &uses, &plans, opts) {
-        Some(yamls) => yamls,
-        None => crd_yamls(&model, &uses, &plans, opts, &mut diags),
+    let yamls = {
+        // The run's shared k8s sub-schemas and what is derived from them, freed once the CRDs are printed. The
+        // one-thread build may reuse what a split build stored: nothing in it depends on who stored it.
+        let shared = shared::SharedSchemas::new();
+        match crd_yamls_parallel(&model, &uses, &shared, &plans, opts) {
+            Some(yamls) => yamls,
+            None => crd_yamls(&model, &uses, &shared, &plans, opts, &mut diags),
+        }
     };
     let roles = rbac::roles(&model.rbac, &opts.role_name);
     let webhooks = webhook::manifests(&model, &mut diags);
@@ -240,27 +245,33 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
 fn crd_yamls(
     model: &model::Model,
     uses: &[usize],
+    shared: &shared::SharedSchemas,
     plans: &[crd::CrdPlan],
     opts: &Options,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
     // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
-    let mut sg = schema::SchemaGen::new(model, uses, opts.max_desc_len.is_none());
+    let mut sg = schema::SchemaGen::new(model, uses, shared, opts.max_desc_len.is_none());
     let yamls = plans
         .iter()
-        .map(|plan| yaml::document(&crd::crd_document(&mut sg, plan, opts.max_desc_len)))
+        .map(|plan| {
+            let doc = crd::crd_document(&mut sg, plan, opts.max_desc_len);
+            yaml::crd_document(&doc, shared)
+        })
         .collect();
     diags.append(&mut sg.diags);
     yamls
 }
 
-/// [`crd_yamls`] with the plans shared between the cores, one schema generator per thread. `None` when
+/// [`crd_yamls`] with the plans shared between the cores, one schema generator per thread, all of them using the
+/// run's `shared` (a k8s type is expanded and printed once, by whichever thread needs it first). `None` when
 /// one thread would do, or when any generator reported something: its caches are per generator, so which
 /// type a message is reported for first (and the hints that list what was seen so far) would depend on
 /// the split. The caller then runs the single-threaded build, whose messages are the reference.
 fn crd_yamls_parallel(
     model: &model::Model,
     uses: &[usize],
+    shared: &shared::SharedSchemas,
     plans: &[crd::CrdPlan],
     opts: &Options,
 ) -> Option<Vec<String>> {
@@ -270,11 +281,13 @@ fn crd_yamls_parallel(
     parallel::map_indexed(
         plans.len(),
         parallel::MIN_CRDS_TO_BUILD,
-        || schema::SchemaGen::new(model, uses, opts.max_desc_len.is_none()),
+        || schema::SchemaGen::new(model, uses, shared, opts.max_desc_len.is_none()),
         |sg, i| {
             let doc = crd::crd_document(sg, &plans[i], opts.max_desc_len);
             // Diagnostics stay in the generator: any at all sends the caller to the one-thread build.
-            sg.diags.is_empty().then(|| yaml::document(&doc))
+            sg.diags
+                .is_empty()
+                .then(|| yaml::crd_document(&doc, shared))
         },
     )
     .into_iter()
@@ -489,12 +502,13 @@ fn crd_jsons(project_root: &Path) -> Result<Vec<(String, String, String)>, Error
         mut diags,
     } = analyze(project_root)?;
     let uses = schema::type_uses(&model);
-    let mut sg = schema::SchemaGen::new(&model, &uses, true);
+    let shared = shared::SharedSchemas::new();
+    let mut sg = schema::SchemaGen::new(&model, &uses, &shared, true);
     let jsons = plans
         .iter()
         .map(|plan| {
             let doc = crd::crd_document(&mut sg, plan, None);
-            (plan.group.clone(), plan.kind.clone(), frozen::to_json(&doc))
+            (plan.group.clone(), plan.kind.clone(), shared.to_json(&doc))
         })
         .collect();
     diags.append(&mut sg.diags);
@@ -538,8 +552,8 @@ mod tests {
             for crd in &out.crds {
                 let json = crd_json(&root, &crd.group, &crd.kind).unwrap();
                 assert!(
-                    !json.contains("$rkb-frozen"),
-                    "{corpus}: a placeholder leaked"
+                    !shared::leaks_reference(&json),
+                    "{corpus}: a reference leaked"
                 );
                 let from_json: serde_json::Value = serde_json::from_str(&json).unwrap();
                 let from_yaml: serde_json::Value = serde_yaml::from_str(&crd.yaml).unwrap();
@@ -565,7 +579,14 @@ mod tests {
         );
         let opts = Options::default();
         let uses = schema::type_uses(&model);
-        let one_thread = crd_yamls(&model, &uses, &plans, &opts, &mut diags);
+        let one_thread = crd_yamls(
+            &model,
+            &uses,
+            &shared::SharedSchemas::new(),
+            &plans,
+            &opts,
+            &mut diags,
+        );
         assert!(diags.is_empty(), "{diags:?}");
         // Three threads whatever this machine has, so the split and the merge really run.
         let split = parallel::with_cores(3, || {
@@ -573,7 +594,9 @@ mod tests {
                 parallel::threads_for(plans.len(), parallel::MIN_CRDS_TO_BUILD),
                 3
             );
-            crd_yamls_parallel(&model, &uses, &plans, &opts).expect("split, with no diagnostics")
+            let shared = shared::SharedSchemas::new();
+            crd_yamls_parallel(&model, &uses, &shared, &plans, &opts)
+                .expect("split, with no diagnostics")
         });
         assert_eq!(split, one_thread);
     }

@@ -5,6 +5,7 @@
 
 use crate::model::{At, Field, Model, OwnJson, Prim, Resolved, TypeKind};
 use crate::schema_markers;
+use crate::shared::SharedSchemas;
 use crate::type_expr::TypeExpr;
 use rkb_markers::{
     Diagnostic, Effect, Marker, Presence, RuleMarker, SchemaMarker, TopologyMarker,
@@ -26,6 +27,8 @@ pub struct SchemaGen<'m> {
     /// k8s-openapi schemas by Rust path (`None`: no schema), fetched once per run.
     k8s: HashMap<String, Option<Rc<Schema>>>,
     share_k8s: bool,
+    /// The run's shared k8s sub-schemas (shared.rs), which the checks and the printer also read.
+    pub shared: &'m SharedSchemas,
     /// `$ref` keys being flattened right now (a hit means the type refers to itself).
     flattening: Vec<String>,
     /// Names of local types found to refer to themselves (their inner reference becomes `{}`).
@@ -92,10 +95,17 @@ pub fn type_meta_schema() -> Schema {
 }
 
 impl<'m> SchemaGen<'m> {
-    /// `share_k8s`: keep k8s types' sub-schemas shared (see frozen.rs) instead of copying them per use.
-    pub fn new(model: &'m Model, uses: &'m [usize], share_k8s: bool) -> Self {
+    /// `share_k8s`: keep k8s types' sub-schemas shared in `shared` (see shared.rs) instead of copying them per
+    /// use.
+    pub fn new(
+        model: &'m Model,
+        uses: &'m [usize],
+        shared: &'m SharedSchemas,
+        share_k8s: bool,
+    ) -> Self {
         SchemaGen {
             share_k8s,
+            shared,
             model,
             diags: Vec::new(),
             unflat: HashMap::new(),
@@ -756,22 +766,21 @@ impl<'m> SchemaGen<'m> {
     }
 
     fn k8s_schema(&mut self, path: &str) -> Option<Rc<Schema>> {
-        let (share, version) = (self.share_k8s, self.model.k8s);
+        let (shared, share, version) = (self.shared, self.share_k8s, self.model.k8s);
         self.k8s
             .entry(path.to_string())
-            .or_insert_with(|| match crate::k8s::schema_in(version, path) {
-                Some(Value::Object(mut m)) => {
-                    if share {
-                        // Shared sub-schemas are kept per type and version (frozen.rs caches them by name).
-                        let name = match version {
-                            crate::k8s::Version::BASE => path.to_string(),
-                            other => format!("{path}@{other}"),
-                        };
-                        crate::frozen::freeze_children(&name, &mut m);
-                    }
-                    Some(Rc::new(m))
+            .or_insert_with(|| {
+                if share {
+                    // The run's store expands each type once for all its generators; this copies only the
+                    // top level, whose children are references.
+                    return shared
+                        .k8s_schema(version, path)
+                        .map(|s| Rc::new((*s).clone()));
                 }
-                _ => None,
+                match crate::k8s::schema_in(version, path) {
+                    Some(Value::Object(m)) => Some(Rc::new(m)),
+                    _ => None,
+                }
             })
             .clone()
     }
@@ -847,15 +856,16 @@ fn preserve_fields(ty: Schema, mut field: Schema) -> Schema {
 }
 
 /// Merges every `allOf` branch into its parent, top-down (controller-gen's FlattenEmbedded).
-pub fn flatten_all_of(node: &mut Schema) {
+/// `shared` holds the sub-schemas that references in `node` stand for.
+pub fn flatten_all_of(node: &mut Schema, shared: &SharedSchemas) {
     if let Some(Value::Array(all)) = node.remove("allOf") {
         for e in all {
             if let Value::Object(e) = e {
-                merge_into(node, e);
+                merge_into(node, e, shared);
             }
         }
     }
-    for_children(node, &mut |c| flatten_all_of(c));
+    for_children(node, &mut |c| flatten_all_of(c, shared));
 }
 
 fn is_zero(v: &Value) -> bool {
@@ -889,11 +899,11 @@ fn comparable(k: &str) -> bool {
 }
 
 /// controller-gen's flattenAllOfInto.
-pub fn merge_into(dst: &mut Schema, mut src: Schema) {
+pub fn merge_into(dst: &mut Schema, mut src: Schema, shared: &SharedSchemas) {
     if let Some(Value::Array(all)) = src.remove("allOf") {
         for e in all {
             if let Value::Object(e) = e {
-                merge_into(dst, e);
+                merge_into(dst, e, shared);
             }
         }
     }
@@ -928,12 +938,12 @@ pub fn merge_into(dst: &mut Schema, mut src: Schema) {
                 if let (Value::Object(dp), Value::Object(sp)) = (d, v) {
                     for (pk, pv) in sp {
                         if let Some(existing) = dp.get_mut(&pk) {
-                            crate::frozen::materialize(existing);
+                            shared.materialize(existing);
                         }
                         match dp.get_mut(&pk) {
                             Some(Value::Object(existing)) => {
                                 if let Value::Object(pv) = pv {
-                                    merge_into(existing, pv);
+                                    merge_into(existing, pv, shared);
                                 }
                             }
                             _ => {
@@ -950,10 +960,10 @@ pub fn merge_into(dst: &mut Schema, mut src: Schema) {
             }
             "type" => {}
             "additionalProperties" => {
-                crate::frozen::materialize(d);
+                shared.materialize(d);
                 if let Value::Object(sv) = v {
                     match d {
-                        Value::Object(dv) => merge_into(dv, sv),
+                        Value::Object(dv) => merge_into(dv, sv, shared),
                         other => *other = Value::Object(sv),
                     }
                 }
@@ -1038,6 +1048,7 @@ mod tests {
             obj(
                 json!({"type": "integer", "minimum": 2, "x-kubernetes-validations": [{"rule": "f"}]}),
             ),
+            &SharedSchemas::new(),
         );
         assert_eq!(
             Value::Object(dst),
@@ -1052,13 +1063,13 @@ mod tests {
             t.clone(),
             obj(json!({"$ref": "local:0", "description": "field doc"})),
         );
-        flatten_all_of(&mut out);
+        flatten_all_of(&mut out, &SharedSchemas::new());
         assert_eq!(
             Value::Object(out),
             json!({"type": "object", "description": "field doc"})
         );
         let mut out = preserve_fields(t, obj(json!({"$ref": "local:0"})));
-        flatten_all_of(&mut out);
+        flatten_all_of(&mut out, &SharedSchemas::new());
         assert_eq!(
             Value::Object(out),
             json!({"type": "object", "description": "type doc"})

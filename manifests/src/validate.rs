@@ -2,9 +2,8 @@
 //! CEL parse (cel.rs), run when XValidation markers are applied. Problems are reported with the schema path, at the root type.
 
 use crate::schema::{Schema, SchemaGen};
+use crate::shared::{SharedSchemas, lock};
 use serde_json::Value;
-use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
 
 /// Checks the structural-schema rules of apiextensions.k8s.io/v1 on `schema` (the root of version
 /// `version` of the kind defined by type `ty`).
@@ -14,7 +13,7 @@ pub fn check_structural(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema
         return;
     }
     let mut problems = Vec::new();
-    walk(schema, ".", false, &mut problems);
+    walk(sg.shared, schema, ".", false, &mut problems);
     let at = sg.model.type_at(ty);
     let name = sg.model.types[ty].name.clone();
     let hint = if sg.recursive.is_empty() {
@@ -47,7 +46,7 @@ pub fn check_list_maps(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema:
         return;
     }
     let mut problems = Vec::new();
-    walk_list_maps(schema, ".", &mut problems);
+    walk_list_maps(sg.shared, schema, ".", &mut problems);
     let at = sg.model.type_at(ty);
     let name = sg.model.types[ty].name.clone();
     for (path, msg) in problems {
@@ -59,18 +58,25 @@ pub fn check_list_maps(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema:
     }
 }
 
-fn walk_list_maps(s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
-    if let Some(problem) = list_map_problem(s) {
+fn walk_list_maps(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
+    if let Some(problem) = list_map_problem(shared, s) {
         out.push((path.to_string(), problem));
     }
-    for_each_own_child(s, path, &mut |c, p| walk_list_maps(c, &p, out));
+    for_each_own_child(shared, s, path, &mut |c, p| {
+        walk_list_maps(shared, c, &p, out)
+    });
 }
 
 /// Calls `f` with each property, items and additionalProperties schema of `s` and its path (`.a.b`, `.a[*]`),
 /// skipping shared k8s sub-schemas: they are the API server's own, and hold nothing of the project's.
-pub fn for_each_own_child(s: &Schema, path: &str, f: &mut dyn FnMut(&Schema, String)) {
+pub fn for_each_own_child(
+    shared: &SharedSchemas,
+    s: &Schema,
+    path: &str,
+    f: &mut dyn FnMut(&Schema, String),
+) {
     let mut visit = |v: &Value, p: String| {
-        if crate::frozen::resolve(v).is_none()
+        if shared.resolve(v).is_none()
             && let Value::Object(o) = v
         {
             f(o, p);
@@ -89,7 +95,7 @@ pub fn for_each_own_child(s: &Schema, path: &str, f: &mut dyn FnMut(&Schema, Str
 }
 
 /// What is wrong with `s` as a map list, if it is one (or claims keys without being one).
-fn list_map_problem(s: &Schema) -> Option<String> {
+fn list_map_problem(shared: &SharedSchemas, s: &Schema) -> Option<String> {
     let keys = s
         .get("x-kubernetes-list-map-keys")
         .and_then(Value::as_array);
@@ -99,8 +105,8 @@ fn list_map_problem(s: &Schema) -> Option<String> {
     let Some(keys) = keys.filter(|k| !k.is_empty()) else {
         return Some("x-kubernetes-list-type: map needs x-kubernetes-list-map-keys".into());
     };
-    let shared = s.get("items").and_then(crate::frozen::resolve);
-    let items = shared
+    let shared_items = s.get("items").and_then(|v| shared.resolve(v));
+    let items = shared_items
         .as_deref()
         .or(s.get("items"))
         .and_then(Value::as_object);
@@ -115,8 +121,8 @@ fn list_map_problem(s: &Schema) -> Option<String> {
         .unwrap_or_default();
     for key in keys.iter().filter_map(Value::as_str) {
         let prop = items.get("properties").and_then(|p| p.get(key));
-        let shared = prop.and_then(crate::frozen::resolve);
-        let Some(prop) = shared.as_deref().or(prop).and_then(Value::as_object) else {
+        let shared_prop = prop.and_then(|v| shared.resolve(v));
+        let Some(prop) = shared_prop.as_deref().or(prop).and_then(Value::as_object) else {
             return Some(format!("map key `{key}` is not a field of the items"));
         };
         if matches!(
@@ -162,11 +168,24 @@ const FORBIDDEN_IN_JUNCTORS: &[&str] = &[
     "x-kubernetes-validations",
 ];
 
-fn walk(s: &Schema, path: &str, in_junctor: bool, out: &mut Vec<(String, String)>) {
-    walk_at(s, path, in_junctor, path == ".", out);
+fn walk(
+    shared: &SharedSchemas,
+    s: &Schema,
+    path: &str,
+    in_junctor: bool,
+    out: &mut Vec<(String, String)>,
+) {
+    walk_at(shared, s, path, in_junctor, path == ".", out);
 }
 
-fn walk_at(s: &Schema, path: &str, in_junctor: bool, root: bool, out: &mut Vec<(String, String)>) {
+fn walk_at(
+    shared: &SharedSchemas,
+    s: &Schema,
+    path: &str,
+    in_junctor: bool,
+    root: bool,
+    out: &mut Vec<(String, String)>,
+) {
     let typ = s.get("type").and_then(Value::as_str).unwrap_or("");
     let is_true = |k: &str| s.get(k) == Some(&Value::Bool(true));
     let int_or_string = is_true("x-kubernetes-int-or-string");
@@ -215,8 +234,8 @@ fn walk_at(s: &Schema, path: &str, in_junctor: bool, root: bool, out: &mut Vec<(
     {
         for k in ["kind", "apiVersion"] {
             if let Some(v) = props.get(k) {
-                let shared = crate::frozen::resolve(v);
-                if let Value::Object(p) = shared.as_deref().unwrap_or(v)
+                let resolved = shared.resolve(v);
+                if let Value::Object(p) = resolved.as_deref().unwrap_or(v)
                     && p.get("type").and_then(Value::as_str) != Some("string")
                 {
                     problem(format!("`{k}` must be of type string"));
@@ -224,24 +243,24 @@ fn walk_at(s: &Schema, path: &str, in_junctor: bool, root: bool, out: &mut Vec<(
             }
         }
     }
-    // Children, following shared k8s sub-schemas (frozen.rs). A shared sub-schema found structural once
-    // is structural wherever it is used (the checks below the root only look inside it): skip it then.
-    let mut visit = |v: &Value, p: String| match crate::frozen::resolve_with_id(v) {
-        Some((id, shared)) => {
-            if structural_shared(id, in_junctor) {
+    // Children, following shared k8s sub-schemas (shared.rs). A shared sub-schema found structural once
+    // is structural wherever it is used in the run (the checks below the root only look inside it): skip it then.
+    let mut visit = |v: &Value, p: String| match shared.lookup(v) {
+        Some((r, node)) => {
+            if lock(&shared.structural).contains(&(r, in_junctor)) {
                 return;
             }
-            if let Value::Object(o) = &*shared {
+            if let Value::Object(o) = &*node {
                 let before = out.len();
-                walk_at(o, &p, in_junctor, false, out);
+                walk_at(shared, o, &p, in_junctor, false, out);
                 if out.len() == before {
-                    mark_structural_shared(id, in_junctor);
+                    lock(&shared.structural).insert((r, in_junctor));
                 }
             }
         }
         None => {
             if let Value::Object(o) = v {
-                walk_at(o, &p, in_junctor, false, out);
+                walk_at(shared, o, &p, in_junctor, false, out);
             }
         }
     };
@@ -267,30 +286,10 @@ fn walk_at(s: &Schema, path: &str, in_junctor: bool, root: bool, out: &mut Vec<(
         };
         for v in items {
             if let Value::Object(o) = v {
-                walk_at(o, path, true, false, out);
+                walk_at(shared, o, path, true, false, out);
             }
         }
     }
-}
-
-/// Shared sub-schemas (frozen.rs id, inside a junctor) already found structural in this process.
-fn structural_ids() -> &'static Mutex<HashSet<(usize, bool)>> {
-    static S: OnceLock<Mutex<HashSet<(usize, bool)>>> = OnceLock::new();
-    S.get_or_init(Default::default)
-}
-
-fn structural_shared(id: usize, in_junctor: bool) -> bool {
-    structural_ids()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .contains(&(id, in_junctor))
-}
-
-fn mark_structural_shared(id: usize, in_junctor: bool) {
-    structural_ids()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert((id, in_junctor));
 }
 
 #[cfg(test)]
@@ -303,7 +302,13 @@ mod tests {
         let s = json!({"type": "object", "properties": {"a": {"description": "x"}, "b": {"type": "array"},
             "c": {"x-kubernetes-preserve-unknown-fields": true}, "d": {"type": "string", "allOf": [{"type": "string"}]}}});
         let mut out = Vec::new();
-        walk(s.as_object().unwrap(), ".", false, &mut out);
+        walk(
+            &SharedSchemas::new(),
+            s.as_object().unwrap(),
+            ".",
+            false,
+            &mut out,
+        );
         assert_eq!(
             out,
             vec![

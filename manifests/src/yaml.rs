@@ -2,29 +2,43 @@
 //! sigs.k8s.io/yaml) with its key order, scalar styles (plain, 'single', "double", `|-` literal), and
 //! folding of long plain/quoted lines at column 80.
 
+use crate::shared::{SharedRef, SharedSchemas, lock};
 use serde_json::Value;
 use std::cmp::Ordering;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 const BEST_WIDTH: usize = 80;
 const BEST_INDENT: usize = 2;
 
 /// Renders one document (without the leading `---`).
 pub fn to_yaml(v: &Value) -> String {
-    render(v, String::with_capacity(4096))
+    render(v, None, String::with_capacity(4096))
 }
 
 /// Renders one document of a multi-document file: `---` and the YAML.
 pub fn document(v: &Value) -> String {
+    document_in(v, None)
+}
+
+/// [`document`] of a CRD built by a run: its shared sub-schemas (references into `shared`) print as what they
+/// stand for, each printed once per run and indentation.
+pub fn crd_document(v: &Value, shared: &SharedSchemas) -> String {
+    document_in(v, Some(shared))
+}
+
+fn document_in(v: &Value, shared: Option<&SharedSchemas>) -> String {
     // A CRD with a k8s type in it is tens of KB: start big rather than grow through every size.
     let mut out = String::with_capacity(32 * 1024);
     out.push_str("---\n");
-    render(v, out)
+    render(v, shared, out)
 }
 
-fn render(v: &Value, out: String) -> String {
-    let mut e = Emitter { out, col: 0 };
+fn render(v: &Value, shared: Option<&SharedSchemas>, out: String) -> String {
+    let mut e = Emitter {
+        out,
+        col: 0,
+        shared,
+    };
     match v {
         Value::Object(m) if !m.is_empty() => e.mapping(m, 0),
         Value::Array(a) if !a.is_empty() => e.sequence(a, 0),
@@ -124,19 +138,11 @@ fn go_key_cmp_units<T: KeyUnit>(ar: &[T], br: &[T]) -> Ordering {
     ar.len().cmp(&br.len())
 }
 
-/// Printed shared k8s sub-schemas by (frozen.rs id, indent, starting column): text and column after it.
-/// A `Vec<Container>` field prints the same few hundred lines in every CRD that has it; print them once
-/// per process.
-type Printed = HashMap<(usize, usize, usize), (Arc<str>, usize)>;
-
-fn printed() -> &'static Mutex<Printed> {
-    static P: OnceLock<Mutex<Printed>> = OnceLock::new();
-    P.get_or_init(Default::default)
-}
-
-struct Emitter {
+struct Emitter<'s> {
     out: String,
     col: usize,
+    /// The run whose shared sub-schemas the value refers to, and which keeps their printed text.
+    shared: Option<&'s SharedSchemas>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -147,7 +153,7 @@ enum Style {
     Literal,
 }
 
-impl Emitter {
+impl Emitter<'_> {
     fn push(&mut self, s: &str) {
         self.out.push_str(s);
         match s.rfind('\n') {
@@ -191,7 +197,7 @@ impl Emitter {
                 self.indent_to(indent);
             }
             // Shared k8s sub-schemas print as what they stand for.
-            let shared = crate::frozen::resolve_with_id(v);
+            let shared = self.lookup(v);
             let v = shared.as_ref().map_or(v, |(_, s)| &**s);
             self.key(k);
             self.push_char(':');
@@ -214,23 +220,24 @@ impl Emitter {
         }
     }
 
-    /// [`Self::mapping`], reusing the text of shared sub-schema `shared` (a frozen.rs id) when it was
-    /// printed before at the same indent and column: what is printed depends on nothing else.
+    /// The shared sub-schema `v` refers to, if it is a reference.
+    fn lookup(&self, v: &Value) -> Option<(SharedRef, Arc<Value>)> {
+        self.shared?.lookup(v)
+    }
+
+    /// [`Self::mapping`], reusing the text of shared sub-schema `shared` when the run printed it before at
+    /// the same indent and column: what is printed depends on nothing else.
     fn mapping_of(
         &mut self,
-        shared: Option<usize>,
+        shared: Option<SharedRef>,
         m: &serde_json::Map<String, Value>,
         indent: usize,
     ) {
-        let Some(id) = shared else {
+        let (Some(r), Some(store)) = (shared, self.shared) else {
             return self.mapping(m, indent);
         };
-        let key = (id, indent, self.col);
-        let hit = printed()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-            .cloned();
+        let key = (r, indent, self.col);
+        let hit = lock(&store.printed).get(&key).cloned();
         if let Some((text, col)) = hit {
             self.out.push_str(&text);
             self.col = col;
@@ -239,17 +246,14 @@ impl Emitter {
         let start = self.out.len();
         self.mapping(m, indent);
         let text: Arc<str> = Arc::from(&self.out[start..]);
-        printed()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, (text, self.col));
+        lock(&store.printed).insert(key, (text, self.col));
     }
 
     fn sequence(&mut self, items: &[Value], indent: usize) {
         for item in items {
             self.indent_to(indent);
             self.push("- ");
-            let shared = crate::frozen::resolve_with_id(item);
+            let shared = self.lookup(item);
             let item = shared.as_ref().map_or(item, |(_, s)| &**s);
             match item {
                 Value::Object(inner) if !inner.is_empty() => {

@@ -31,7 +31,7 @@
 //! (controller-gen's allOf flattening).
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
@@ -93,16 +93,9 @@ pub fn schema_for_openapi_name(name: &str) -> Option<Value> {
     schema_for_openapi_name_in(Version::BASE, name)
 }
 
+/// Not cached here: a run keeps what it expanded in its own store (shared.rs), which goes when the run ends.
 fn schema_for_openapi_name_in(version: Version, name: &str) -> Option<Value> {
-    static EXPANDED: OnceLock<Mutex<HashMap<(Version, String), Value>>> = OnceLock::new();
-    let cache = EXPANDED.get_or_init(Default::default);
-    let key = (version, name.to_owned());
-    if let Some(v) = cache.lock().ok()?.get(&key) {
-        return Some(v.clone());
-    }
-    let schema = expand_type(version, name)?;
-    cache.lock().ok()?.insert(key, schema.clone());
-    Some(schema)
+    expand_type(version, name)
 }
 
 /// `k8s_openapi::api::core::v1::Container` -> `io.k8s.api.core.v1.Container`. k8s-openapi's module
@@ -143,6 +136,10 @@ fn line_name(line: &str) -> Option<&str> {
 
 /// Name -> raw line of `version`, built once per version by scanning line prefixes (the base's lines, then the
 /// version's own over them); lines are parsed only when asked for.
+///
+/// A process-wide static, unlike every other cache of a run (shared.rs): it borrows from the embedded tables
+/// and is a pure function of them, so it can never go stale, and its size is fixed (one small map of slices per
+/// version, whichever projects the process generates), where the expanded schemas a run caches grow with use.
 fn index(version: Version) -> &'static HashMap<&'static str, &'static str> {
     static INDEXES: [OnceLock<HashMap<&'static str, &'static str>>; Version::TABLES.len()] =
         [const { OnceLock::new() }; Version::TABLES.len()];
