@@ -4,7 +4,7 @@
 use std::fmt::Debug;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::{DeleteParams, Patch, PatchParams};
+use kube::api::{DeleteParams, PartialObjectMeta, Patch, PatchParams};
 use kube::{Api, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -23,6 +23,29 @@ where
     let body = apply_body(obj)?;
     Ok(api
         .patch(
+            &name,
+            &PatchParams::apply(field_manager).force(),
+            &Patch::Apply(&body),
+        )
+        .await?)
+}
+
+/// [`apply`], answered with the stored object's metadata only (`PartialObjectMetadata`, by the Accept header):
+/// kube-apiserver encodes and sends a few hundred bytes instead of the whole object (a Deployment's defaults make
+/// it several KiB), and nothing else is decoded. For writers that need only what the write did to the metadata:
+/// its resourceVersion, uid, generation.
+pub async fn apply_answering_metadata<K>(
+    api: &Api<K>,
+    obj: &K,
+    field_manager: &str,
+) -> Result<PartialObjectMeta<K>, Error>
+where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
+{
+    let name = crate::error::required_name(obj)?.to_string();
+    let body = apply_body(obj)?;
+    Ok(api
+        .patch_metadata(
             &name,
             &PatchParams::apply(field_manager).force(),
             &Patch::Apply(&body),

@@ -206,8 +206,9 @@ impl ChildIndex {
             .annotations
             .get_or_insert_with(Default::default);
         annotations.insert(CONTENT_ANNOTATION.to_string(), format!("{content:016x}"));
-        let applied = crate::apply::apply(api, &obj, field_manager).await?;
-        self.record_applied(key, content, applied.resource_version());
+        // Only the resourceVersion of the answer is kept: ask for metadata alone.
+        let applied = crate::apply::apply_answering_metadata(api, &obj, field_manager).await?;
+        self.record_applied(key, content, applied.metadata.resource_version);
         Ok(Write::Applied)
     }
 

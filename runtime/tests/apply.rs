@@ -141,3 +141,22 @@ async fn delete_if_exists_reports_whether_there_was_something_to_delete() {
     assert!(!apply::delete_if_exists(&api, "doomed").await.unwrap());
     assert!(!apply::delete_if_exists(&api, "never-was").await.unwrap());
 }
+
+/// `apply_answering_metadata` writes the whole object and is answered with its metadata alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apply_answered_with_metadata_writes_everything_and_returns_metadata_only() {
+    let env = Environment::start().await.expect("envtest");
+    let api: Api<ConfigMap> = Api::namespaced(env.client(), "default");
+    let answer = apply::apply_answering_metadata(&api, &config_map("meta", "v1"), FM)
+        .await
+        .expect("apply");
+    assert_eq!(
+        answer.types.as_ref().map(|t| t.kind.as_str()),
+        Some("PartialObjectMetadata"),
+        "the answer is metadata, not the ConfigMap"
+    );
+    let stored = api.get("meta").await.unwrap();
+    assert_eq!(value(&stored), "v1", "the data was applied");
+    assert_eq!(answer.metadata.resource_version, stored.resource_version());
+    assert_eq!(answer.metadata.uid, stored.uid());
+}

@@ -1185,7 +1185,7 @@ async fn outage_bench(
          killed once all are created, down {down:.1?} before its restart; {rounds} rounds"
     );
     println!(
-        "round  operator  Ready at kill  kill->ready  requests meanwhile  ready->steady state  total wall  peak RSS"
+        "round  operator  Ready at kill  kill->ready  requests meanwhile: unanswered / all  ready->steady state  total wall  peak RSS"
     );
     let ops: &[Impl] = if twin {
         &[Impl::Rkb, Impl::Go]
@@ -1203,11 +1203,11 @@ async fn outage_bench(
             env.stop().await?;
             let r = m.recovery.context("an outage round reports its recovery")?;
             println!(
-                "{round:>5}  {:<8}  {:>13}  {:>10.2}s  {:>18}  {:>18.2}s  {:>9.2}s  {:>5.1} MiB",
+                "{round:>5}  {:<8}  {:>13}  {:>10.2}s  {:>35}  {:>18.2}s  {:>9.2}s  {:>5.1} MiB",
                 op.name(),
                 r.ready_at_kill,
                 r.down.as_secs_f64(),
-                r.requests_while_down,
+                format!("{} / {}", r.requests_while_down.0, r.requests_while_down.1),
                 r.recovery.as_secs_f64(),
                 m.wall.as_secs_f64(),
                 mib(m.peak_rss)

@@ -1,8 +1,10 @@
 //! `--outage SECS`: kube-apiserver killed in the middle of a run and left down for SECS, then started again on
 //! the same etcd. What is measured is recovery: from the new kube-apiserver being ready until every child is in
 //! place and every MicroServiceDeploy says Ready, beside how many were Ready at the kill (so it was mid-run) and
-//! how many requests the operator sent to a server that was not there (its `rest_client_requests_total`, which
-//! both operators export): a bounded rate, not a hot loop.
+//! how many requests the operator sent to a server that was not there (its `rest_client_requests_total` with
+//! code `<error>`, no answer; both operators export it): a bounded rate, not a hot loop. kube-apiserver answers
+//! (`/version`, then 503s, then everything) a while before envtest finds it ready, so requests with an answer in
+//! the same window are counted apart.
 //!
 //! kube-apiserver's own request counters start again at 0 when it restarts, so outage rounds do not compare the
 //! two operators' writes; the rounds without an outage do.
@@ -25,8 +27,8 @@ pub struct Recovery {
     pub ready_at_kill: usize,
     /// From the kill until the new kube-apiserver was ready (the outage plus its start).
     pub down: Duration,
-    /// Requests the operator sent from the kill until the new server was ready.
-    pub requests_while_down: f64,
+    /// Requests the operator sent from the kill until the new server was ready: without an answer, and all.
+    pub requests_while_down: (f64, f64),
     /// From the new kube-apiserver being ready until steady state with every MicroServiceDeploy Ready.
     pub recovery: Duration,
 }
@@ -43,11 +45,12 @@ pub async fn ride_out(
     let client = env.client();
     create_instances(&client, count, concurrency, namespace).await?;
     let ready_at_kill = ready_count(&client, namespace).await?;
-    let requests_before = operator_requests(metrics_port).await?;
+    let before = operator_requests(metrics_port).await?;
     let killed = Instant::now();
     env.kill_apiserver_for(outage).await?;
     let back = Instant::now();
-    let requests_while_down = operator_requests(metrics_port).await? - requests_before;
+    let after = operator_requests(metrics_port).await?;
+    let requests_while_down = (after.0 - before.0, after.1 - before.1);
     trace(&format!(
         "{namespace}: kube-apiserver back after {:.2?}; {ready_at_kill} Ready at the kill",
         back - killed
@@ -105,15 +108,26 @@ async fn all_ready(client: Client, count: usize, namespace: &str) -> anyhow::Res
     Ok(())
 }
 
-/// The operator's `rest_client_requests_total`, summed over its labels.
-async fn operator_requests(metrics_port: u16) -> anyhow::Result<f64> {
+/// The operator's `rest_client_requests_total`: those without an answer (code `<error>`), and all.
+async fn operator_requests(metrics_port: u16) -> anyhow::Result<(f64, f64)> {
     let text = http_get(metrics_port, "/metrics")
         .await
         .ok_or_else(|| anyhow::anyhow!("the operator's /metrics did not answer"))?;
-    let total = text
+    let (mut unanswered, mut all) = (0.0, 0.0);
+    for line in text
         .lines()
-        .filter(|l| l.starts_with("rest_client_requests_total"))
-        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
-        .sum();
-    Ok(total)
+        .filter(|l| l.starts_with("rest_client_requests_total{"))
+    {
+        let Some(n) = line
+            .rsplit_once(' ')
+            .and_then(|(_, v)| v.parse::<f64>().ok())
+        else {
+            continue;
+        };
+        all += n;
+        if line.contains("code=\"<error>\"") {
+            unanswered += n;
+        }
+    }
+    Ok((unanswered, all))
 }
