@@ -158,11 +158,17 @@ impl Outage {
     }
 }
 
+/// How long one probe may wait for its answer. A probe can stall on a connection that a starting kube-apiserver
+/// has accepted (its listener is bound well before it serves) or on one lost with the old process; the client's
+/// own timeouts are minutes, which would hold every reconcile back long after the server answers.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// Returns once the API server answers `GET /version`.
 async fn probe(client: &Client) {
     loop {
         tokio::time::sleep(PROBE_INTERVAL).await;
-        if client.apiserver_version().await.is_ok() {
+        let answer = tokio::time::timeout(PROBE_TIMEOUT, client.apiserver_version()).await;
+        if matches!(answer, Ok(Ok(_))) {
             return;
         }
     }
