@@ -19,15 +19,8 @@ pub async fn apply<K>(api: &Api<K>, obj: &K, field_manager: &str) -> Result<K, E
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
 {
-    let name = crate::error::required_name(obj)?.to_string();
-    let body = apply_body(obj)?;
-    Ok(api
-        .patch(
-            &name,
-            &PatchParams::apply(field_manager).force(),
-            &Patch::Apply(&body),
-        )
-        .await?)
+    let (name, params, body) = apply_request(obj, field_manager)?;
+    Ok(api.patch(&name, &params, &Patch::Apply(&body)).await?)
 }
 
 /// [`apply`], answered with the stored object's metadata only (`PartialObjectMetadata`, by the Accept header):
@@ -42,15 +35,23 @@ pub async fn apply_answering_metadata<K>(
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
 {
-    let name = crate::error::required_name(obj)?.to_string();
-    let body = apply_body(obj)?;
+    let (name, params, body) = apply_request(obj, field_manager)?;
     Ok(api
-        .patch_metadata(
-            &name,
-            &PatchParams::apply(field_manager).force(),
-            &Patch::Apply(&body),
-        )
+        .patch_metadata(&name, &params, &Patch::Apply(&body))
         .await?)
+}
+
+/// What [`apply`] sends: the object's name, forced apply as `field_manager`, and the body.
+fn apply_request<K>(obj: &K, field_manager: &str) -> Result<(String, PatchParams, Value), Error>
+where
+    K: Resource<DynamicType = ()> + Serialize,
+{
+    let name = crate::error::required_name(obj)?.to_string();
+    Ok((
+        name,
+        PatchParams::apply(field_manager).force(),
+        apply_body(obj)?,
+    ))
 }
 
 /// How often [`apply_controlled`] reads the live object again when it changed between its read and its apply.
