@@ -167,9 +167,10 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 async fn probe(client: &Client) {
     loop {
         tokio::time::sleep(PROBE_INTERVAL).await;
-        let answer = tokio::time::timeout(PROBE_TIMEOUT, client.apiserver_version()).await;
-        if matches!(answer, Ok(Ok(_))) {
-            return;
+        match tokio::time::timeout(PROBE_TIMEOUT, client.apiserver_version()).await {
+            Ok(Ok(_)) => return,
+            Ok(Err(error)) => tracing::debug!(%error, "probe: no answer yet"),
+            Err(_) => tracing::debug!(timeout = ?PROBE_TIMEOUT, "probe: no answer in time"),
         }
     }
 }

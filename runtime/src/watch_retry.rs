@@ -52,8 +52,14 @@ where
         async move {
             match pause {
                 Pause::None => {}
-                Pause::ServerBack => ctx.outage().wait().await,
-                Pause::For(delay) => tokio::time::sleep(delay).await,
+                Pause::ServerBack => {
+                    ctx.outage().wait().await;
+                    tracing::debug!("watch: the API server answers, watching again");
+                }
+                Pause::For(delay) => {
+                    tracing::debug!(?delay, "watch: retrying after its backoff");
+                    tokio::time::sleep(delay).await;
+                }
             }
             let event = events.next().await?;
             let pause = match &event {
