@@ -39,7 +39,9 @@ pub fn subscriber<W>(
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
+    // fmt's own ceiling is INFO unless told otherwise, which would drop every debug event before `filter` saw it.
     let builder = tracing_subscriber::fmt()
+        .with_max_level(tracing::level_filters::LevelFilter::TRACE)
         .with_ansi(ansi)
         .with_writer(writer);
     match format {
@@ -107,9 +109,13 @@ mod tests {
     }
 
     fn emit(format: LogFormat) -> String {
+        emit_with(format, "info,noisy=warn")
+    }
+
+    fn emit_with(format: LogFormat, rust_log: &str) -> String {
         let buffer = Buffer::default();
         let out = buffer.clone();
-        let filter = parse_filter(Some("info,noisy=warn")).unwrap();
+        let filter = parse_filter(Some(rust_log)).unwrap();
         let subscriber = subscriber(format, filter, false, move || out.clone());
         tracing::subscriber::with_default(subscriber, || {
             let span = tracing::info_span!(
@@ -159,6 +165,15 @@ mod tests {
         assert!(
             warning.starts_with("warning: RUST_LOG=\"my_operator=loud\" is not a log filter"),
             "{warning}"
+        );
+    }
+
+    #[test]
+    fn debug_lines_show_when_rust_log_asks_for_them() {
+        let text = emit_with(LogFormat::Text, "debug,noisy=warn");
+        assert!(
+            text.contains("filtered out") && !text.contains("by its target"),
+            "{text}"
         );
     }
 
