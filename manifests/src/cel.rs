@@ -1,6 +1,7 @@
 //! A CEL syntax checker: a lexer and recursive-descent parser for the grammar of
 //! <https://github.com/google/cel-spec/blob/master/doc/langdef.md> (no type checking). No CEL crate is used
 //! because the derive macro links this crate at compile time; this stays small and dependency-free.
+//! [`parse`] also returns a small syntax tree, with just what cel_cost.rs needs to estimate a rule's cost.
 
 /// A syntax error at 1-based character column `col` of the rule.
 #[derive(Debug, PartialEq, Eq)]
@@ -14,7 +15,8 @@ enum Tok {
     Ident(String),
     Int,
     Float,
-    Str,
+    /// A string or bytes literal, with a lower bound of its length once escapes are decoded.
+    Str(u64),
     Punct(&'static str),
     End,
 }
@@ -179,12 +181,65 @@ impl<'a> Lexer<'a> {
                 });
             }
             if c == q && (!triple || (self.peek(1) == Some(q) && self.peek(2) == Some(q))) {
-                self.pos += if triple { 3 } else { 1 };
-                return Ok(Tok::Str);
+                let quotes = if triple { 3 } else { 1 };
+                let body = &self.chars[start - 1 + quotes..self.pos];
+                self.pos += quotes;
+                return Ok(Tok::Str(decoded_len_at_least(body, raw)));
             }
             self.pos += 1;
         }
     }
+}
+
+/// A lower bound of the length of a string literal's value, from its text between the quotes: an escape
+/// (`\n`, `\x41`, `\u00e9`, `\101`, ...) decodes to one character, and is never counted as more.
+fn decoded_len_at_least(body: &[char], raw: bool) -> u64 {
+    if raw {
+        return body.len() as u64;
+    }
+    let (mut i, mut n) = (0, 0u64);
+    while i < body.len() {
+        if body[i] == '\\' {
+            // The longest text each escape can take, so that its digits are not counted as characters.
+            i += match body.get(i + 1) {
+                Some('x' | 'X') => 4,
+                Some('u') => 6,
+                Some('U') => 10,
+                Some('0'..='3') => 4,
+                _ => 2,
+            };
+        } else {
+            i += 1;
+        }
+        n += 1;
+    }
+    n
+}
+
+/// A parsed CEL expression: the shape of the rule, without literal values (which cost nothing).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// A number, `true`, `false` or `null`.
+    Scalar,
+    /// A string or bytes literal, with a lower bound of its length.
+    Str(u64),
+    Ident(String),
+    /// `operand.field`.
+    Select(Box<Expr>, String),
+    /// `name(args)`, or `target.name(args)` (macros such as `all` and `has` too: they are expanded by the
+    /// cost estimate, as by CEL's parser).
+    Call {
+        target: Option<Box<Expr>>,
+        name: String,
+        args: Vec<Expr>,
+    },
+    /// An operator and its operands: binary operators and `in` by their spelling, `!` and `neg` (unary minus),
+    /// `?:` (condition, then, else) and `[]` (operand, index).
+    Op(&'static str, Vec<Expr>),
+    List(Vec<Expr>),
+    Map(Vec<(Expr, Expr)>),
+    /// `Type{field: value, ...}`: the values.
+    Message(Vec<Expr>),
 }
 
 struct Parser {
@@ -193,7 +248,7 @@ struct Parser {
     depth: usize,
 }
 
-type PResult = Result<(), CelError>;
+type PResult = Result<Expr, CelError>;
 
 impl Parser {
     fn peek(&self) -> &Tok {
@@ -223,7 +278,7 @@ impl Parser {
             Tok::Ident(s) => format!("`{s}`"),
             Tok::Punct(p) => format!("`{p}`"),
             Tok::Int | Tok::Float => "a number".to_string(),
-            Tok::Str => "a string".to_string(),
+            Tok::Str(_) => "a string".to_string(),
         };
         CelError {
             col: self.col(),
@@ -231,7 +286,7 @@ impl Parser {
         }
     }
 
-    fn expect(&mut self, p: &str) -> PResult {
+    fn expect(&mut self, p: &str) -> Result<(), CelError> {
         if self.eat(p) {
             Ok(())
         } else {
@@ -247,14 +302,15 @@ impl Parser {
                 message: "expression nested too deeply".into(),
             });
         }
-        self.binary(0)?;
+        let mut e = self.binary(0)?;
         if self.eat("?") {
-            self.binary(0)?;
+            let then = self.binary(0)?;
             self.expect(":")?;
-            self.expr()?;
+            let otherwise = self.expr()?;
+            e = Expr::Op("?:", vec![e, then, otherwise]);
         }
         self.depth -= 1;
-        Ok(())
+        Ok(e)
     }
 
     /// Precedence levels: `||`, `&&`, relations (incl. `in`), `+ -`, `* / %`.
@@ -269,70 +325,101 @@ impl Parser {
         if level == LEVELS.len() {
             return self.unary();
         }
-        self.binary(level + 1)?;
+        let mut lhs = self.binary(level + 1)?;
         loop {
-            let op = LEVELS[level].iter().any(|op| match self.peek() {
-                Tok::Punct(p) => p == op,
-                Tok::Ident(s) => s == op,
+            let op = LEVELS[level].iter().find(|op| match self.peek() {
+                Tok::Punct(p) => p == *op,
+                Tok::Ident(s) => s == *op,
                 _ => false,
             });
-            if !op {
-                return Ok(());
-            }
+            let Some(op) = op else {
+                return Ok(lhs);
+            };
             self.i += 1;
-            self.binary(level + 1)?;
+            let rhs = self.binary(level + 1)?;
+            lhs = Expr::Op(op, vec![lhs, rhs]);
         }
     }
 
     fn unary(&mut self) -> PResult {
-        while self.eat("!") || self.eat("-") {}
-        self.member()
+        let (mut nots, mut negs) = (0, 0);
+        loop {
+            if self.eat("!") {
+                nots += 1;
+            } else if self.eat("-") {
+                negs += 1;
+            } else {
+                break;
+            }
+        }
+        let mut e = self.member()?;
+        // As CEL's parser does: an even run of `!` or `-` cancels out.
+        if negs % 2 == 1 {
+            e = Expr::Op("neg", vec![e]);
+        }
+        if nots % 2 == 1 {
+            e = Expr::Op("!", vec![e]);
+        }
+        Ok(e)
     }
 
     fn member(&mut self) -> PResult {
-        self.primary()?;
+        let mut e = self.primary()?;
         loop {
             if self.eat(".") {
-                match self.peek() {
-                    Tok::Ident(_) => self.i += 1,
+                let name = match self.peek() {
+                    Tok::Ident(name) => name.clone(),
                     _ => return Err(self.error("a field name after `.`")),
-                }
-                if self.eat("(") {
-                    self.list(")")?;
-                }
+                };
+                self.i += 1;
+                e = if self.eat("(") {
+                    Expr::Call {
+                        target: Some(Box::new(e)),
+                        name,
+                        args: self.list(")")?,
+                    }
+                } else {
+                    Expr::Select(Box::new(e), name)
+                };
             } else if self.eat("[") {
-                self.expr()?;
+                let index = self.expr()?;
                 self.expect("]")?;
+                e = Expr::Op("[]", vec![e, index]);
             } else {
-                return Ok(());
+                return Ok(e);
             }
         }
     }
 
     /// Comma-separated expressions up to `close` (a trailing comma is allowed).
-    fn list(&mut self, close: &str) -> PResult {
+    fn list(&mut self, close: &str) -> Result<Vec<Expr>, CelError> {
+        let mut items = Vec::new();
         if self.eat(close) {
-            return Ok(());
+            return Ok(items);
         }
         loop {
-            self.expr()?;
+            items.push(self.expr()?);
             if self.eat(close) {
-                return Ok(());
+                return Ok(items);
             }
             if !self.eat(",") {
                 return Err(self.error(&format!("`,` or `{close}`")));
             }
             if self.eat(close) {
-                return Ok(());
+                return Ok(items);
             }
         }
     }
 
     fn primary(&mut self) -> PResult {
         match self.peek().clone() {
-            Tok::Int | Tok::Float | Tok::Str => {
+            Tok::Int | Tok::Float => {
                 self.i += 1;
-                Ok(())
+                Ok(Expr::Scalar)
+            }
+            Tok::Str(len) => {
+                self.i += 1;
+                Ok(Expr::Str(len))
             }
             Tok::Ident(name) => {
                 if matches!(name.as_str(), "in") {
@@ -340,33 +427,42 @@ impl Parser {
                 }
                 self.i += 1;
                 if self.eat("(") {
-                    return self.list(")");
+                    let args = self.list(")")?;
+                    return Ok(Expr::Call {
+                        target: None,
+                        name,
+                        args,
+                    });
                 }
                 // Message construction: `Type{field: value}` (qualified names come through member()).
                 if self.is("{") && name.starts_with(|c: char| c.is_uppercase()) {
                     self.i += 1;
                     return self.fields();
                 }
-                Ok(())
+                Ok(match name.as_str() {
+                    "true" | "false" | "null" => Expr::Scalar,
+                    _ => Expr::Ident(name),
+                })
             }
             Tok::Punct(".") => {
                 self.i += 1;
-                match self.peek() {
-                    Tok::Ident(_) => {
+                match self.peek().clone() {
+                    Tok::Ident(name) => {
                         self.i += 1;
-                        Ok(())
+                        Ok(Expr::Ident(name))
                     }
                     _ => Err(self.error("an identifier after a leading `.`")),
                 }
             }
             Tok::Punct("(") => {
                 self.i += 1;
-                self.expr()?;
-                self.expect(")")
+                let e = self.expr()?;
+                self.expect(")")?;
+                Ok(e)
             }
             Tok::Punct("[") => {
                 self.i += 1;
-                self.list("]")
+                Ok(Expr::List(self.list("]")?))
             }
             Tok::Punct("{") => {
                 self.i += 1;
@@ -377,26 +473,28 @@ impl Parser {
     }
 
     fn map(&mut self) -> PResult {
+        let mut entries = Vec::new();
         if self.eat("}") {
-            return Ok(());
+            return Ok(Expr::Map(entries));
         }
         loop {
-            self.expr()?;
+            let key = self.expr()?;
             self.expect(":")?;
-            self.expr()?;
+            entries.push((key, self.expr()?));
             if self.eat("}") {
-                return Ok(());
+                return Ok(Expr::Map(entries));
             }
             self.expect(",")?;
             if self.eat("}") {
-                return Ok(());
+                return Ok(Expr::Map(entries));
             }
         }
     }
 
     fn fields(&mut self) -> PResult {
+        let mut values = Vec::new();
         if self.eat("}") {
-            return Ok(());
+            return Ok(Expr::Message(values));
         }
         loop {
             match self.peek() {
@@ -404,13 +502,13 @@ impl Parser {
                 _ => return Err(self.error("a field name")),
             }
             self.expect(":")?;
-            self.expr()?;
+            values.push(self.expr()?);
             if self.eat("}") {
-                return Ok(());
+                return Ok(Expr::Message(values));
             }
             self.expect(",")?;
             if self.eat("}") {
-                return Ok(());
+                return Ok(Expr::Message(values));
             }
         }
     }
@@ -418,6 +516,11 @@ impl Parser {
 
 /// Parses `rule` as a CEL expression.
 pub fn check(rule: &str) -> Result<(), CelError> {
+    parse(rule).map(|_| ())
+}
+
+/// Parses `rule` as a CEL expression, returning its syntax tree.
+pub fn parse(rule: &str) -> Result<Expr, CelError> {
     let toks = Lexer::tokens(rule)?;
     let mut p = Parser {
         toks,
@@ -430,11 +533,11 @@ pub fn check(rule: &str) -> Result<(), CelError> {
             message: "the rule is empty".into(),
         });
     }
-    p.expr()?;
+    let e = p.expr()?;
     if !matches!(p.peek(), Tok::End) {
         return Err(p.error("an operator or the end of the rule"));
     }
-    Ok(())
+    Ok(e)
 }
 
 #[cfg(test)]
@@ -458,6 +561,45 @@ mod tests {
             "int(self.x) % 2 == 0u || 0x1F > 3",
         ] {
             assert_eq!(check(r), Ok(()), "{r}");
+        }
+    }
+
+    #[test]
+    fn the_tree_has_what_the_cost_needs() {
+        use super::{Expr, parse};
+        let ident = |n: &str| Expr::Ident(n.into());
+        assert_eq!(
+            parse("!!self.a[0] && -x").unwrap(),
+            Expr::Op(
+                "&&",
+                vec![
+                    Expr::Op(
+                        "[]",
+                        vec![
+                            Expr::Select(Box::new(ident("self")), "a".into()),
+                            Expr::Scalar
+                        ]
+                    ),
+                    Expr::Op("neg", vec![ident("x")]),
+                ]
+            )
+        );
+        assert_eq!(
+            parse("self.all(x, true)").unwrap(),
+            Expr::Call {
+                target: Some(Box::new(ident("self"))),
+                name: "all".into(),
+                args: vec![ident("x"), Expr::Scalar],
+            }
+        );
+        // String lengths are at least what the escapes decode to, never more.
+        for (rule, len) in [
+            (r"'a\x41\n'", 3),
+            (r"r'\x41'", 4),
+            ("'''ab'''", 2),
+            (r"b'\101\u00e9'", 2),
+        ] {
+            assert_eq!(parse(rule).unwrap(), Expr::Str(len), "{rule}");
         }
     }
 

@@ -451,6 +451,7 @@ pub fn crd_document(sg: &mut SchemaGen<'_>, plan: &CrdPlan, max_desc_len: Option
         crate::validate::check_structural(sg, v.ty, &v.name, &schema);
         crate::validate::check_list_maps(sg, v.ty, &v.name, &schema);
         crate::defaults::check_defaults(sg, v.ty, &v.name, &schema);
+        crate::cel_cost::check_cel_cost(sg, v.ty, &v.name, &schema);
         let mut ver = serde_json::Map::new();
         ver.insert("name".into(), json!(v.name));
         ver.insert(

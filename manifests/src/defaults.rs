@@ -87,7 +87,11 @@ fn default_marker(model: &Model, ty: usize, path: &str) -> Option<At> {
 }
 
 /// The field named `json_name` of struct `ty` (or of a struct it flattens), with the type that declares it.
-fn find_field<'m>(model: &'m Model, ty: usize, json_name: &str) -> Option<(usize, &'m Field)> {
+pub(crate) fn find_field<'m>(
+    model: &'m Model,
+    ty: usize,
+    json_name: &str,
+) -> Option<(usize, &'m Field)> {
     let TypeKind::Struct(fields) = &model.types[ty].kind else {
         return None;
     };
@@ -105,7 +109,7 @@ fn find_field<'m>(model: &'m Model, ty: usize, json_name: &str) -> Option<(usize
 }
 
 /// The project type `ty` names, through Option and Box.
-fn local_type(model: &Model, file: usize, ty: &TypeExpr) -> Option<usize> {
+pub(crate) fn local_type(model: &Model, file: usize, ty: &TypeExpr) -> Option<usize> {
     let TypeExpr::Path { segments, args } = ty else {
         return None;
     };
@@ -119,7 +123,7 @@ fn local_type(model: &Model, file: usize, ty: &TypeExpr) -> Option<usize> {
 }
 
 /// The element type of a list or map (through Option and Box).
-fn element(ty: &TypeExpr) -> Option<&TypeExpr> {
+pub(crate) fn element(ty: &TypeExpr) -> Option<&TypeExpr> {
     match ty {
         TypeExpr::List(elem) => Some(elem),
         TypeExpr::Path { segments, args } => match segments.last().map(String::as_str) {

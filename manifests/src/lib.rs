@@ -12,7 +12,8 @@
 //!    (`crd_markers`); `rbac` collects rules.
 //! 4. **generate and check**: `schema` builds each version's schema, applying schema markers (`schema_markers`,
 //!    one file per concern: each marker checks the schema it lands on, e.g. Maximum needs a number) and resolving
-//!    types; `validate` then checks the API server's structural and map-list rules on the result; `yaml` prints.
+//!    types; `validate` then checks the API server's structural and map-list rules on the result, `defaults` its
+//!    defaults, `cel_cost` its CEL cost limits (a lower bound of the server's estimate); `yaml` prints.
 //!    Checks that need the generated schema run during or after generation, not before: the marker-versus-type
 //!    checks need the type a field's schema resolves to.
 //! 5. **write**: `output` skips what is up to date and writes the rest all or nothing (`write`), or diffs it
@@ -28,6 +29,7 @@
 //! ```
 
 mod cel;
+mod cel_cost;
 mod crd;
 mod crd_markers;
 mod defaults;

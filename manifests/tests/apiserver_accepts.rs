@@ -95,14 +95,37 @@ fn strip_key(v: &mut serde_json::Value, key: &str) -> usize {
     }
 }
 
-/// The structural rules rkb checks before writing are rules the API server enforces: for each, the CRD rkb
-/// refuses to write (made here by removing what rkb requires from a valid one) is refused by the server, with
-/// the server's reason, while the valid CRD is accepted.
 /// The `spec` property's schema in the first version of `crd`, where each breaker starts.
 fn spec_schema(crd: &mut serde_json::Value) -> &mut serde_json::Value {
     &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
 }
 
+/// A CEL rule over every pair of ports: over an unbounded list (of up to 3 MiB / 13 bytes items) its estimated
+/// cost is over the API server's limit per rule; rkb's lower bound is too (errors.rs has rkb's side).
+fn add_pairwise_rule(crd: &mut serde_json::Value) {
+    spec_schema(crd)["properties"]["ports"]["x-kubernetes-validations"] =
+        serde_json::json!([{"rule": "self.all(x, self.exists_one(y, y.name == x.name))"}]);
+}
+
+/// Eleven cheap rules (cost 9 each) on each port's name: under an unbounded list they run 3 MiB / 3 bytes =
+/// 1048576 times, 9437184 each (under the limit per rule) but 103809024 together (over the limit per schema).
+fn add_cheap_rules(crd: &mut serde_json::Value) {
+    let rules: Vec<serde_json::Value> = (0..11)
+        .map(|i| {
+            let rule = format!(
+                "self.size() > 1 && self.size() < {} && self.size() >= 2",
+                60 + i
+            );
+            serde_json::json!({ "rule": rule })
+        })
+        .collect();
+    spec_schema(crd)["properties"]["ports"]["items"]["properties"]["name"]["x-kubernetes-validations"] =
+        rules.into();
+}
+
+/// The structural rules rkb checks before writing are rules the API server enforces: for each, the CRD rkb
+/// refuses to write (made here by removing what rkb requires from a valid one) is refused by the server, with
+/// the server's reason, while the valid CRD is accepted.
 #[tokio::test]
 async fn the_api_server_refuses_what_rkb_refuses() {
     let dir = tempfile::tempdir().unwrap();
@@ -142,7 +165,7 @@ pub struct Port {
 
     // (rule, what breaks it in the valid CRD, what the server says)
     type Breaker = fn(&mut serde_json::Value) -> bool;
-    let rules: [(&str, Breaker, &str); 7] = [
+    let rules: [(&str, Breaker, &str); 9] = [
         (
             "+listType=map needs +listMapKey",
             |crd| strip_key(crd, "x-kubernetes-list-map-keys") > 0,
@@ -208,6 +231,22 @@ pub struct Port {
             },
             "unknown field",
         ),
+        (
+            "a CEL rule's estimated cost is within the limit per rule",
+            |crd| {
+                add_pairwise_rule(crd);
+                true
+            },
+            "estimated rule cost exceeds budget",
+        ),
+        (
+            "the CEL rules' estimated costs are within the limit per schema",
+            |crd| {
+                add_cheap_rules(crd);
+                true
+            },
+            "rule cost total for entire OpenAPIv3 schema exceeds budget",
+        ),
     ];
     let env = Environment::start().await.expect("envtest");
     let crds: Api<CustomResourceDefinition> = Api::all(env.client());
@@ -220,7 +259,19 @@ pub struct Port {
             "{rule}: the API server accepted the CRD rkb refuses"
         ));
         assert!(err.to_string().contains(reason), "{rule}: {err}");
+        // The cheap rules are refused together only, as rkb says.
+        assert!(
+            rule.contains("per rule") || !err.to_string().contains("estimated rule cost exceeds"),
+            "{rule}: {err}"
+        );
     }
+    // With the bounds rkb's hints ask for, the same rules are accepted.
+    let mut valid = valid;
+    add_pairwise_rule(&mut valid);
+    add_cheap_rules(&mut valid);
+    let ports = &mut spec_schema(&mut valid)["properties"]["ports"];
+    ports["maxItems"] = 64.into();
+    ports["items"]["properties"]["name"]["maxLength"] = 63.into();
     let valid: CustomResourceDefinition = serde_json::from_value(valid).unwrap();
     crds.create(&post, &valid)
         .await

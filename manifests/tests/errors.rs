@@ -994,3 +994,75 @@ pub struct Port {
     rewrite_spec(&dir, &fixed);
     generate(dir.path(), &Options::default()).unwrap();
 }
+
+/// CEL rules the API server estimates too expensive are refused before writing: a rule over the limit per rule at
+/// its marker, a schema whose rules together are over the limit per schema at the kind; each with the bounds to
+/// add. The API server's side: apiserver_accepts.rs.
+#[test]
+fn cel_rules_the_api_server_estimates_too_expensive_are_errors() {
+    let names_rules: String = (0..11)
+        .map(|i| {
+            format!(
+                "    /// +kubebuilder:validation:items:XValidation:rule=\"self.size() > 1 && self.size() < {} && self.size() >= 2\"\n",
+                60 + i
+            )
+        })
+        .collect();
+    let spec = format!(
+        "pub struct ThingSpec {{
+    /// +kubebuilder:validation:XValidation:rule=\"self.all(x, self.exists_one(y, y == x))\",message=\"tags are unique\"
+    pub tags: Vec<String>,
+{names_rules}    pub names: Vec<String>,
+}}
+"
+    );
+    let dir = project(&[("src/api/v1/mod.rs", "//! +groupName=t.example.com\n")]);
+    rewrite_spec(&dir, &spec);
+    let refusal = || {
+        generate(dir.path(), &Options::default())
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        refusal(),
+        "error: the v1 schema of `Thing` has a CEL rule at `.spec.tags` too expensive for the API server: its \
+         estimated cost, multiplied by the number of times it can run, is at least 345880409621712077, over the limit of 10000000 per \
+         rule\n \
+         --> src/api/v1/thing_types.rs:9:9\n  \
+         |\n\
+         9 |     /// +kubebuilder:validation:XValidation:rule=\"self.all(x, self.exists_one(y, y == x))\",message=\"tags are unique\"\n  \
+         |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  \
+         = help: add +kubebuilder:validation:MaxItems on `.spec.tags`, +kubebuilder:validation:MaxLength on \
+         `.spec.tags[*]`: without a bound, the API server assumes a list, map or string as large as fits in a 3 MiB \
+         request; or simplify the rule\n\n\
+         error: aborting due to 1 previous error; no file written\n"
+    );
+    // Bounded as the hint says, the rule passes; the rules on `names` are each under the limit per rule but not
+    // together: each runs once per item of an unbounded list of strings, 3 MiB / 3 bytes = 1048576 times.
+    let bounded = spec.replace(
+        "    pub tags: Vec<String>,",
+        "    /// +kubebuilder:validation:MaxItems=64\n    /// +kubebuilder:validation:items:MaxLength=63\n    pub tags: Vec<String>,",
+    );
+    rewrite_spec(&dir, &bounded);
+    assert_eq!(
+        refusal(),
+        "error: the v1 schema of `Thing` has CEL rules too expensive together for the API server: their estimated \
+         costs, each multiplied by the number of times its rule can run, add up to at least 103932290, over the limit of 100000000 per \
+         schema (the most: `.spec.names[*]` 103809024 in 11 rules, `.spec.tags` 123266)\n \
+         --> src/api/v1/thing_types.rs:3:12\n  \
+         |\n\
+         3 | pub struct Thing {\n  \
+         |            ^^^^^\n  \
+         = help: add +kubebuilder:validation:MaxItems on `.spec.names`: without a bound, the API server assumes a \
+         list, map or string as large as fits in a 3 MiB request; or simplify the rule\n\n\
+         error: aborting due to 1 previous error; no file written\n"
+    );
+    rewrite_spec(
+        &dir,
+        &bounded.replace(
+            "    pub names: Vec<String>,",
+            "    /// +kubebuilder:validation:MaxItems=100\n    pub names: Vec<String>,",
+        ),
+    );
+    generate(dir.path(), &Options::default()).unwrap();
+}
