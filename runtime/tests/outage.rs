@@ -92,7 +92,7 @@ async fn an_outage_pauses_reconciles_until_the_api_server_answers() -> anyhow::R
 }
 
 /// Counts the requests that fail without an answer (no connection) while `counting` is set, but the outage
-/// prober's `GET /version`: what a controller's watches send into a server that is gone.
+/// prober's `GET /readyz`: what a controller's watches send into a server that is gone.
 #[derive(Clone, Default)]
 struct FailedWatchRequests {
     counting: Arc<std::sync::atomic::AtomicBool>,
@@ -133,7 +133,7 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let probe = request.uri().path() == "/version";
+        let probe = request.uri().path() == "/readyz";
         let counter = self.counter.clone();
         let response = self.inner.call(request);
         Box::pin(async move {
