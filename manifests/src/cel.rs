@@ -13,10 +13,11 @@ pub struct CelError {
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Ident(String),
-    Int,
-    Float,
-    /// A string or bytes literal, with a lower bound of its length once escapes are decoded.
-    Str(u64),
+    /// A number literal's text, and whether it is a double.
+    Num(String, bool),
+    /// A string or bytes literal, with a lower bound of its length once escapes are decoded, and its value
+    /// (`None` for bytes, and for a string whose escapes rkb does not decode).
+    Str(u64, Option<String>),
     Punct(&'static str),
     End,
 }
@@ -52,12 +53,12 @@ impl<'a> Lexer<'a> {
             {
                 lx.number()
             } else if c == '"' || c == '\'' {
-                lx.string(false)?
+                lx.string(false, false)?
             } else if (c == 'r' || c == 'R' || c == 'b' || c == 'B')
                 && matches!(lx.peek(1), Some('"' | '\''))
             {
                 lx.pos += 1;
-                lx.string(c == 'r' || c == 'R')?
+                lx.string(c == 'r' || c == 'R', c == 'b' || c == 'B')?
             } else if matches!(
                 (c, lx.peek(1), lx.peek(2)),
                 (
@@ -68,7 +69,7 @@ impl<'a> Lexer<'a> {
             ) {
                 let raw = matches!(c, 'r' | 'R') || matches!(lx.peek(1), Some('r' | 'R'));
                 lx.pos += 2;
-                lx.string(raw)?
+                lx.string(raw, true)?
             } else if c.is_alphabetic() || c == '_' {
                 let start = lx.pos;
                 while lx.peek(0).is_some_and(|c| c.is_alphanumeric() || c == '_') {
@@ -116,6 +117,13 @@ impl<'a> Lexer<'a> {
     }
 
     fn number(&mut self) -> Tok {
+        let start = self.pos;
+        let float = self.number_end();
+        Tok::Num(self.chars[start..self.pos].iter().collect(), float)
+    }
+
+    /// Moves past a number literal; whether it is a double.
+    fn number_end(&mut self) -> bool {
         if self.peek(0) == Some('0') && matches!(self.peek(1), Some('x' | 'X')) {
             self.pos += 2;
             while self.peek(0).is_some_and(|c| c.is_ascii_hexdigit()) {
@@ -124,7 +132,7 @@ impl<'a> Lexer<'a> {
             if matches!(self.peek(0), Some('u' | 'U')) {
                 self.pos += 1;
             }
-            return Tok::Int;
+            return false;
         }
         let mut float = false;
         while self.peek(0).is_some_and(|c| c.is_ascii_digit()) {
@@ -155,10 +163,10 @@ impl<'a> Lexer<'a> {
         if !float && matches!(self.peek(0), Some('u' | 'U')) {
             self.pos += 1;
         }
-        if float { Tok::Float } else { Tok::Int }
+        float
     }
 
-    fn string(&mut self, raw: bool) -> Result<Tok, CelError> {
+    fn string(&mut self, raw: bool, bytes: bool) -> Result<Tok, CelError> {
         let start = self.pos + 1;
         let q = self.peek(0).unwrap_or('"');
         let triple = self.peek(1) == Some(q) && self.peek(2) == Some(q);
@@ -184,7 +192,8 @@ impl<'a> Lexer<'a> {
                 let quotes = if triple { 3 } else { 1 };
                 let body = &self.chars[start - 1 + quotes..self.pos];
                 self.pos += quotes;
-                return Ok(Tok::Str(decoded_len_at_least(body, raw)));
+                let value = if bytes { None } else { decoded(body, raw) };
+                return Ok(Tok::Str(decoded_len_at_least(body, raw), value));
             }
             self.pos += 1;
         }
@@ -216,13 +225,26 @@ fn decoded_len_at_least(body: &[char], raw: bool) -> u64 {
     n
 }
 
-/// A parsed CEL expression: the shape of the rule, without literal values (which cost nothing).
+/// The value of a literal other than a string (cel_eval.rs evaluates them; they cost nothing).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lit {
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Bool(bool),
+    Null,
+    /// A number rkb does not read (e.g. an int outside i64, which only `-` can bring back in range).
+    Other,
+}
+
+/// A parsed CEL expression: the shape of the rule, with literal values for cel_eval.rs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     /// A number, `true`, `false` or `null`.
-    Scalar,
-    /// A string or bytes literal, with a lower bound of its length.
-    Str(u64),
+    Scalar(Lit),
+    /// A string or bytes literal, with a lower bound of its length, and its value (`None` for bytes, and for
+    /// a string with an escape rkb does not decode).
+    Str(u64, Option<String>),
     Ident(String),
     /// `operand.field`.
     Select(Box<Expr>, String),
@@ -277,8 +299,8 @@ impl Parser {
             Tok::End => "the end of the rule".to_string(),
             Tok::Ident(s) => format!("`{s}`"),
             Tok::Punct(p) => format!("`{p}`"),
-            Tok::Int | Tok::Float => "a number".to_string(),
-            Tok::Str(_) => "a string".to_string(),
+            Tok::Num(..) => "a number".to_string(),
+            Tok::Str(..) => "a string".to_string(),
         };
         CelError {
             col: self.col(),
@@ -413,13 +435,13 @@ impl Parser {
 
     fn primary(&mut self) -> PResult {
         match self.peek().clone() {
-            Tok::Int | Tok::Float => {
+            Tok::Num(text, float) => {
                 self.i += 1;
-                Ok(Expr::Scalar)
+                Ok(Expr::Scalar(number(&text, float)))
             }
-            Tok::Str(len) => {
+            Tok::Str(len, value) => {
                 self.i += 1;
-                Ok(Expr::Str(len))
+                Ok(Expr::Str(len, value))
             }
             Tok::Ident(name) => {
                 if matches!(name.as_str(), "in") {
@@ -440,7 +462,9 @@ impl Parser {
                     return self.fields();
                 }
                 Ok(match name.as_str() {
-                    "true" | "false" | "null" => Expr::Scalar,
+                    "true" => Expr::Scalar(Lit::Bool(true)),
+                    "false" => Expr::Scalar(Lit::Bool(false)),
+                    "null" => Expr::Scalar(Lit::Null),
                     _ => Expr::Ident(name),
                 })
             }
@@ -514,6 +538,65 @@ impl Parser {
     }
 }
 
+/// The value of a number literal (its text as the lexer took it).
+fn number(text: &str, float: bool) -> Lit {
+    let parsed = if float {
+        text.parse().ok().map(Lit::Double)
+    } else {
+        let (digits, unsigned) = match text.strip_suffix(['u', 'U']) {
+            Some(d) => (d, true),
+            None => (text, false),
+        };
+        let value = match digits
+            .strip_prefix("0x")
+            .or_else(|| digits.strip_prefix("0X"))
+        {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => digits.parse::<u64>().ok(),
+        };
+        match (value, unsigned) {
+            (Some(v), true) => Some(Lit::Uint(v)),
+            (Some(v), false) => i64::try_from(v).ok().map(Lit::Int),
+            (None, _) => None,
+        }
+    };
+    parsed.unwrap_or(Lit::Other)
+}
+
+/// The value of a string literal from its text between the quotes; `None` for an escape not decoded here
+/// (octal and `\x` ones, which may stand for bytes of a multi-byte character).
+fn decoded(body: &[char], raw: bool) -> Option<String> {
+    if raw {
+        return Some(body.iter().collect());
+    }
+    let mut out = String::new();
+    let mut chars = body.iter();
+    while let Some(&c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let e = *chars.next()?;
+        out.push(match e {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'v' => '\u{b}',
+            '\\' | '\'' | '"' | '`' | '?' => e,
+            'u' | 'U' => {
+                let n = if e == 'u' { 4 } else { 8 };
+                let hex: String = chars.by_ref().take(n).collect();
+                char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+            }
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
 /// Parses `rule` as a CEL expression.
 pub fn check(rule: &str) -> Result<(), CelError> {
     parse(rule).map(|_| ())
@@ -577,7 +660,7 @@ mod tests {
                         "[]",
                         vec![
                             Expr::Select(Box::new(ident("self")), "a".into()),
-                            Expr::Scalar
+                            Expr::Scalar(super::Lit::Int(0))
                         ]
                     ),
                     Expr::Op("neg", vec![ident("x")]),
@@ -589,7 +672,7 @@ mod tests {
             Expr::Call {
                 target: Some(Box::new(ident("self"))),
                 name: "all".into(),
-                args: vec![ident("x"), Expr::Scalar],
+                args: vec![ident("x"), Expr::Scalar(super::Lit::Bool(true))],
             }
         );
         // String lengths are at least what the escapes decode to, never more.
@@ -599,7 +682,10 @@ mod tests {
             ("'''ab'''", 2),
             (r"b'\101\u00e9'", 2),
         ] {
-            assert_eq!(parse(rule).unwrap(), Expr::Str(len), "{rule}");
+            assert!(
+                matches!(parse(rule).unwrap(), Expr::Str(n, _) if n == len),
+                "{rule}"
+            );
         }
     }
 

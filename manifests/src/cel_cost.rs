@@ -276,8 +276,8 @@ impl<'a> Estimator<'a> {
     /// A lower bound of cel-go's maximum cost of `e`, and what `e` is.
     fn cost(&mut self, e: &Expr) -> (u64, Shape<'a>) {
         match e {
-            Expr::Scalar => (0, Shape::Scalar),
-            Expr::Str(n) => (0, Shape::Str(*n)),
+            Expr::Scalar(_) => (0, Shape::Scalar),
+            Expr::Str(n, _) => (0, Shape::Str(*n)),
             // A variable costs 1; any other name (a type, a function's namespace) is counted as nothing.
             Expr::Ident(name) => self.lookup(name).map_or((0, Shape::Unknown), |s| (1, s)),
             Expr::Select(operand, field) => {

@@ -2,39 +2,85 @@
 //! know is refused, not dropped), applies the default's own nested defaults, then validates it against that schema.
 //! This checks the same before anything is written: type (and int-or-string), enum, numeric bounds, string
 //! lengths, `pattern`, the common `format`s (date-time, date, byte, uuid, ipv4, ipv6, int32), item and property
-//! counts, unknown and missing required fields, recursively. Not checked: the other formats and CEL rules on
-//! defaults (the API server checks those too). Reported with the schema path, at the kind, like validate.rs's rules.
+//! counts, unknown and missing required fields, recursively; then, on a default that passes those, the CEL rules
+//! (`x-kubernetes-validations`) of its node and of the nodes inside it, with cel_eval.rs. A rule rkb cannot
+//! evaluate is a warning at the default marker. Not checked: the other formats (the API server checks those too).
+//! Reported at the default marker (or the kind), with the schema path.
 //!
 //! Patterns are read with the `regex` crate, whose syntax is RE2's like Go's regexp, which the API server uses; a
 //! pattern it cannot read is not checked here.
 
-use rkb_markers::{Effect, SchemaMarker, ValueMarker};
+use rkb_markers::{Diagnostic, Effect, SchemaMarker, ValueMarker};
 use serde_json::{Map, Value};
 
+use crate::cel_eval::{Stop, Val};
 use crate::model::{At, Field, Model, Resolved, TypeKind};
 use crate::schema::{Schema, SchemaGen};
 use crate::shared::SharedSchemas;
 use crate::type_expr::TypeExpr;
+
+/// What is wrong with a default, or left unchecked.
+enum Finding {
+    /// The default breaks its node's type or validation markers.
+    Refused(String),
+    /// A CEL rule is false (or fails) for the default.
+    RuleFails(String),
+    /// A CEL rule rkb does not evaluate: the rule, and what in it (or its value) rkb does not evaluate.
+    RuleUnchecked(String, String),
+}
 
 /// Checks every `default` in `schema` (the root of version `version` of the kind defined by type `ty`).
 pub fn check_defaults(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: &Schema) {
     if sg.diags.iter().any(|d| d.is_error()) {
         return;
     }
-    let mut problems = Vec::new();
-    walk(sg.shared, schema, ".", &mut problems);
+    let mut findings = Vec::new();
+    walk(sg.shared, schema, ".", &mut findings);
     let name = sg.model.types[ty].name.clone();
-    for (path, problem) in problems {
+    for (path, finding) in findings {
         let at = default_marker(sg.model, ty, &path).unwrap_or_else(|| sg.model.type_at(ty));
-        sg.error(
-            at,
-            format!("the {version} schema of `{name}` has a default the API server refuses at `{path}`: {problem}"),
-            Some(
-                "make the `+kubebuilder:default` value fit the field's type and validation markers; an object \
-                 default names only the object's fields and gives its required fields values (or they have defaults)"
-                    .into(),
-            ),
+        let refused = format!(
+            "the {version} schema of `{name}` has a default the API server refuses at `{path}`"
         );
+        match finding {
+            Finding::Refused(problem) => sg.error(
+                at,
+                format!("{refused}: {problem}"),
+                Some(
+                    "make the `+kubebuilder:default` value fit the field's type and validation markers; an \
+                     object default names only the object's fields and gives its required fields values (or \
+                     they have defaults)"
+                        .into(),
+                ),
+            ),
+            Finding::RuleFails(problem) => sg.error(
+                at,
+                format!("{refused}: {problem}"),
+                Some(
+                    "change the default or the rule: the API server evaluates the CEL rules of the default's \
+                     field, and of the fields inside the default, on the default"
+                        .into(),
+                ),
+            ),
+            Finding::RuleUnchecked(rule, reason) => {
+                // Once per default marker and rule, whatever the version or the use of the type.
+                let d = sg.model.locate(
+                    at,
+                    Diagnostic::warning(format!(
+                        "rkb did not check this default against the CEL rule `{rule}`: it does not evaluate \
+                         {reason}; the API server does when the CRD is installed, and refuses the CRD if the rule \
+                         is false for the default"
+                    )),
+                );
+                let d = d.with_hint(
+                    "make sure the default satisfies the rule, e.g. by installing the CRD in a test API server \
+                     (envtest)",
+                );
+                if !sg.diags.contains(&d) {
+                    sg.diags.push(d);
+                }
+            }
+        }
     }
 }
 
@@ -136,12 +182,18 @@ pub(crate) fn element(ty: &TypeExpr) -> Option<&TypeExpr> {
     }
 }
 
-/// Collects the problem of each default in `s` and below (shared k8s sub-schemas have none of ours).
-fn walk(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
-    if let Some(d) = s.get("default")
-        && let Some(problem) = value_problem(shared, s, d)
-    {
-        out.push((path.to_string(), problem));
+/// Collects the problem of each default in `s` and below (shared k8s sub-schemas have none of ours). The CEL
+/// rules are evaluated only on a default that passes the rest, as the API server does.
+fn walk(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<(String, Finding)>) {
+    if let Some(d) = s.get("default") {
+        match value_problem(shared, s, d) {
+            Some(problem) => out.push((path.to_string(), Finding::Refused(problem))),
+            None => out.extend(
+                rule_findings(shared, s, d)
+                    .into_iter()
+                    .map(|f| (path.to_string(), f)),
+            ),
+        }
     }
     crate::validate::for_each_own_child(shared, s, path, &mut |c, p| walk(shared, c, &p, out));
 }
@@ -327,6 +379,135 @@ fn fields_problem(
     })
 }
 
+/// The findings of the CEL rules of `s` and of the nodes inside `d` on default `d`. As the API server: `self`
+/// is the default as written (the nested defaults inside it are not applied first), and so is `oldSelf` (it
+/// passes the default as the old object too, so transition rules are evaluated with `oldSelf == self`).
+fn rule_findings(shared: &SharedSchemas, s: &Schema, d: &Value) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    rule_runs(shared, s, d, "", &mut findings);
+    findings
+}
+
+/// Evaluates the rules of `s` on `v`, then of the nodes inside `v` on their values; each problem text starts with
+/// `at` (`\`port\`: `, `item 0: `), as value_problem's do.
+fn rule_runs(shared: &SharedSchemas, s: &Schema, v: &Value, at: &str, out: &mut Vec<Finding>) {
+    let rules = s.get("x-kubernetes-validations").and_then(Value::as_array);
+    for r in rules.into_iter().flatten() {
+        let Some(rule) = r.get("rule").and_then(Value::as_str) else {
+            continue;
+        };
+        let answer = match (to_cel(shared, s, v), crate::cel::parse(rule)) {
+            (_, Err(_)) => Err(Stop::Unknown("a rule that does not parse".into())),
+            (Err(reason), _) => Err(Stop::Unknown(reason)),
+            _ if r.get("optionalOldSelf") == Some(&Value::Bool(true)) => {
+                Err(Stop::Unknown("rules with `optionalOldSelf`".into()))
+            }
+            (Ok(this), Ok(expr)) => {
+                let mut vars = vec![
+                    ("self".to_string(), this.clone()),
+                    ("oldSelf".to_string(), this),
+                ];
+                crate::cel_eval::eval(&expr, &mut vars)
+            }
+        };
+        let message = r
+            .get("message")
+            .and_then(Value::as_str)
+            .map(|m| format!(" (its message: {m:?})"))
+            .unwrap_or_default();
+        let unchecked = |what: String| Finding::RuleUnchecked(rule.to_string(), what);
+        out.push(match answer {
+            Ok(Val::Bool(true)) => continue,
+            Ok(Val::Bool(false)) => Finding::RuleFails(format!(
+                "{at}the CEL rule `{rule}` is false for {}{message}",
+                short(v)
+            )),
+            Err(Stop::Error(e)) => Finding::RuleFails(format!(
+                "{at}the CEL rule `{rule}` fails for {}: {e}{message}",
+                short(v)
+            )),
+            Err(Stop::Unknown(what)) => unchecked(what),
+            Ok(_) => unchecked("a rule whose value is not a boolean".into()),
+        });
+    }
+    match v {
+        Value::Array(items) => {
+            if let Some(schema) = s.get("items").and_then(|i| node(shared, i)) {
+                for (i, item) in items.iter().enumerate() {
+                    rule_runs(shared, &schema, item, &format!("{at}item {i}: "), out);
+                }
+            }
+        }
+        Value::Object(fields) => {
+            for (k, value) in fields {
+                if let Some(schema) = field_schema(shared, s, k) {
+                    rule_runs(shared, &schema, value, &format!("{at}`{k}`: "), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The schema of field `k` of object schema `s`: its property, or the additional properties.
+fn field_schema(shared: &SharedSchemas, s: &Schema, k: &str) -> Option<Schema> {
+    let props = s.get("properties").and_then(Value::as_object);
+    match props.and_then(|p| p.get(k)) {
+        Some(prop) => node(shared, prop),
+        None => s.get("additionalProperties").and_then(|a| node(shared, a)),
+    }
+}
+
+/// `v` as the CEL value the API server makes of it with schema `s`; `Err` names what rkb does not evaluate.
+fn to_cel(shared: &SharedSchemas, s: &Schema, v: &Value) -> Result<Val, String> {
+    let flag = |k: &str| s.get(k) == Some(&Value::Bool(true));
+    if flag("x-kubernetes-preserve-unknown-fields") || flag("x-kubernetes-embedded-resource") {
+        return Err("objects with unknown fields or embedded resources".into());
+    }
+    let int_or_string = flag("x-kubernetes-int-or-string");
+    let ty = s.get("type").and_then(Value::as_str);
+    Ok(match (ty, v) {
+        (_, Value::String(text)) if int_or_string => Val::Str(text.clone()),
+        (_, Value::Number(n)) if int_or_string => Val::Int(n.as_i64().ok_or("this number")?),
+        (Some("string"), Value::String(text)) => {
+            // These formats are bytes, timestamps and durations in CEL.
+            if let Some(f @ ("byte" | "date" | "date-time" | "duration")) =
+                s.get("format").and_then(Value::as_str)
+            {
+                return Err(format!("strings of format {f}"));
+            }
+            Val::Str(text.clone())
+        }
+        (Some("integer"), Value::Number(n)) => Val::Int(n.as_i64().ok_or("this number")?),
+        (Some("number"), Value::Number(n)) => Val::Double(n.as_f64().ok_or("this number")?),
+        (Some("boolean"), Value::Bool(b)) => Val::Bool(*b),
+        (Some("array"), Value::Array(items)) => {
+            let schema = s
+                .get("items")
+                .and_then(|i| node(shared, i))
+                .ok_or("this list")?;
+            let ordered = !matches!(
+                s.get("x-kubernetes-list-type").and_then(Value::as_str),
+                Some("set" | "map")
+            );
+            let items = items
+                .iter()
+                .map(|i| to_cel(shared, &schema, i))
+                .collect::<Result<_, _>>()?;
+            Val::List(items, ordered)
+        }
+        (Some("object"), Value::Object(fields)) => {
+            let mut entries = Vec::new();
+            for (k, value) in fields {
+                let schema = field_schema(shared, s, k).ok_or("this object")?;
+                entries.push((Val::Str(k.clone()), to_cel(shared, &schema, value)?));
+            }
+            Val::Map(entries)
+        }
+        _ => return Err("this value".into()),
+    })
+}
+
 /// `v` as JSON, cut short.
 fn short(v: &Value) -> String {
     let text = v.to_string();
@@ -420,6 +601,64 @@ mod tests {
         );
         let open = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {}});
         assert_eq!(problem(open, json!({"anything": 1})), None);
+    }
+
+    fn rules(schema: Value, v: Value) -> Vec<String> {
+        rule_findings(&SharedSchemas::new(), schema.as_object().unwrap(), &v)
+            .into_iter()
+            .map(|f| match f {
+                Finding::RuleFails(p) => p,
+                Finding::RuleUnchecked(rule, why) => format!("unchecked `{rule}`: {why}"),
+                Finding::Refused(p) => p,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_held_to_the_cel_rules_inside_them() {
+        let range = json!({
+            "type": "object",
+            "properties": {
+                "min": {"type": "integer", "default": 0, "x-kubernetes-validations": [{"rule": "self >= 0"}]},
+                "max": {"type": "integer"}
+            },
+            "x-kubernetes-validations": [{"rule": "self.min <= self.max", "message": "min is at most max"}]
+        });
+        assert_eq!(
+            rules(range.clone(), json!({"min": 1, "max": 2})),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            rules(range.clone(), json!({"min": -3, "max": -2})),
+            ["`min`: the CEL rule `self >= 0` is false for -3"]
+        );
+        // The nested defaults are not applied first (the API server's way): `min` is missing.
+        assert_eq!(
+            rules(range, json!({"max": 2})),
+            [
+                "the CEL rule `self.min <= self.max` fails for {\"max\":2}: no such key: min (its message: \"min is at most max\")"
+            ]
+        );
+        // Transition rules run with oldSelf = the default, as the API server runs them.
+        let counter =
+            |rule: &str| json!({"type": "integer", "x-kubernetes-validations": [{"rule": rule}]});
+        assert_eq!(
+            rules(counter("self == oldSelf"), json!(1)),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            rules(counter("self > oldSelf"), json!(1)),
+            ["the CEL rule `self > oldSelf` is false for 1"]
+        );
+        assert_eq!(
+            rules(counter("self.isInteger()"), json!(1)),
+            ["unchecked `self.isInteger()`: the function `isInteger`"]
+        );
+        let when = json!({"type": "string", "format": "date-time", "x-kubernetes-validations": [{"rule": "self != ''"}]});
+        assert_eq!(
+            rules(when, json!("2026-11-25T07:30:00Z")),
+            ["unchecked `self != ''`: strings of format date-time"]
+        );
     }
 
     #[test]

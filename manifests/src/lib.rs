@@ -30,6 +30,7 @@
 
 mod cel;
 mod cel_cost;
+mod cel_eval;
 mod crd;
 mod crd_markers;
 mod defaults;

@@ -107,6 +107,18 @@ fn add_pairwise_rule(crd: &mut serde_json::Value) {
         serde_json::json!([{"rule": "self.all(x, self.exists_one(y, y.name == x.name))"}]);
 }
 
+/// A default for each port's name, with a rule it must satisfy (errors.rs has rkb's side).
+fn add_name_rule(crd: &mut serde_json::Value, default: &str) {
+    let name = &mut spec_schema(crd)["properties"]["ports"]["items"]["properties"]["name"];
+    name["default"] = default.into();
+    let mut rules = name["x-kubernetes-validations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    rules.push(serde_json::json!({"rule": "self.size() >= 2"}));
+    name["x-kubernetes-validations"] = rules.into();
+}
+
 /// Eleven cheap rules (cost 9 each) on each port's name: under an unbounded list they run 3 MiB / 3 bytes =
 /// 1048576 times, 9437184 each (under the limit per rule) but 103809024 together (over the limit per schema).
 fn add_cheap_rules(crd: &mut serde_json::Value) {
@@ -165,7 +177,7 @@ pub struct Port {
 
     // (rule, what breaks it in the valid CRD, what the server says)
     type Breaker = fn(&mut serde_json::Value) -> bool;
-    let rules: [(&str, Breaker, &str); 9] = [
+    let rules: [(&str, Breaker, &str); 11] = [
         (
             "+listType=map needs +listMapKey",
             |crd| strip_key(crd, "x-kubernetes-list-map-keys") > 0,
@@ -232,6 +244,25 @@ pub struct Port {
             "unknown field",
         ),
         (
+            "a default satisfies its field's CEL rules",
+            |crd| {
+                add_name_rule(crd, "a");
+                true
+            },
+            "failed rule: self.size() >= 2",
+        ),
+        (
+            "an object default satisfies its CEL rules",
+            |crd| {
+                let spec = spec_schema(crd);
+                spec["default"] = serde_json::json!({"ports": [{"name": "web"}]});
+                spec["x-kubernetes-validations"] =
+                    serde_json::json!([{"rule": "self.ports.all(p, p.name != 'web')"}]);
+                true
+            },
+            "failed rule: self.ports.all(p, p.name != 'web')",
+        ),
+        (
             "a CEL rule's estimated cost is within the limit per rule",
             |crd| {
                 add_pairwise_rule(crd);
@@ -265,10 +296,11 @@ pub struct Port {
             "{rule}: {err}"
         );
     }
-    // With the bounds rkb's hints ask for, the same rules are accepted.
+    // With the bounds rkb's hints ask for, and a default that satisfies its rule, the same rules are accepted.
     let mut valid = valid;
     add_pairwise_rule(&mut valid);
     add_cheap_rules(&mut valid);
+    add_name_rule(&mut valid, "ab");
     let ports = &mut spec_schema(&mut valid)["properties"]["ports"];
     ports["maxItems"] = 64.into();
     ports["items"]["properties"]["name"]["maxLength"] = 63.into();

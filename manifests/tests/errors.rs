@@ -1066,3 +1066,74 @@ fn cel_rules_the_api_server_estimates_too_expensive_are_errors() {
     );
     generate(dir.path(), &Options::default()).unwrap();
 }
+
+/// The API server evaluates the CEL rules of a default's field (and of the fields inside an object default) on
+/// the default, and refuses the CRD when one is false: so does rkb, at the default marker. A rule rkb does not
+/// evaluate is a warning there, not an error. The API server's side: apiserver_accepts.rs.
+#[test]
+fn defaults_that_break_their_cel_rules_are_errors() {
+    let spec = "pub struct ThingSpec {
+    /// +kubebuilder:validation:XValidation:rule=\"self >= 2\",message=\"at least two replicas\"
+    /// +kubebuilder:default=1
+    /// +optional
+    pub replicas: Option<i32>,
+    /// +kubebuilder:default={min: 5, max: 1}
+    /// +optional
+    pub range: Option<Range>,
+}
+/// +kubebuilder:validation:XValidation:rule=\"self.min <= self.max\"
+pub struct Range {
+    pub min: i32,
+    pub max: i32,
+}
+";
+    let dir = project(&[("src/api/v1/mod.rs", "//! +groupName=t.example.com\n")]);
+    rewrite_spec(&dir, spec);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    let help = "   = help: change the default or the rule: the API server evaluates the CEL rules of the default's \
+                field, and of the fields inside the default, on the default\n";
+    assert_eq!(
+        e,
+        format!(
+            "error: the v1 schema of `Thing` has a default the API server refuses at `.spec.replicas`: the CEL rule \
+             `self >= 2` is false for 1 (its message: \"at least two replicas\")\n  \
+             --> src/api/v1/thing_types.rs:10:9\n   \
+             |\n\
+             10 |     /// +kubebuilder:default=1\n   \
+             |         ^^^^^^^^^^^^^^^^^^^^^^\n\
+             {help}\n\
+             error: the v1 schema of `Thing` has a default the API server refuses at `.spec.range`: the CEL rule \
+             `self.min <= self.max` is false for {{\"max\":1,\"min\":5}}\n  \
+             --> src/api/v1/thing_types.rs:13:9\n   \
+             |\n\
+             13 |     /// +kubebuilder:default={{min: 5, max: 1}}\n   \
+             |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n\
+             {help}\n\
+             error: aborting due to 2 previous errors; no file written\n"
+        )
+    );
+    // Defaults that satisfy the rules pass, and write no warning.
+    let fixed = spec
+        .replace("default=1", "default=2")
+        .replace("{min: 5, max: 1}", "{min: 1, max: 5}");
+    rewrite_spec(&dir, &fixed);
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    // A rule with a function rkb does not evaluate is not checked, and says so once at the default.
+    let unchecked = fixed.replace("self >= 2", "self >= 2 && quantity('1').isInteger()");
+    rewrite_spec(&dir, &unchecked);
+    let out = generate(dir.path(), &Options::default()).unwrap();
+    assert_eq!(
+        rkb_markers::render_all(&out.warnings),
+        "warning: rkb did not check this default against the CEL rule `self >= 2 && quantity('1').isInteger()`: it \
+         does not evaluate the function `quantity`; the API server does when the CRD is installed, and refuses the \
+         CRD if the rule is false for the default\n  \
+         --> src/api/v1/thing_types.rs:10:9\n   \
+         |\n\
+         10 |     /// +kubebuilder:default=2\n   \
+         |         ^^^^^^^^^^^^^^^^^^^^^^\n   \
+         = help: make sure the default satisfies the rule, e.g. by installing the CRD in a test API server (envtest)\n\n"
+    );
+}
