@@ -1,5 +1,6 @@
 //! Defaults the API server refuses. It prunes each `default` with the schema it sits in (a field the schema does not
-//! know is refused, not dropped), applies the default's own nested defaults, then validates it against that schema.
+//! know is refused, not dropped), then validates it as written against that schema (the defaults of the fields
+//! inside it are not applied first: an object default must hold its required fields itself).
 //! This checks the same before anything is written: type (and int-or-string), enum, numeric bounds, string
 //! lengths, `pattern`, the common `format`s (date-time, date, byte, uuid, ipv4, ipv6, int32), item and property
 //! counts, unknown and missing required fields, recursively; then, on a default that passes those, the CEL rules
@@ -48,8 +49,7 @@ pub fn check_defaults(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: 
                 format!("{refused}: {problem}"),
                 Some(
                     "make the `+kubebuilder:default` value fit the field's type and validation markers; an \
-                     object default names only the object's fields and gives its required fields values (or \
-                     they have defaults)"
+                     object default names only the object's fields and gives each required field a value itself"
                         .into(),
                 ),
             ),
@@ -330,8 +330,9 @@ fn items_problem(shared: &SharedSchemas, s: &Schema, items: &[Value]) -> Option<
     })
 }
 
-/// Unknown fields (pruning would drop them, so the API server refuses), then required fields after the nested
-/// defaults are applied, then each field's value.
+/// Unknown fields (pruning would drop them, so the API server refuses), then required fields, then each field's
+/// value. Required fields must be in the default as written: the API server validates it without applying the
+/// defaults of the fields inside it (`default: {}` over a required field with a default of its own is refused).
 fn fields_problem(
     shared: &SharedSchemas,
     s: &Schema,
@@ -351,14 +352,6 @@ fn fields_problem(
     {
         return Some(format!("`{unknown}` is not a field of this object"));
     }
-    let mut defaulted = fields.clone();
-    for (k, prop) in &props {
-        if !defaulted.contains_key(k)
-            && let Some(d) = node(shared, prop).and_then(|p| p.get("default").cloned())
-        {
-            defaulted.insert(k.clone(), d);
-        }
-    }
     let required = s
         .get("required")
         .and_then(Value::as_array)
@@ -366,11 +359,11 @@ fn fields_problem(
         .flatten();
     if let Some(missing) = required
         .filter_map(Value::as_str)
-        .find(|r| !defaulted.contains_key(*r))
+        .find(|r| !fields.contains_key(*r))
     {
         return Some(format!("required field `{missing}` is missing"));
     }
-    defaulted.iter().find_map(|(k, value)| {
+    fields.iter().find_map(|(k, value)| {
         let schema = props
             .get(k)
             .and_then(|v| node(shared, v))
@@ -580,7 +573,15 @@ mod tests {
             },
             "required": ["name", "port"]
         });
-        assert_eq!(problem(object.clone(), json!({"name": "web"})), None);
+        assert_eq!(
+            problem(object.clone(), json!({"name": "web", "port": 80})),
+            None
+        );
+        // `port`'s own default does not count: the API server validates the default as written.
+        assert_eq!(
+            problem(object.clone(), json!({"name": "web"})),
+            Some("required field `port` is missing".into())
+        );
         assert_eq!(
             problem(object.clone(), json!({"name": "web", "colour": "red"})),
             Some("`colour` is not a field of this object".into())
@@ -590,7 +591,7 @@ mod tests {
             Some("required field `name` is missing".into())
         );
         assert_eq!(
-            problem(object, json!({"name": "web", "tls": "yes"})),
+            problem(object, json!({"name": "web", "port": 80, "tls": "yes"})),
             Some("`tls`: \"yes\" is not of type boolean".into())
         );
         let map = json!({"type": "object", "additionalProperties": {"type": "integer"}});

@@ -177,7 +177,7 @@ pub struct Port {
 
     // (rule, what breaks it in the valid CRD, what the server says)
     type Breaker = fn(&mut serde_json::Value) -> bool;
-    let rules: [(&str, Breaker, &str); 11] = [
+    let rules: [(&str, Breaker, &str); 12] = [
         (
             "+listType=map needs +listMapKey",
             |crd| strip_key(crd, "x-kubernetes-list-map-keys") > 0,
@@ -242,6 +242,20 @@ pub struct Port {
                 true
             },
             "unknown field",
+        ),
+        (
+            "an object default holds its required fields itself (their own defaults do not count)",
+            |crd| {
+                let spec = spec_schema(crd);
+                spec["properties"]["limits"] = serde_json::json!({
+                    "type": "object",
+                    "properties": {"min": {"type": "integer", "default": 5}},
+                    "required": ["min"],
+                    "default": {}
+                });
+                true
+            },
+            "Required value",
         ),
         (
             "a default satisfies its field's CEL rules",
