@@ -36,6 +36,7 @@ mod crd_markers;
 mod defaults;
 mod doc_comment;
 mod error;
+mod formats;
 pub mod k8s;
 mod load;
 mod model;

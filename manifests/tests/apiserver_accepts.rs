@@ -177,7 +177,7 @@ pub struct Port {
 
     // (rule, what breaks it in the valid CRD, what the server says)
     type Breaker = fn(&mut serde_json::Value) -> bool;
-    let rules: [(&str, Breaker, &str); 12] = [
+    let rules: [(&str, Breaker, &str); 13] = [
         (
             "+listType=map needs +listMapKey",
             |crd| strip_key(crd, "x-kubernetes-list-map-keys") > 0,
@@ -233,6 +233,17 @@ pub struct Port {
                 true
             },
             "date-time",
+        ),
+        (
+            "a string default has its field's format (one of those formats.rs added: cidr)",
+            |crd| {
+                let name =
+                    &mut spec_schema(crd)["properties"]["ports"]["items"]["properties"]["name"];
+                name["format"] = serde_json::json!("cidr");
+                name["default"] = serde_json::json!("10.0.0.0/33");
+                true
+            },
+            "cidr",
         ),
         (
             "an object default names only the object's fields",
