@@ -22,7 +22,10 @@
 //! one of those to get this behaviour. HTTP statuses (429, 5xx) are not an outage here, though the server may be
 //! overloaded: they come from a server that answers, possibly about one API group only (an unavailable aggregated
 //! API answers 503), so pausing every controller on them would let one object's failure stall all the others, and
-//! `/readyz` would reopen the gate at once (a retry loop without backoff). They keep per-object backoff.
+//! `/readyz` would reopen the gate at once (a retry loop without backoff). They keep per-object backoff. Before a
+//! reconcile sees one, kube-client (5.x, `Config::default_retry`, on in the manager's client) has already retried
+//! a 429, 503 or 504 up to 15 times: after the server's `Retry-After` when it sends one (API Priority and
+//! Fairness does), else 5 ms doubling.
 
 use std::any::Any;
 use std::sync::Arc;
