@@ -686,6 +686,10 @@ mod tests {
         );
         // A format the API server does not validate is not checked.
         let unknown = json!({"type": "string", "format": "colour"});
-        assert_eq!(problem(unknown, json!("not a colour!")), None, "not checked");
+        assert_eq!(
+            problem(unknown, json!("not a colour!")),
+            None,
+            "not checked"
+        );
     }
 }
