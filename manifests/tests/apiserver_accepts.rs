@@ -135,49 +135,13 @@ fn add_cheap_rules(crd: &mut serde_json::Value) {
         rules.into();
 }
 
-/// The structural rules rkb checks before writing are rules the API server enforces: for each, the CRD rkb
-/// refuses to write (made here by removing what rkb requires from a valid one) is refused by the server, with
-/// the server's reason, while the valid CRD is accepted.
-#[tokio::test]
-async fn the_api_server_refuses_what_rkb_refuses() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = [
-        (
-            "Cargo.toml",
-            "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
-        ),
-        ("src/api/v1/mod.rs", "//! +groupName=rules.example.com\n"),
-        (
-            "src/api/v1/thing_types.rs",
-            "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-/// +kubebuilder:object:root=true
-pub struct Thing {
-    #[serde(default)]
-    pub metadata: ObjectMeta,
-    pub spec: ThingSpec,
-}
-pub struct ThingSpec {
-    /// +listType=map
-    /// +listMapKey=name
-    pub ports: Vec<Port>,
-}
-pub struct Port {
-    pub name: String,
-}
-",
-        ),
-    ];
-    for (rel, text) in files {
-        let path = dir.path().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let out = rkb_manifests::generate(dir.path(), &Options::default()).unwrap();
-    let valid: serde_json::Value = serde_yaml::from_str(&out.crds[0].yaml).unwrap();
+/// Changes to a CRD the API server refuses.
+type Breaker = fn(&mut serde_json::Value) -> bool;
 
-    // (rule, what breaks it in the valid CRD, what the server says)
-    type Breaker = fn(&mut serde_json::Value) -> bool;
-    let rules: [(&str, Breaker, &str); 13] = [
+/// The API server's rules rkb checks before writing, each as (rule, what breaks it in the valid CRD of
+/// `the_api_server_refuses_what_rkb_refuses`, what the server says).
+fn breakers() -> [(&'static str, Breaker, &'static str); 13] {
+    [
         (
             "+listType=map needs +listMapKey",
             |crd| strip_key(crd, "x-kubernetes-list-map-keys") > 0,
@@ -303,11 +267,53 @@ pub struct Port {
             },
             "rule cost total for entire OpenAPIv3 schema exceeds budget",
         ),
+    ]
+}
+
+/// The structural rules rkb checks before writing are rules the API server enforces: for each, the CRD rkb
+/// refuses to write (made here by removing what rkb requires from a valid one) is refused by the server, with
+/// the server's reason, while the valid CRD is accepted.
+#[tokio::test]
+async fn the_api_server_refuses_what_rkb_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "Cargo.toml",
+            "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
+        ),
+        ("src/api/v1/mod.rs", "//! +groupName=rules.example.com\n"),
+        (
+            "src/api/v1/thing_types.rs",
+            "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+/// +kubebuilder:object:root=true
+pub struct Thing {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: ThingSpec,
+}
+pub struct ThingSpec {
+    /// +listType=map
+    /// +listMapKey=name
+    pub ports: Vec<Port>,
+}
+pub struct Port {
+    pub name: String,
+}
+",
+        ),
     ];
+    for (rel, text) in files {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let out = rkb_manifests::generate(dir.path(), &Options::default()).unwrap();
+    let valid: serde_json::Value = serde_yaml::from_str(&out.crds[0].yaml).unwrap();
+
     let env = Environment::start().await.expect("envtest");
     let crds: Api<CustomResourceDefinition> = Api::all(env.client());
     let post = kube::api::PostParams::default();
-    for (rule, breaker, reason) in rules {
+    for (rule, breaker, reason) in breakers() {
         let mut broken = valid.clone();
         assert!(breaker(&mut broken), "{rule}: nothing to break");
         let broken: CustomResourceDefinition = serde_json::from_value(broken).unwrap();
