@@ -78,11 +78,6 @@ impl<'a> Node<'a> {
     }
 }
 
-/// `.spec.name` from `.spec` (or `.`) and `name`.
-fn child_path(path: &str, field: &str) -> String {
-    format!("{}.{field}", path.trim_end_matches('.'))
-}
-
 fn lookup<'v>(s: &'v Schema, keys: &[&str]) -> Option<&'v Value> {
     let (first, rest) = keys.split_first()?;
     rest.iter().try_fold(s.get(*first)?, |v, k| v.get(*k))
@@ -284,7 +279,7 @@ impl<'a> Estimator<'a> {
                 let (c, s) = self.cost(operand);
                 match s {
                     Shape::Node(n) if n.ty() == "object" => {
-                        let path = child_path(&n.path, field);
+                        let path = crate::validate::child(&n.path, field);
                         let child = if n.is_map() {
                             n.child(self.shared, &["additionalProperties"], path)
                         } else {
@@ -583,7 +578,7 @@ fn walk(shared: &SharedSchemas, s: &Schema, path: &str, runs: &Runs, out: &mut V
     }
     if let Some(Value::Object(props)) = s.get("properties") {
         for (k, v) in props.iter().filter_map(|(k, v)| Some((k, own(shared, v)?))) {
-            walk(shared, v, &child_path(path, k), runs, out);
+            walk(shared, v, &crate::validate::child(path, k), runs, out);
         }
     }
     for (key, max, marker) in [

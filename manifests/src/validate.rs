@@ -142,7 +142,8 @@ fn list_map_problem(shared: &SharedSchemas, s: &Schema) -> Option<String> {
     None
 }
 
-fn child(path: &str, seg: &str) -> String {
+/// `.spec.name` from `.spec` (or `.`) and `name`: the schema paths diagnostics name.
+pub(crate) fn child(path: &str, seg: &str) -> String {
     if path == "." {
         format!(".{seg}")
     } else {
