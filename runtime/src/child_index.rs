@@ -327,15 +327,7 @@ impl ChildIndex {
             let event = match event {
                 Ok(event) => event,
                 Err(e) => {
-                    // 410 Gone is the protocol asking for a new list, not a failure.
-                    if crate::watch_retry::is_gone(&e) {
-                        tracing::debug!(
-                            kind = kind_name::<K>(),
-                            "child index watch expired, listing again"
-                        );
-                    } else {
-                        tracing::warn!(kind = kind_name::<K>(), error = %e, "child index watch failed, retrying");
-                    }
+                    tracing::warn!(kind = kind_name::<K>(), error = %e, "child index watch failed, retrying");
                     self.done_listing(kind_name::<K>());
                     continue;
                 }

@@ -371,10 +371,6 @@ where
                 self.queue.gone(&key);
                 tracing::debug!(controller = %self.name, object = %gone, "object gone before its reconcile");
             }
-            // 410 Gone: the watch lists again, which is the protocol, not a failure.
-            Err(kc::Error::QueueError(e)) if crate::watch_retry::is_gone(&e) => {
-                tracing::debug!(controller = %self.name, "watch expired, listing again");
-            }
             // Watch errors are retried by each watch (watch_retry.rs); they are worth a warning only.
             Err(e) => {
                 tracing::warn!(controller = %self.name, error = %e, "controller stream error")

@@ -9,12 +9,13 @@
 //!   [`crate::outage`] rule) marks the server down, which starts the manager's one prober, and the watch then
 //!   waits for the prober's answer instead of a delay of its own: every watch resumes within one
 //!   [`crate::outage::PROBE_INTERVAL`] of the server answering, and sends nothing while it does not;
-//! - 410 Gone (the watch's resourceVersion was compacted away) is retried at once: kube's watcher then lists
-//!   again, which is the protocol, not a failure;
+//! - 410 Gone (the watch's resourceVersion was compacted away) is retried at once and not yielded (a debug line):
+//!   kube's watcher then lists again, which is the protocol, not a failure for the caller to report;
 //! - any other error (403, a 5xx from a server that answers) waits as kube-runtime's default backoff says;
 //! - an event resets the backoff.
 //!
-//! Errors are still yielded, so the caller logs each one: one line per failure of the watch, not per attempt.
+//! Other errors are still yielded, so the caller logs each one: one line per failure of the watch, not per
+//! attempt.
 
 use std::time::Duration;
 
@@ -61,13 +62,17 @@ where
                     tokio::time::sleep(delay).await;
                 }
             }
-            let event = events.next().await?;
+            let event = loop {
+                match events.next().await? {
+                    Err(e) if is_gone(&e) => tracing::debug!("watch expired, listing again"),
+                    event => break event,
+                }
+            };
             let pause = match &event {
                 Ok(_) => {
                     backoff.reset();
                     Pause::None
                 }
-                Err(e) if is_gone(e) => Pause::None,
                 Err(e) if is_unavailable(e) => {
                     ctx.outage().begin(&ctx.client(), ctx.shutdown_receiver());
                     Pause::ServerBack
@@ -80,7 +85,7 @@ where
 }
 
 /// 410 Gone: the watch must start again from a fresh list.
-pub(crate) fn is_gone(error: &watcher::Error) -> bool {
+fn is_gone(error: &watcher::Error) -> bool {
     matches!(error, watcher::Error::WatchError(status) if status.code == 410)
 }
 
