@@ -747,13 +747,17 @@ const OPERATOR_RESOURCES: [&str; 8] = [
     "limitranges",
 ];
 
+/// Whether a "VERB resource[/subresource]" key counts requests on one of the operator's kinds.
+fn is_operator_request(key: &str) -> bool {
+    let resource = key.split_once(' ').map_or("", |(_, r)| r);
+    OPERATOR_RESOURCES.contains(&resource.split('/').next().unwrap_or_default())
+}
+
 /// The verbs that write: these must be the same for both operators (reads and watches differ by design: the rkb
 /// operator's child index has watches of its own).
 fn is_write(key: &str) -> bool {
-    let (verb, resource) = key.split_once(' ').unwrap_or((key, ""));
-    let resource = resource.split('/').next().unwrap_or_default();
-    matches!(verb, "POST" | "PUT" | "PATCH" | "APPLY" | "DELETE")
-        && OPERATOR_RESOURCES.contains(&resource)
+    let verb = key.split_once(' ').map_or(key, |(v, _)| v);
+    matches!(verb, "POST" | "PUT" | "PATCH" | "APPLY" | "DELETE") && is_operator_request(key)
 }
 
 /// The write counts that differ by more than 1% (at least 2 requests) between two rounds.
@@ -1088,10 +1092,7 @@ async fn twin_bench(
             let (writes, reads): (Vec<_>, Vec<_>) = m
                 .requests
                 .iter()
-                .filter(|(k, _)| {
-                    let resource = k.split_once(' ').map_or("", |(_, r)| r);
-                    OPERATOR_RESOURCES.contains(&resource.split('/').next().unwrap_or_default())
-                })
+                .filter(|(k, _)| is_operator_request(k))
                 .partition(|(k, _)| is_write(k));
             let total = |v: Vec<(&String, &f64)>| v.into_iter().map(|(_, n)| n).sum::<f64>();
             println!(
@@ -1112,12 +1113,9 @@ async fn twin_bench(
             println!("  requests kube-apiserver counted in round 0 (operator kinds; rkb / go):");
             let keys: std::collections::BTreeSet<&String> =
                 rkb.requests.keys().chain(go.requests.keys()).collect();
-            for key in keys {
-                let resource = key.split_once(' ').map_or("", |(_, r)| r);
-                if OPERATOR_RESOURCES.contains(&resource.split('/').next().unwrap_or_default()) {
-                    let n = |m: &Measured| m.requests.get(key).copied().unwrap_or(0.0);
-                    println!("    {key:<45} {:>7} / {:<7}", n(rkb), n(go));
-                }
+            for key in keys.into_iter().filter(|k| is_operator_request(k)) {
+                let n = |m: &Measured| m.requests.get(key).copied().unwrap_or(0.0);
+                println!("    {key:<45} {:>7} / {:<7}", n(rkb), n(go));
             }
         }
         let differing = differing_writes(rkb, go);
