@@ -344,10 +344,7 @@ fn fields_problem(
         return Some(format!("required field `{missing}` is missing"));
     }
     fields.iter().find_map(|(k, value)| {
-        let schema = props
-            .get(k)
-            .and_then(|v| node(shared, v))
-            .or_else(|| additional.clone())?;
+        let schema = field_schema(shared, s, k)?;
         value_problem(shared, &schema, value).map(|p| format!("`{k}`: {p}"))
     })
 }
