@@ -1,7 +1,8 @@
 //! A CEL syntax checker: a lexer and recursive-descent parser for the grammar of
 //! <https://github.com/google/cel-spec/blob/master/doc/langdef.md> (no type checking). No CEL crate is used
 //! because the derive macro links this crate at compile time; this stays small and dependency-free.
-//! [`parse`] also returns a small syntax tree, with just what cel_cost.rs needs to estimate a rule's cost.
+//! [`parse`] also returns a small syntax tree, with just what cel_cost.rs needs to estimate a rule's cost and
+//! cel_eval.rs to evaluate one on a default.
 
 /// A syntax error at 1-based character column `col` of the rule.
 #[derive(Debug, PartialEq, Eq)]
