@@ -280,7 +280,18 @@ fn typed_client(
 /// The client's methods: one per verb the tags leave (client-gen's names, snake_case), then the `+genclient:method`
 /// extensions.
 fn verb_methods(ident: &Ident, g: &GenClient) -> Vec<TokenStream> {
-    let rt = quote!(::rkb_runtime);
+    let mut verbs = write_verb_methods(ident, g);
+    verbs.extend(read_verb_methods(ident, g));
+    verbs.extend(patch_and_apply_verb_methods(ident, g));
+    for m in &g.methods {
+        verbs.push(extension_method(ident, m));
+    }
+    verbs
+}
+
+/// The verbs the tags leave that create, replace or delete whole objects: create, update, updateStatus, delete,
+/// deleteCollection.
+fn write_verb_methods(ident: &Ident, g: &GenClient) -> Vec<TokenStream> {
     let c = quote!(::rkb_runtime::client);
     let has = |v: &str| g.verbs.contains(v);
     let mut verbs = Vec::new();
@@ -324,6 +335,15 @@ fn verb_methods(ident: &Ident, g: &GenClient) -> Vec<TokenStream> {
             }
         });
     }
+    verbs
+}
+
+/// The read verbs the tags leave: get (with `get_opt`), list, watch.
+fn read_verb_methods(ident: &Ident, g: &GenClient) -> Vec<TokenStream> {
+    let rt = quote!(::rkb_runtime);
+    let c = quote!(::rkb_runtime::client);
+    let has = |v: &str| g.verbs.contains(v);
+    let mut verbs = Vec::new();
     if has("get") {
         verbs.push(quote! {
             /// Reads the object `name`.
@@ -353,6 +373,16 @@ fn verb_methods(ident: &Ident, g: &GenClient) -> Vec<TokenStream> {
             }
         });
     }
+    verbs
+}
+
+/// The partial-write verbs the tags leave: patch (and patch_status when updateStatus is left too), apply,
+/// applyStatus.
+fn patch_and_apply_verb_methods(ident: &Ident, g: &GenClient) -> Vec<TokenStream> {
+    let rt = quote!(::rkb_runtime);
+    let c = quote!(::rkb_runtime::client);
+    let has = |v: &str| g.verbs.contains(v);
+    let mut verbs = Vec::new();
     if has("patch") {
         verbs.push(quote! {
             /// Patches the object `name`.
@@ -386,9 +416,6 @@ fn verb_methods(ident: &Ident, g: &GenClient) -> Vec<TokenStream> {
                 self.inner.apply_status(config, opts).await
             }
         });
-    }
-    for m in &g.methods {
-        verbs.push(extension_method(ident, m));
     }
     verbs
 }

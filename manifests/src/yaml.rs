@@ -569,6 +569,8 @@ struct ScalarStyles {
     block_allowed: bool,
 }
 
+/// The styles libyaml's emitter lets `s` take (its `yaml_emitter_analyze_scalar`); empty text is never a block
+/// scalar.
 fn allowed_styles(s: &str) -> ScalarStyles {
     if s.is_empty() {
         return ScalarStyles {
@@ -577,63 +579,67 @@ fn allowed_styles(s: &str) -> ScalarStyles {
             block_allowed: false,
         };
     }
+    styles_allowed_by(&analyze_scalar(s))
+}
+
+/// What libyaml's scalar analysis records about a non-empty text: indicators, unprintable characters, and where
+/// spaces and line breaks fall. The styles a scalar may use follow from these alone.
+#[derive(Default)]
+struct ScalarAnalysis {
+    block_indicators: bool,
+    leading_space: bool,
+    leading_break: bool,
+    trailing_space: bool,
+    trailing_break: bool,
+    break_space: bool,
+    space_break: bool,
+    line_breaks: bool,
+    special: bool,
+}
+
+/// Scans non-empty `s` once, as libyaml does; `previous_*` and `preceded_by_ws` carry what the last character was.
+fn analyze_scalar(s: &str) -> ScalarAnalysis {
     let chars = Chars::new(s);
-    let mut block_indicators = s.starts_with("---") || s.starts_with("...");
-    let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
-        (false, false, false, false);
-    let (mut break_space, mut space_break, mut previous_space, mut previous_break) =
-        (false, false, false, false);
-    let (mut line_breaks, mut special) = (false, false);
+    let mut a = ScalarAnalysis {
+        block_indicators: s.starts_with("---") || s.starts_with("..."),
+        ..ScalarAnalysis::default()
+    };
+    let (mut previous_space, mut previous_break) = (false, false);
     let mut preceded_by_ws = true;
     let n = chars.len();
     for i in 0..n {
         let c = chars.at(i);
         let followed_by_ws = is_blankz(chars.get(i + 1));
-        if i == 0 {
-            if "#,[]{}&*!|>'\"%@`".contains(c) {
-                block_indicators = true;
-            }
-            if (c == '?' || c == ':') && followed_by_ws {
-                block_indicators = true;
-            }
-            if c == '-' && followed_by_ws {
-                block_indicators = true;
-            }
-        } else {
-            if c == ':' && followed_by_ws {
-                block_indicators = true;
-            }
-            if c == '#' && preceded_by_ws {
-                block_indicators = true;
-            }
+        if is_block_indicator(c, i == 0, preceded_by_ws, followed_by_ws) {
+            a.block_indicators = true;
         }
         if !is_printable(c) {
-            special = true;
+            a.special = true;
         }
         if is_break(c) {
-            line_breaks = true;
+            a.line_breaks = true;
         }
         if c == ' ' {
             if i == 0 {
-                leading_space = true;
+                a.leading_space = true;
             }
             if i == n - 1 {
-                trailing_space = true;
+                a.trailing_space = true;
             }
             if previous_break {
-                break_space = true;
+                a.break_space = true;
             }
             previous_space = true;
             previous_break = false;
         } else if is_break(c) {
             if i == 0 {
-                leading_break = true;
+                a.leading_break = true;
             }
             if i == n - 1 {
-                trailing_break = true;
+                a.trailing_break = true;
             }
             if previous_space {
-                space_break = true;
+                a.space_break = true;
             }
             previous_break = true;
             previous_space = false;
@@ -643,25 +649,42 @@ fn allowed_styles(s: &str) -> ScalarStyles {
         }
         preceded_by_ws = is_blankz(Some(c));
     }
+    a
+}
+
+/// Would `c` read as YAML syntax in a plain scalar? At the start more characters do (flow, anchor, tag, block
+/// scalar, quote and directive indicators) than further on (a `: ` mapping value, a ` #` comment).
+fn is_block_indicator(c: char, first: bool, preceded_by_ws: bool, followed_by_ws: bool) -> bool {
+    if first {
+        "#,[]{}&*!|>'\"%@`".contains(c)
+            || ((c == '?' || c == ':') && followed_by_ws)
+            || (c == '-' && followed_by_ws)
+    } else {
+        (c == ':' && followed_by_ws) || (c == '#' && preceded_by_ws)
+    }
+}
+
+/// libyaml's verdict on an analysed scalar: which of plain, single-quoted and block styles can carry it.
+fn styles_allowed_by(a: &ScalarAnalysis) -> ScalarStyles {
     let mut block_plain = true;
     let mut single = true;
     let mut block = true;
-    if leading_space || leading_break || trailing_space || trailing_break {
+    if a.leading_space || a.leading_break || a.trailing_space || a.trailing_break {
         block_plain = false;
     }
-    if trailing_space {
+    if a.trailing_space {
         block = false;
     }
-    if break_space {
+    if a.break_space {
         block_plain = false;
         single = false;
     }
-    if space_break || special {
+    if a.space_break || a.special {
         block_plain = false;
         single = false;
         block = false;
     }
-    if line_breaks || block_indicators {
+    if a.line_breaks || a.block_indicators {
         block_plain = false;
     }
     ScalarStyles {

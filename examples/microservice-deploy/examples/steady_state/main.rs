@@ -1085,50 +1085,91 @@ async fn twin_bench(
             [Impl::Go, Impl::Rkb]
         };
         for op in order {
-            let mut env = control_plane().await?;
             let sizes = (count, concurrency);
-            let m = operator_round(&mut env, sizes, (op, reconciles), None, "operator").await?;
-            env.stop().await?;
-            let (writes, reads): (Vec<_>, Vec<_>) = m
-                .requests
-                .iter()
-                .filter(|(k, _)| is_operator_request(k))
-                .partition(|(k, _)| is_write(k));
-            let total = |v: Vec<(&String, &f64)>| v.into_iter().map(|(_, n)| n).sum::<f64>();
-            println!(
-                "{round:>5}  {:<8} {:>7.2}s  {:>5.1} MiB  {:>11.2}s  {:>17.2}s  {:>7.2}s  {:>6}  {:>13}",
-                op.name(),
-                m.wall.as_secs_f64(),
-                mib(m.peak_rss),
-                m.operator_cpu,
-                m.apiserver_cpu,
-                m.etcd_cpu,
-                total(writes),
-                total(reads)
-            );
+            let m = twin_operator_round(round, sizes, (op, reconciles)).await?;
             measured[op as usize].push(m);
         }
         let (rkb, go) = (&measured[0][round], &measured[1][round]);
         if round == 0 {
-            println!("  requests kube-apiserver counted in round 0 (operator kinds; rkb / go):");
-            let keys: std::collections::BTreeSet<&String> =
-                rkb.requests.keys().chain(go.requests.keys()).collect();
-            for key in keys.into_iter().filter(|k| is_operator_request(k)) {
-                let n = |m: &Measured| m.requests.get(key).copied().unwrap_or(0.0);
-                println!("    {key:<45} {:>7} / {:<7}", n(rkb), n(go));
-            }
+            print_operator_requests(rkb, go);
         }
-        let differing = differing_writes(rkb, go);
-        if !differing.is_empty() {
+        if report_differing_writes(round, rkb, go) {
             mismatched_rounds += 1;
-            eprintln!(
-                "!!! round {round}: the operators' writes DIFFER: {}",
-                differing.join("; ")
-            );
         }
     }
-    let med =
-        |op: Impl, f: fn(&Measured) -> f64| median(measured[op as usize].iter().map(f).collect());
+    print_twin_medians(&measured, reconciles, rounds, mismatched_rounds);
+    Ok(TwinSummary {
+        count,
+        rss: [Impl::Rkb, Impl::Go].map(|op| median_of(&measured[op as usize], |m| mib(m.peak_rss))),
+        mismatched_rounds,
+    })
+}
+
+/// One operator's round of the twin bench on its own fresh control plane, printed as a row of the round table.
+async fn twin_operator_round(
+    round: usize,
+    sizes: (usize, usize),
+    (op, reconciles): (Impl, Reconciles),
+) -> anyhow::Result<Measured> {
+    let mut env = control_plane().await?;
+    let m = operator_round(&mut env, sizes, (op, reconciles), None, "operator").await?;
+    env.stop().await?;
+    let (writes, reads): (Vec<_>, Vec<_>) = m
+        .requests
+        .iter()
+        .filter(|(k, _)| is_operator_request(k))
+        .partition(|(k, _)| is_write(k));
+    let total = |v: Vec<(&String, &f64)>| v.into_iter().map(|(_, n)| n).sum::<f64>();
+    println!(
+        "{round:>5}  {:<8} {:>7.2}s  {:>5.1} MiB  {:>11.2}s  {:>17.2}s  {:>7.2}s  {:>6}  {:>13}",
+        op.name(),
+        m.wall.as_secs_f64(),
+        mib(m.peak_rss),
+        m.operator_cpu,
+        m.apiserver_cpu,
+        m.etcd_cpu,
+        total(writes),
+        total(reads)
+    );
+    Ok(m)
+}
+
+/// The requests on the operator's kinds that kube-apiserver counted for each operator, side by side.
+fn print_operator_requests(rkb: &Measured, go: &Measured) {
+    println!("  requests kube-apiserver counted in round 0 (operator kinds; rkb / go):");
+    let keys: std::collections::BTreeSet<&String> =
+        rkb.requests.keys().chain(go.requests.keys()).collect();
+    for key in keys.into_iter().filter(|k| is_operator_request(k)) {
+        let n = |m: &Measured| m.requests.get(key).copied().unwrap_or(0.0);
+        println!("    {key:<45} {:>7} / {:<7}", n(rkb), n(go));
+    }
+}
+
+/// Whether the two operators' writes in `round` differed; says how on stderr (the twin must write the same).
+fn report_differing_writes(round: usize, rkb: &Measured, go: &Measured) -> bool {
+    let differing = differing_writes(rkb, go);
+    if !differing.is_empty() {
+        eprintln!(
+            "!!! round {round}: the operators' writes DIFFER: {}",
+            differing.join("; ")
+        );
+    }
+    !differing.is_empty()
+}
+
+/// The median of one reported quantity over an operator's rounds.
+fn median_of(rounds: &[Measured], f: fn(&Measured) -> f64) -> f64 {
+    median(rounds.iter().map(f).collect())
+}
+
+/// The medians table of the twin bench (one row per operator, then rkb/go) and the verdicts on its targets.
+fn print_twin_medians(
+    measured: &[Vec<Measured>; 2],
+    reconciles: Reconciles,
+    rounds: usize,
+    mismatched_rounds: usize,
+) {
+    let med = |op: Impl, f: fn(&Measured) -> f64| median_of(&measured[op as usize], f);
     let columns: [Column; 5] = [
         ("wall s", |m| m.wall.as_secs_f64()),
         ("peak RSS MiB", |m| mib(m.peak_rss)),
@@ -1163,11 +1204,6 @@ async fn twin_bench(
         verdict(cpu <= 0.5),
         rounds - mismatched_rounds
     );
-    Ok(TwinSummary {
-        count,
-        rss: [med(Impl::Rkb, columns[1].1), med(Impl::Go, columns[1].1)],
-        mismatched_rounds,
-    })
 }
 
 /// Operator rounds with kube-apiserver killed mid-run for `down` (outage.rs): rkb, or rkb and its twin

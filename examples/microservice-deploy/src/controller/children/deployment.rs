@@ -82,27 +82,69 @@ fn replicas(msd: &MicroServiceDeploy) -> Option<i32> {
 /// The Deployment of `msd`, controlled by `owner`.
 pub fn deployment(msd: &MicroServiceDeploy, owner: &OwnerReference) -> Deployment {
     let spec = &msd.spec;
-    let app = spec.ms_name.as_str();
     let stamp = rollout_stamp(msd);
     let mut metadata = child_meta(
         &spec.full_name,
         msd.metadata.namespace.as_deref(),
-        labels(Some(app)),
+        labels(Some(spec.ms_name.as_str())),
         owner,
     );
     metadata.annotations = Some(BTreeMap::from([(
         LAST_ROLLOUT_AT_ANNOTATION.to_string(),
         stamp.clone(),
     )]));
-    let app_labels = BTreeMap::from([(APP_LABEL.to_string(), app.to_string())]);
-    let log_mount = VolumeMount {
-        name: LOG_VOLUME.into(),
-        mount_path: LOG_MOUNT_PATH.into(),
-        ..VolumeMount::default()
-    };
 
-    let container = Container {
-        name: app.to_string(),
+    Deployment {
+        metadata,
+        spec: Some(DeploymentSpec {
+            replicas: replicas(msd),
+            selector: LabelSelector {
+                match_labels: Some(pod_labels(msd)),
+                ..LabelSelector::default()
+            },
+            strategy: Some(DeploymentStrategy {
+                type_: Some("RollingUpdate".into()),
+                ..DeploymentStrategy::default()
+            }),
+            template: pod_template(msd, stamp),
+            ..DeploymentSpec::default()
+        }),
+        status: None,
+    }
+}
+
+/// The labels of the pods, which the Deployment's selector matches.
+fn pod_labels(msd: &MicroServiceDeploy) -> BTreeMap<String, String> {
+    BTreeMap::from([(APP_LABEL.to_string(), msd.spec.ms_name.clone())])
+}
+
+/// The pod template, annotated with the rollout `stamp`: a new stamp changes the template and so rolls every pod.
+fn pod_template(msd: &MicroServiceDeploy, stamp: String) -> PodTemplateSpec {
+    PodTemplateSpec {
+        metadata: Some(ObjectMeta {
+            labels: Some(pod_labels(msd)),
+            annotations: Some(BTreeMap::from([
+                (CREATE_AT_ANNOTATION.to_string(), stamp),
+                ("prometheus.io/scrape".to_string(), "true".to_string()),
+            ])),
+            ..ObjectMeta::default()
+        }),
+        spec: Some(PodSpec {
+            service_account_name: Some(msd.spec.ms_name.clone()),
+            containers: vec![app_container(msd)],
+            init_containers: Some(vec![log_permissions_container()]),
+            volumes: Some(pod_volumes(msd)),
+            ..PodSpec::default()
+        }),
+    }
+}
+
+/// The service's container: its image and HTTP port, the pod's identity in the environment, the log directory
+/// and the ConfigMap mounted.
+fn app_container(msd: &MicroServiceDeploy) -> Container {
+    let spec = &msd.spec;
+    Container {
+        name: spec.ms_name.clone(),
         image: Some(spec.image.clone()),
         image_pull_policy: Some("Always".into()),
         env: Some(vec![
@@ -116,7 +158,7 @@ pub fn deployment(msd: &MicroServiceDeploy, owner: &OwnerReference) -> Deploymen
         }]),
         resources: spec.resource_requirements.clone(),
         volume_mounts: Some(vec![
-            log_mount.clone(),
+            log_mount(),
             VolumeMount {
                 name: CONFIG_VOLUME.into(),
                 mount_path: CONFIG_MOUNT_PATH.into(),
@@ -124,9 +166,13 @@ pub fn deployment(msd: &MicroServiceDeploy, owner: &OwnerReference) -> Deploymen
             },
         ]),
         ..Container::default()
-    };
+    }
+}
+
+/// The init container that makes the log directory writable before the service starts.
+fn log_permissions_container() -> Container {
     // Host directories are created root-owned; the service may run as another user, so open them up first.
-    let log_permissions = Container {
+    Container {
         name: "log-volume-mount-hack".into(),
         image: Some("busybox".into()),
         image_pull_policy: Some("Always".into()),
@@ -135,61 +181,41 @@ pub fn deployment(msd: &MicroServiceDeploy, owner: &OwnerReference) -> Deploymen
             "-c".into(),
             format!("chmod -R 777 {LOG_MOUNT_PATH} || exit 0"),
         ]),
-        volume_mounts: Some(vec![log_mount]),
+        volume_mounts: Some(vec![log_mount()]),
         ..Container::default()
-    };
-
-    Deployment {
-        metadata,
-        spec: Some(DeploymentSpec {
-            replicas: replicas(msd),
-            selector: LabelSelector {
-                match_labels: Some(app_labels.clone()),
-                ..LabelSelector::default()
-            },
-            strategy: Some(DeploymentStrategy {
-                type_: Some("RollingUpdate".into()),
-                ..DeploymentStrategy::default()
-            }),
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(app_labels),
-                    annotations: Some(BTreeMap::from([
-                        (CREATE_AT_ANNOTATION.to_string(), stamp),
-                        ("prometheus.io/scrape".to_string(), "true".to_string()),
-                    ])),
-                    ..ObjectMeta::default()
-                }),
-                spec: Some(PodSpec {
-                    service_account_name: Some(app.to_string()),
-                    containers: vec![container],
-                    init_containers: Some(vec![log_permissions]),
-                    volumes: Some(vec![
-                        Volume {
-                            name: LOG_VOLUME.into(),
-                            host_path: Some(HostPathVolumeSource {
-                                path: log_host_path(msd),
-                                type_: Some("DirectoryOrCreate".into()),
-                            }),
-                            ..Volume::default()
-                        },
-                        Volume {
-                            name: CONFIG_VOLUME.into(),
-                            config_map: Some(ConfigMapVolumeSource {
-                                name: spec.full_name.clone(),
-                                default_mode: Some(CONFIG_FILE_MODE),
-                                ..ConfigMapVolumeSource::default()
-                            }),
-                            ..Volume::default()
-                        },
-                    ]),
-                    ..PodSpec::default()
-                }),
-            },
-            ..DeploymentSpec::default()
-        }),
-        status: None,
     }
+}
+
+/// The log volume at its mount path, shared by the service and the init container.
+fn log_mount() -> VolumeMount {
+    VolumeMount {
+        name: LOG_VOLUME.into(),
+        mount_path: LOG_MOUNT_PATH.into(),
+        ..VolumeMount::default()
+    }
+}
+
+/// The pod's volumes: the host directory the logs go to, and the ConfigMap `<fullName>`.
+fn pod_volumes(msd: &MicroServiceDeploy) -> Vec<Volume> {
+    vec![
+        Volume {
+            name: LOG_VOLUME.into(),
+            host_path: Some(HostPathVolumeSource {
+                path: log_host_path(msd),
+                type_: Some("DirectoryOrCreate".into()),
+            }),
+            ..Volume::default()
+        },
+        Volume {
+            name: CONFIG_VOLUME.into(),
+            config_map: Some(ConfigMapVolumeSource {
+                name: msd.spec.full_name.clone(),
+                default_mode: Some(CONFIG_FILE_MODE),
+                ..ConfigMapVolumeSource::default()
+            }),
+            ..Volume::default()
+        },
+    ]
 }
 
 /// An environment variable taken from the pod's own fields (the downward API).
