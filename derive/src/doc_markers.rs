@@ -47,17 +47,6 @@ fn attr_span(attr: &Attribute) -> Span {
     attr.span()
 }
 
-/// The marker's name: text after `+` up to `=` (controller-gen's rule for flags and values).
-pub fn name_of(text: &str) -> &str {
-    let body = text.strip_prefix('+').unwrap_or(text);
-    body.split('=').next().unwrap_or(body).trim()
-}
-
-/// The marker's value after the first `=`, if any.
-pub fn value_of(text: &str) -> Option<&str> {
-    text.split_once('=').map(|(_, v)| v.trim())
-}
-
 /// Parses `line` with rkb-markers (the grammar and vocabulary `rkb manifests` uses), on a type.
 /// `Ok(None)` for lines the vocabulary does not know and only warns about (other tools' markers).
 pub fn parse_with_library(line: &MarkerLine) -> Result<Option<rkb_markers::Marker>, syn::Error> {

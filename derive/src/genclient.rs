@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 
 use proc_macro2::Span;
 
-use rkb_markers::{DeriveMarker, Effect, GenclientTag, Registry};
+use rkb_markers::{DeriveMarker, Effect, GenclientTag, Marker, Registry, Value};
 
-use crate::doc_markers::{MarkerLine, name_of, value_of};
+use crate::doc_markers::MarkerLine;
 
 /// client-gen's verbs, in its order.
 pub const SUPPORTED_VERBS: [&str; 11] = [
@@ -68,19 +68,17 @@ fn err(span: Span, msg: impl std::fmt::Display) -> syn::Error {
     syn::Error::new(span, msg)
 }
 
+/// The verbs of `+genclient:onlyVerbs=` or `+genclient:skipVerbs=`, from the list rkb-markers read.
 fn verb_list(
     line: &MarkerLine,
-    parsed: Option<&rkb_markers::Marker>,
+    marker: &Marker,
     errors: &mut Vec<syn::Error>,
 ) -> Vec<&'static str> {
-    let raw = value_of(&line.text).unwrap_or("");
-    let listed: Vec<String> = match parsed.and_then(|m| m.value.as_ref()) {
-        Some(v) => v.as_str_list(),
-        None => raw
-            .split([',', ';'])
-            .map(|v| v.trim().to_string())
-            .collect(),
-    };
+    let listed = marker
+        .value
+        .as_ref()
+        .map(Value::as_str_list)
+        .unwrap_or_default();
     let mut verbs = Vec::new();
     for v in listed.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
         match SUPPORTED_VERBS.iter().find(|s| **s == v) {
@@ -95,7 +93,7 @@ fn verb_list(
             )),
         }
     }
-    if verbs.is_empty() && raw.trim().is_empty() {
+    if listed.is_empty() {
         errors.push(err(
             line.span,
             format!("`{}` needs a verb list, e.g. `=get,list`", line.text),
@@ -168,21 +166,24 @@ fn read_tags<'a>(
 ) -> Tags<'a> {
     let mut tags = Tags::default();
     for line in lines {
-        let name = name_of(&line.text);
-        if name != "genclient" && !name.starts_with("genclient:") {
-            continue;
-        }
-        // The shared grammar first: typos and malformed values get its diagnostics.
-        let parsed = match crate::doc_markers::parse_with_library(line) {
-            Ok(p) => p,
-            Err(e) => {
+        // The shared grammar reads every line: the family is known by its effect, typos and malformed values get
+        // its diagnostics.
+        let marker = match crate::doc_markers::parse_with_library(line) {
+            Ok(Some(m)) => m,
+            // An unreadable line is ours to report only in client-gen's namespace; rkb-manifests reports the others.
+            Ok(None) if in_genclient_namespace(line) => {
+                errors.push(unknown_tag(line));
+                continue;
+            }
+            Err(e) if in_genclient_namespace(line) => {
                 errors.push(e);
                 continue;
             }
+            Ok(None) | Err(_) => continue,
         };
-        let tag = match parsed.as_ref().map(|m| m.def.effect) {
-            Some(Effect::Derive(DeriveMarker::Genclient)) => {
-                if value_of(&line.text).is_some() {
+        let tag = match marker.def.effect {
+            Effect::Derive(DeriveMarker::Genclient) => {
+                if marker.value.is_some() {
                     errors.push(err(
                         line.span,
                         format!(
@@ -194,12 +195,8 @@ fn read_tags<'a>(
                 g.enabled = Some(line.span);
                 continue;
             }
-            Some(Effect::Derive(DeriveMarker::GenclientTag(tag))) => tag,
-            // Not in the vocabulary (the library only warned): an unknown tag.
-            _ => {
-                errors.push(unknown_tag(line, name));
-                continue;
-            }
+            Effect::Derive(DeriveMarker::GenclientTag(tag)) => tag,
+            _ => continue,
         };
         tags.tagged.push(line);
         match tag {
@@ -208,12 +205,12 @@ fn read_tags<'a>(
             GenclientTag::NoStatus => tags.no_status = Some(line.span),
             GenclientTag::Readonly => tags.readonly = Some(line.span),
             GenclientTag::OnlyVerbs => {
-                tags.only = Some((verb_list(line, parsed.as_ref(), errors), line.span))
+                tags.only = Some((verb_list(line, &marker, errors), line.span))
             }
             GenclientTag::SkipVerbs => {
-                tags.skip = Some((verb_list(line, parsed.as_ref(), errors), line.span))
+                tags.skip = Some((verb_list(line, &marker, errors), line.span))
             }
-            GenclientTag::Method => match parse_method(line) {
+            GenclientTag::Method => match parse_method(line, &marker) {
                 Ok(m) => g.methods.push(m),
                 Err(e) => errors.push(e),
             },
@@ -305,31 +302,30 @@ fn check_method_names(methods: &[Method], errors: &mut Vec<syn::Error>) {
     }
 }
 
-/// `+genclient:<tag>` with a tag the vocabulary does not have; the known ones are listed from it.
-fn unknown_tag(line: &MarkerLine, name: &str) -> syn::Error {
-    let other = name.strip_prefix("genclient:").unwrap_or(name);
+/// client-gen's tags are all written `+genclient:<tag>`: such a line that rkb-markers cannot read is a tag gone
+/// wrong. (The lines it reads are known by their effect.)
+fn in_genclient_namespace(line: &MarkerLine) -> bool {
+    line.text.starts_with("+genclient:")
+}
+
+/// A `+genclient:<tag>` line whose tag the vocabulary does not have, quoted as written, with the known tags listed
+/// from the vocabulary. A near miss never gets here: rkb-markers makes it an error with its did-you-mean.
+fn unknown_tag(line: &MarkerLine) -> syn::Error {
     let known: Vec<&str> = Registry::get()
         .all()
         .iter()
         .filter(|d| matches!(d.effect, Effect::Derive(DeriveMarker::GenclientTag(_))))
         .filter_map(|d| d.name.strip_prefix("genclient:"))
         .collect();
-    let hint = known
-        .iter()
-        .find(|k| k.eq_ignore_ascii_case(other))
-        .map(|k| format!(" (did you mean `+genclient:{k}`?)"))
-        .unwrap_or_default();
     err(
         line.span,
-        format!(
-            "unknown tag `+genclient:{other}`{hint}; known: {}",
-            known.join(", ")
-        ),
+        format!("unknown tag `{}`; known: {}", line.text, known.join(", ")),
     )
 }
 
-fn parse_method(line: &MarkerLine) -> Result<Method, syn::Error> {
-    let raw = value_of(&line.text).unwrap_or("");
+fn parse_method(line: &MarkerLine, marker: &Marker) -> Result<Method, syn::Error> {
+    // The vocabulary takes the value as raw text: its `Name,key=value,...` list is client-gen's, read here.
+    let raw = marker.value.as_ref().and_then(Value::as_str).unwrap_or("");
     let mut parts = raw.split(',').map(str::trim);
     let name = parts.next().unwrap_or("").to_string();
     let ok_name = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())

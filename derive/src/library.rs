@@ -26,8 +26,9 @@ pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity
     let all = rkb_manifests::kind_identities(root).map_err(|e| e.to_string())?;
     let mut matches: Vec<_> = all.into_iter().filter(|k| k.kind == kind).collect();
     if matches.len() > 1
-        && let Some(module) = file.and_then(|f| module_of(root, f))
+        && let Some(module) = file.and_then(|f| rkb_manifests::module_path(root, f))
     {
+        let module = module.join("::");
         matches.retain(|k| {
             let type_module = k.rust_path.rsplit_once("::").map_or("", |(m, _)| m);
             module == type_module || module.starts_with(&format!("{type_module}::"))
@@ -83,28 +84,6 @@ pub fn project_root(manifest_dir: &Path, file: Option<&Path>) -> PathBuf {
     file.as_deref()
         .and_then(|f| f.ancestors().find(|d| f.starts_with(d.join("src/api"))))
         .map_or_else(|| manifest_dir.to_path_buf(), Path::to_path_buf)
-}
-
-/// `src/api/v1/widget_types.rs` -> `api::v1::widget_types` (mod.rs and lib.rs name their dir).
-fn module_of(root: &Path, file: &Path) -> Option<String> {
-    let file = if file.is_absolute() {
-        file.to_path_buf()
-    } else {
-        root.join(file)
-    };
-    let rel = file.strip_prefix(root.join("src")).ok()?;
-    let mut parts: Vec<String> = rel
-        .with_extension("")
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    if matches!(
-        parts.last().map(String::as_str),
-        Some("mod" | "lib" | "main")
-    ) {
-        parts.pop();
-    }
-    Some(parts.join("::"))
 }
 
 #[cfg(test)]

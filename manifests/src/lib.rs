@@ -57,6 +57,7 @@ mod yaml;
 
 pub use crd::CONTROLLER_GEN_VERSION;
 pub use error::Error;
+pub use load::module_path;
 pub use rkb_markers::{Diagnostic, Severity, plural_of};
 pub use yaml::to_yaml;
 

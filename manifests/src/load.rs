@@ -1,4 +1,4 @@
-//! Stage 1a: read every `src/**/*.rs`; syn-parse one (when the scanner steps aside) and pull doc comments
+//! Stage 1, read: read every `src/**/*.rs`; syn-parse one (when the scanner steps aside) and pull doc comments
 //! (with their positions) off its items.
 
 use rkb_markers::Diagnostic;
@@ -188,6 +188,17 @@ fn doc_comments_as_bare_attrs(text: &str) -> std::borrow::Cow<'_, str> {
         out.push_str(&line[body_end..]);
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// The module path of `file` in the project's crate, by the rule the model names types with (so the derive macro,
+/// placing its input, agrees with `rkb manifests`): `src/api/v1/widget_types.rs` is `["api", "v1", "widget_types"]`,
+/// `mod.rs` and `lib.rs` name their directory. `file` is absolute or relative to `project_root`; `None` when it is
+/// not under `project_root/src`.
+pub fn module_path(project_root: &Path, file: &Path) -> Option<Vec<String>> {
+    // Joining an absolute path gives that path.
+    let abs = project_root.join(file);
+    let rel = abs.strip_prefix(project_root).ok()?;
+    rel.starts_with("src").then(|| module_of(rel, &abs).0)
 }
 
 fn module_of(rel: &Path, abs: &Path) -> (Vec<String>, bool) {
@@ -421,6 +432,23 @@ mod tests {
 
     fn source(text: &str) -> SourceFile {
         SourceFile::from_text("src/a.rs", text)
+    }
+
+    #[test]
+    fn module_path_is_the_module_a_file_defines() {
+        let root = Path::new("/work/operator");
+        let path = |file: &str| module_path(root, Path::new(file)).map(|m| m.join("::"));
+        assert_eq!(
+            path("src/api/v1/widget_types.rs").as_deref(),
+            Some("api::v1::widget_types")
+        );
+        assert_eq!(
+            path("/work/operator/src/api/v1/mod.rs").as_deref(),
+            Some("api::v1")
+        );
+        assert_eq!(path("src/lib.rs").as_deref(), Some(""));
+        assert_eq!(path("/work/other/src/api/v1/mod.rs"), None);
+        assert_eq!(path("build.rs"), None);
     }
 
     #[test]
