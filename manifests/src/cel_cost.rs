@@ -11,8 +11,9 @@
 //! unknown size is iterated zero times, and `messageExpression`s are not counted.
 
 use crate::cel::{self, Expr};
+use crate::check::{Checker, Version};
 use crate::model::{At, Model};
-use crate::schema::{Schema, SchemaGen};
+use crate::schema::Schema;
 use crate::shared::SharedSchemas;
 use serde_json::Value;
 use std::sync::Arc;
@@ -279,7 +280,7 @@ impl<'a> Estimator<'a> {
                 let (c, s) = self.cost(operand);
                 match s {
                     Shape::Node(n) if n.ty() == "object" => {
-                        let path = crate::validate::child(&n.path, field);
+                        let path = crate::check::child(&n.path, field);
                         let child = if n.is_map() {
                             n.child(self.shared, &["additionalProperties"], path)
                         } else {
@@ -578,7 +579,7 @@ fn walk(shared: &SharedSchemas, s: &Schema, path: &str, runs: &Runs, out: &mut V
     }
     if let Some(Value::Object(props)) = s.get("properties") {
         for (k, v) in props.iter().filter_map(|(k, v)| Some((k, own(shared, v)?))) {
-            walk(shared, v, &crate::validate::child(path, k), runs, out);
+            walk(shared, v, &crate::check::child(path, k), runs, out);
         }
     }
     for (key, max, marker) in [
@@ -600,28 +601,25 @@ fn walk(shared: &SharedSchemas, s: &Schema, path: &str, runs: &Runs, out: &mut V
     }
 }
 
-/// Checks the CEL rules of `schema` (the root of version `version` of the kind defined by type `ty`) against the
-/// API server's cost limits. A rule over its limit is reported at its marker; the schema's total, at the kind.
-pub fn check_cel_cost(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: &Schema) {
-    if sg.diags.iter().any(|d| d.is_error()) {
-        return;
-    }
+/// Check rule (check.rs): the CEL rules of the version's schema are within the API server's cost limits. A rule
+/// over its limit is reported at its marker; the schema's total, at the kind.
+pub fn cel_rules_are_within_cost_limits(cx: &mut Checker<'_>, v: &Version<'_>) {
+    let (model, ty, version) = (cx.model, v.ty, v.name);
     let mut rules = Vec::new();
-    walk(sg.shared, schema, ".", &Runs::Bounded(1), &mut rules);
-    let name = sg.model.types[ty].name.clone();
+    walk(cx.shared, v.schema, ".", &Runs::Bounded(1), &mut rules);
+    let name = &model.types[ty].name;
     let mut over = false;
     for r in rules.iter().filter(|r| r.cost > RULE_LIMIT) {
         over = true;
-        let at =
-            rule_marker(sg.model, ty, &r.path, &r.rule).unwrap_or_else(|| sg.model.type_at(ty));
-        sg.error(
+        let at = rule_marker(model, ty, &r.path, &r.rule).unwrap_or_else(|| model.type_at(ty));
+        cx.error(
             at,
             format!(
                 "the {version} schema of `{name}` has a CEL rule at `{}` too expensive for the API server: its \
                  estimated cost, multiplied by the number of times it can run, is at least {}, over the limit of {RULE_LIMIT} per rule",
                 r.path, r.cost
             ),
-            Some(hint(&r.unbounded)),
+            hint(&r.unbounded),
         );
     }
     let total = rules.iter().fold(0u64, |t, r| t.saturating_add(r.cost));
@@ -652,15 +650,15 @@ pub fn check_cel_cost(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: 
             _ => format!("`{path}` {cost} in {n} rules"),
         })
         .collect();
-    sg.error(
-        sg.model.type_at(ty),
+    cx.error(
+        model.type_at(ty),
         format!(
             "the {version} schema of `{name}` has CEL rules too expensive together for the API server: their \
              estimated costs, each multiplied by the number of times its rule can run, add up to at least {total}, over the limit of \
              {SCHEMA_LIMIT} per schema (the most: {})",
             named.join(", ")
         ),
-        Some(hint(&unbounded)),
+        hint(&unbounded),
     );
 }
 

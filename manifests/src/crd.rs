@@ -1,5 +1,7 @@
-//! Stage 3b: CustomResourceDefinition documents, one per group+kind, all versions merged.
+//! CustomResourceDefinitions, one per group+kind, all versions merged: stage 3, plan (which kinds, versions and CRD
+//! markers), the driver of stages 4 (resolve) and 5 (check) for one CRD, and stage 6, generate (the document).
 
+use crate::check::{Checker, Version, check_crd};
 use crate::crd_markers;
 use crate::model::{At, Model, Resolved, TypeKind};
 use crate::schema::{Schema, SchemaGen, flatten_all_of};
@@ -443,15 +445,40 @@ fn is_sentence_terminal(c: char) -> bool {
     )
 }
 
-/// The CRD document for a plan, with schemas.
-pub fn crd_document(sg: &mut SchemaGen<'_>, plan: &CrdPlan, max_desc_len: Option<usize>) -> Value {
+/// Stages 4 and 5 for one CRD. Resolve: the `openAPIV3Schema` of each version of `plan`, in plan order, reporting
+/// what resolving finds (types, markers that do not fit their types). Then check: the rules of check.rs on them.
+/// Both report into the generator's diagnostics.
+pub fn resolve_and_check(
+    sg: &mut SchemaGen<'_>,
+    plan: &CrdPlan,
+    max_desc_len: Option<usize>,
+) -> Vec<Schema> {
+    let schemas: Vec<Schema> = plan
+        .versions
+        .iter()
+        .map(|v| root_schema(sg, v.ty, max_desc_len))
+        .collect();
+    let versions: Vec<Version<'_>> = plan
+        .versions
+        .iter()
+        .zip(&schemas)
+        .map(|(v, schema)| Version {
+            ty: v.ty,
+            name: &v.name,
+            schema,
+        })
+        .collect();
+    check_crd(
+        &mut Checker::new(sg.model, sg.shared, &sg.recursive, &mut sg.diags),
+        &versions,
+    );
+    schemas
+}
+
+/// Stage 6, generate: the CRD document of a checked `plan` with its resolved `schemas`, one per version.
+pub fn crd_document(plan: &CrdPlan, schemas: Vec<Schema>) -> Value {
     let mut versions = Vec::new();
-    for v in &plan.versions {
-        let schema = root_schema(sg, v.ty, max_desc_len);
-        crate::validate::check_structural(sg, v.ty, &v.name, &schema);
-        crate::validate::check_list_maps(sg, v.ty, &v.name, &schema);
-        crate::defaults::check_defaults(sg, v.ty, &v.name, &schema);
-        crate::cel_cost::check_cel_cost(sg, v.ty, &v.name, &schema);
+    for (v, schema) in plan.versions.iter().zip(schemas) {
         let mut ver = serde_json::Map::new();
         ver.insert("name".into(), json!(v.name));
         ver.insert(

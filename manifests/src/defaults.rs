@@ -15,8 +15,9 @@ use rkb_markers::{Diagnostic, Effect, SchemaMarker, ValueMarker};
 use serde_json::{Map, Value};
 
 use crate::cel_eval::{Stop, Val};
+use crate::check::{Checker, Version};
 use crate::model::{At, Field, Model, Resolved, TypeKind};
-use crate::schema::{Schema, SchemaGen};
+use crate::schema::Schema;
 use crate::shared::SharedSchemas;
 use crate::type_expr::TypeExpr;
 
@@ -30,56 +31,47 @@ enum Finding {
     RuleUnchecked(String, String),
 }
 
-/// Checks every `default` in `schema` (the root of version `version` of the kind defined by type `ty`).
-pub fn check_defaults(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: &Schema) {
-    if sg.diags.iter().any(|d| d.is_error()) {
-        return;
-    }
+/// Check rule (check.rs): every `default` in the version's schema is one the API server accepts.
+pub fn defaults_are_accepted(cx: &mut Checker<'_>, v: &Version<'_>) {
     let mut findings = Vec::new();
-    walk(sg.shared, schema, ".", &mut findings);
-    let name = sg.model.types[ty].name.clone();
+    walk(cx.shared, v.schema, ".", &mut findings);
+    let model = cx.model;
+    let name = &model.types[v.ty].name;
     for (path, finding) in findings {
-        let at = default_marker(sg.model, ty, &path).unwrap_or_else(|| sg.model.type_at(ty));
+        let at = default_marker(model, v.ty, &path).unwrap_or_else(|| model.type_at(v.ty));
         let refused = format!(
-            "the {version} schema of `{name}` has a default the API server refuses at `{path}`"
+            "the {} schema of `{name}` has a default the API server refuses at `{path}`",
+            v.name
         );
         match finding {
-            Finding::Refused(problem) => sg.error(
+            Finding::Refused(problem) => cx.error(
                 at,
                 format!("{refused}: {problem}"),
-                Some(
-                    "make the `+kubebuilder:default` value fit the field's type and validation markers; an \
-                     object default names only the object's fields and gives each required field a value itself"
-                        .into(),
-                ),
+                "make the `+kubebuilder:default` value fit the field's type and validation markers; an object \
+                 default names only the object's fields and gives each required field a value itself",
             ),
-            Finding::RuleFails(problem) => sg.error(
+            Finding::RuleFails(problem) => cx.error(
                 at,
                 format!("{refused}: {problem}"),
-                Some(
-                    "change the default or the rule: the API server evaluates the CEL rules of the default's \
-                     field, and of the fields inside the default, on the default"
-                        .into(),
-                ),
+                "change the default or the rule: the API server evaluates the CEL rules of the default's field, \
+                 and of the fields inside the default, on the default",
             ),
-            Finding::RuleUnchecked(rule, reason) => {
-                // Once per default marker and rule, whatever the version or the use of the type.
-                let d = sg.model.locate(
-                    at,
-                    Diagnostic::warning(format!(
-                        "rkb did not check this default against the CEL rule `{rule}`: it does not evaluate \
-                         {reason}; the API server does when the CRD is installed, and refuses the CRD if the rule \
-                         is false for the default"
-                    )),
-                );
-                let d = d.with_hint(
-                    "make sure the default satisfies the rule, e.g. by installing the CRD in a test API server \
-                     (envtest)",
-                );
-                if !sg.diags.contains(&d) {
-                    sg.diags.push(d);
-                }
-            }
+            // Once per default marker and rule, whatever the version or the use of the type.
+            Finding::RuleUnchecked(rule, reason) => cx.report(
+                model
+                    .locate(
+                        at,
+                        Diagnostic::warning(format!(
+                            "rkb did not check this default against the CEL rule `{rule}`: it does not evaluate \
+                             {reason}; the API server does when the CRD is installed, and refuses the CRD if the \
+                             rule is false for the default"
+                        )),
+                    )
+                    .with_hint(
+                        "make sure the default satisfies the rule, e.g. by installing the CRD in a test API server \
+                         (envtest)",
+                    ),
+            ),
         }
     }
 }
@@ -195,7 +187,7 @@ fn walk(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<(String, F
             ),
         }
     }
-    crate::validate::for_each_own_child(shared, s, path, &mut |c, p| walk(shared, c, &p, out));
+    crate::check::for_each_own_child(shared, s, path, &mut |c, p| walk(shared, c, &p, out));
 }
 
 /// The schema node behind `v`: itself, or the shared sub-schema it stands for.

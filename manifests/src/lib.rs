@@ -1,8 +1,8 @@
 //! rkb-manifests: reads a Rust operator project's API types and `+kubebuilder` markers and produces the
 //! CRD and RBAC YAML controller-gen v0.21.0 would produce for the equivalent Go types.
 //!
-//! How a run goes (each step collects every diagnostic it can; nothing is written unless the whole run
-//! succeeded):
+//! How a run goes (each stage collects every diagnostic it can; nothing is generated unless the CRDs were
+//! resolved and checked without an error, and nothing is written unless the whole run succeeded):
 //! 1. **read**: `load` reads the files; `scan` (or syn, `outline::from_syn`, where the scanner steps aside) turns
 //!    each into an `outline`.
 //! 2. **model**: `model` builds packages, types and fields; `doc_comment` hands `+` lines to rkb-markers, which
@@ -10,13 +10,14 @@
 //!    `doc_comment` also checks conflicts between the markers of one item.
 //! 3. **plan**: `crd::find_roots` and `crd::plan_crds` group root kinds into CRDs and apply CRD markers
 //!    (`crd_markers`); `rbac` collects rules.
-//! 4. **generate and check**: `schema` builds each version's schema, applying schema markers (`schema_markers`,
-//!    one file per concern: each marker checks the schema it lands on, e.g. Maximum needs a number) and resolving
-//!    types; `validate` then checks the API server's structural and map-list rules on the result, `defaults` its
-//!    defaults, `cel_cost` its CEL cost limits (a lower bound of the server's estimate); `yaml` prints.
-//!    Checks that need the generated schema run during or after generation, not before: the marker-versus-type
-//!    checks need the type a field's schema resolves to.
-//! 5. **write**: `output` skips what is up to date and writes the rest all or nothing (`write`), or diffs it
+//! 4. **resolve**: `schema` resolves each version's types into its schema, applying schema markers
+//!    (`schema_markers`, one file per concern). Each marker checks the schema it lands on (e.g. Maximum needs a
+//!    number) as it is applied: what a field's type is, resolving finds.
+//! 5. **check**: `check` runs its rules, one function each, on every CRD's resolved schemas: the API server's
+//!    structural and map-list rules (`structural`), its defaults (`defaults`), its CEL cost limits (`cel_cost`).
+//! 6. **generate**: `crd::crd_document` assembles each checked CRD and `yaml` prints it, controller-gen's key
+//!    order and quoting; neither can fail.
+//! 7. **write**: `output` skips what is up to date and writes the rest all or nothing (`write`), or diffs it
 //!    (`--check`); stale generated CRDs are removed.
 //!
 //! ```no_run
@@ -31,6 +32,7 @@
 mod cel;
 mod cel_cost;
 mod cel_eval;
+mod check;
 mod crd;
 mod crd_markers;
 mod defaults;
@@ -49,8 +51,8 @@ mod schema;
 mod schema_markers;
 mod settings;
 mod shared;
+mod structural;
 mod type_expr;
-mod validate;
 mod webhook;
 pub mod write;
 mod yaml;
@@ -211,7 +213,8 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         let shared = shared::SharedSchemas::new();
         match crd_yamls_parallel(&model, &uses, &shared, &plans, opts) {
             Some(yamls) => yamls,
-            None => crd_yamls(&model, &uses, &shared, &plans, opts, &mut diags),
+            // Nothing generated: the errors in `diags` end the run below.
+            None => crd_yamls(&model, &uses, &shared, &plans, opts, &mut diags).unwrap_or_default(),
         }
     };
     let roles = rbac::roles(&model.rbac, &opts.role_name);
@@ -245,8 +248,8 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
     })
 }
 
-/// The YAML of every planned CRD, in plan order, built and printed on one thread; the schema
-/// generator's diagnostics go to `diags`.
+/// The YAML of every planned CRD, in plan order, on one thread: every CRD resolved and checked, then, when none
+/// has an error, generated. Diagnostics go to `diags`; `None` when any is an error.
 fn crd_yamls(
     model: &model::Model,
     uses: &[usize],
@@ -254,18 +257,35 @@ fn crd_yamls(
     plans: &[crd::CrdPlan],
     opts: &Options,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<String> {
-    // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
-    let mut sg = schema::SchemaGen::new(model, uses, shared, opts.max_desc_len.is_none());
+) -> Option<Vec<String>> {
+    let schemas = resolve_and_check_all(model, uses, shared, plans, opts.max_desc_len, diags)?;
     let yamls = plans
         .iter()
-        .map(|plan| {
-            let doc = crd::crd_document(&mut sg, plan, opts.max_desc_len);
-            yaml::crd_document(&doc, shared)
-        })
+        .zip(schemas)
+        .map(|(plan, schemas)| yaml::crd_document(&crd::crd_document(plan, schemas), shared))
         .collect();
+    Some(yamls)
+}
+
+/// Stages 4 and 5 for every planned CRD, on one thread: the resolved schemas of each (one per version), or
+/// `None` when any error was reported into `diags`.
+fn resolve_and_check_all(
+    model: &model::Model,
+    uses: &[usize],
+    shared: &shared::SharedSchemas,
+    plans: &[crd::CrdPlan],
+    max_desc_len: Option<usize>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<Vec<schema::Schema>>> {
+    // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
+    let mut sg = schema::SchemaGen::new(model, uses, shared, max_desc_len.is_none());
+    let schemas = plans
+        .iter()
+        .map(|plan| crd::resolve_and_check(&mut sg, plan, max_desc_len))
+        .collect();
+    let failed = sg.diags.iter().any(Diagnostic::is_error);
     diags.append(&mut sg.diags);
-    yamls
+    (!failed).then_some(schemas)
 }
 
 /// [`crd_yamls`] with the plans shared between the cores, one schema generator per thread, all of them using the
@@ -288,11 +308,11 @@ fn crd_yamls_parallel(
         parallel::MIN_CRDS_TO_BUILD,
         || schema::SchemaGen::new(model, uses, shared, opts.max_desc_len.is_none()),
         |sg, i| {
-            let doc = crd::crd_document(sg, &plans[i], opts.max_desc_len);
+            let schemas = crd::resolve_and_check(sg, &plans[i], opts.max_desc_len);
             // Diagnostics stay in the generator: any at all sends the caller to the one-thread build.
             sg.diags
                 .is_empty()
-                .then(|| yaml::crd_document(&doc, shared))
+                .then(|| yaml::crd_document(&crd::crd_document(&plans[i], schemas), shared))
         },
     )
     .into_iter()
@@ -508,15 +528,18 @@ fn crd_jsons(project_root: &Path) -> Result<Vec<(String, String, String)>, Error
     } = analyze(project_root)?;
     let uses = schema::type_uses(&model);
     let shared = shared::SharedSchemas::new();
-    let mut sg = schema::SchemaGen::new(&model, &uses, &shared, true);
+    let Some(schemas) = resolve_and_check_all(&model, &uses, &shared, &plans, None, &mut diags)
+    else {
+        return Err(Error::Diagnostics(diags));
+    };
     let jsons = plans
         .iter()
-        .map(|plan| {
-            let doc = crd::crd_document(&mut sg, plan, None);
+        .zip(schemas)
+        .map(|(plan, schemas)| {
+            let doc = crd::crd_document(plan, schemas);
             (plan.group.clone(), plan.kind.clone(), shared.to_json(&doc))
         })
         .collect();
-    diags.append(&mut sg.diags);
     finish(jsons, diags).map(|(v, _)| v)
 }
 
@@ -591,7 +614,8 @@ mod tests {
             &plans,
             &opts,
             &mut diags,
-        );
+        )
+        .expect("the naming case has no errors");
         assert!(diags.is_empty(), "{diags:?}");
         // Three threads whatever this machine has, so the split and the merge really run.
         let split = parallel::with_cores(3, || {

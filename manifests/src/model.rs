@@ -1,4 +1,4 @@
-//! Stage 1b: the API model built from the parsed files: packages (group/version modules), types (structs,
+//! Stage 2, model: the API model built from the parsed files: packages (group/version modules), types (structs,
 //! unit enums, aliases, newtypes) and fields with their serde JSON names, plus every RBAC marker.
 
 use crate::doc_comment::{Doc, build_doc};

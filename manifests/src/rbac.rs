@@ -1,4 +1,4 @@
-//! Stage 3c: RBAC roles from `+kubebuilder:rbac` markers, merged and sorted as controller-gen does:
+//! Stage 3, plan: RBAC roles from `+kubebuilder:rbac` markers, merged and sorted as controller-gen does:
 //! one rule per resource, merged by identical (groups, names, urls, verbs), then by identical
 //! (resources, names, urls, verbs), then by identical (groups, resources, names, verbs); sorted by key.
 

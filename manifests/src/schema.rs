@@ -1,4 +1,4 @@
-//! Stage 3a: OpenAPI v3 schemas for types, the way controller-gen builds them: each type gets its own
+//! Stage 4, resolve: OpenAPI v3 schemas for types, the way controller-gen builds them: each type gets its own
 //! schema with `$ref`s to the types it uses, markers applied in priority order; then references are
 //! flattened (field docs and field-level validation kept over the referenced type) and `allOf` branches
 //! merged.
@@ -123,10 +123,7 @@ impl<'m> SchemaGen<'m> {
         if let Some(h) = hint {
             d = d.with_hint(h);
         }
-        // The same problem is found once per use of a type; report it once.
-        if !self.diags.contains(&d) {
-            self.diags.push(d);
-        }
+        crate::check::report_once(&mut self.diags, d);
     }
 
     /// The (unflattened) schema of local type `t`, with its description and type-level markers.
@@ -520,25 +517,10 @@ impl<'m> SchemaGen<'m> {
                 Some(inner) => self.list_schema(file, inner, at),
                 None => Schema::new(),
             },
-            Resolved::Map => {
-                let (Some(k), Some(v)) = (args.first(), args.get(1)) else {
-                    return Schema::new();
-                };
-                let key = self.expr_schema(file, k, at);
-                if key.get("type") != Some(&json!("string")) {
-                    let text = k.to_rust();
-                    self.error(
-                        at,
-                        format!("map keys must be strings, not `{text}`"),
-                        Some("use BTreeMap<String, _> (JSON object keys are strings)".into()),
-                    );
-                }
-                let vs = self.expr_schema(file, v, at);
-                let mut s = Schema::new();
-                s.insert("type".into(), json!("object"));
-                s.insert("additionalProperties".into(), Value::Object(vs));
-                s
-            }
+            Resolved::Map => match args {
+                [k, v, ..] => self.map_schema(file, k, v, at),
+                _ => Schema::new(),
+            },
             Resolved::Json => obj(json!({"x-kubernetes-preserve-unknown-fields": true})),
             Resolved::JsonMap => obj(
                 json!({"type": "object", "additionalProperties": {"x-kubernetes-preserve-unknown-fields": true}}),
@@ -555,63 +537,89 @@ impl<'m> SchemaGen<'m> {
                 }
                 obj(json!({"$ref": format!("k8s:{path}")}))
             }
-            Resolved::Local(t) => {
-                let mut s = Schema::new();
-                s.insert("$ref".into(), json!(format!("local:{t}")));
-                // Named basic types (aliases, newtypes, unit enums, types with their own JSON) also carry their
-                // type and format so field markers that need a type (Minimum, MaxLength...) apply.
-                let td = &self.model.types[t];
-                if td.own_json.is_some()
-                    || matches!(
-                        td.kind,
-                        TypeKind::Alias(_) | TypeKind::Newtype(_) | TypeKind::Enum(_)
-                    )
-                {
-                    let ts = self.type_schema(t);
-                    if let Some(Value::String(ty)) = ts.get("type")
-                        && matches!(ty.as_str(), "string" | "integer" | "number" | "boolean")
-                    {
-                        s.insert("type".into(), json!(ty));
-                        if let Some(f) = ts.get("format") {
-                            s.insert("format".into(), f.clone());
-                        }
-                    }
-                }
-                s
-            }
+            Resolved::Local(t) => self.local_ref_schema(t),
             Resolved::Unknown => {
-                let name = segs.join("::");
-                let last = segs.last().map(String::as_str).unwrap_or("");
-                let close = self
-                    .model
-                    .types
-                    .iter()
-                    .map(|t| {
-                        (
-                            rkb_markers::levenshtein(&t.name.to_lowercase(), &last.to_lowercase()),
-                            &t.name,
-                        )
-                    })
-                    .filter(|(d, n)| *d <= 2 && n.as_str() != last)
-                    .min()
-                    .map(|(_, n)| n.clone());
-                let hint = if let Some(n) = close {
-                    format!("did you mean `{n}`?")
-                } else if segs.len() == 1 {
-                    format!(
-                        "define `{name}` under src/, or import it (e.g. `use k8s_openapi::api::core::v1::{name};`)"
-                    )
-                } else {
-                    format!(
-                        "rkb reads types under src/, k8s_openapi, std and serde_json; describe `{name}` by its JSON instead: \
-                         `+kubebuilder:validation:Type=<type>` (and Format) on this field or on a newtype around it, as \
-                         controller-gen takes a type with its own JSON format from its markers"
-                    )
-                };
-                self.error(at, format!("cannot resolve type `{name}`"), Some(hint));
+                self.unresolved_error(segs, at);
                 Schema::new()
             }
         }
+    }
+
+    /// `BTreeMap<K, V>`: an object whose values are V's; JSON object keys are strings, so K must be one.
+    fn map_schema(&mut self, file: usize, k: &TypeExpr, v: &TypeExpr, at: At) -> Schema {
+        let key = self.expr_schema(file, k, at);
+        if key.get("type") != Some(&json!("string")) {
+            let text = k.to_rust();
+            self.error(
+                at,
+                format!("map keys must be strings, not `{text}`"),
+                Some("use BTreeMap<String, _> (JSON object keys are strings)".into()),
+            );
+        }
+        let vs = self.expr_schema(file, v, at);
+        let mut s = Schema::new();
+        s.insert("type".into(), json!("object"));
+        s.insert("additionalProperties".into(), Value::Object(vs));
+        s
+    }
+
+    /// A field's reference to local type `t`, flattened later.
+    fn local_ref_schema(&mut self, t: usize) -> Schema {
+        let mut s = Schema::new();
+        s.insert("$ref".into(), json!(format!("local:{t}")));
+        // Named basic types (aliases, newtypes, unit enums, types with their own JSON) also carry their
+        // type and format so field markers that need a type (Minimum, MaxLength...) apply.
+        let td = &self.model.types[t];
+        if td.own_json.is_some()
+            || matches!(
+                td.kind,
+                TypeKind::Alias(_) | TypeKind::Newtype(_) | TypeKind::Enum(_)
+            )
+        {
+            let ts = self.type_schema(t);
+            if let Some(Value::String(ty)) = ts.get("type")
+                && matches!(ty.as_str(), "string" | "integer" | "number" | "boolean")
+            {
+                s.insert("type".into(), json!(ty));
+                if let Some(f) = ts.get("format") {
+                    s.insert("format".into(), f.clone());
+                }
+            }
+        }
+        s
+    }
+
+    /// A path that names no type rkb reads: the closest local type's name, or where such types come from.
+    fn unresolved_error(&mut self, segs: &[String], at: At) {
+        let name = segs.join("::");
+        let last = segs.last().map(String::as_str).unwrap_or("");
+        let close = self
+            .model
+            .types
+            .iter()
+            .map(|t| {
+                (
+                    rkb_markers::levenshtein(&t.name.to_lowercase(), &last.to_lowercase()),
+                    &t.name,
+                )
+            })
+            .filter(|(d, n)| *d <= 2 && n.as_str() != last)
+            .min()
+            .map(|(_, n)| n.clone());
+        let hint = if let Some(n) = close {
+            format!("did you mean `{n}`?")
+        } else if segs.len() == 1 {
+            format!(
+                "define `{name}` under src/, or import it (e.g. `use k8s_openapi::api::core::v1::{name};`)"
+            )
+        } else {
+            format!(
+                "rkb reads types under src/, k8s_openapi, std and serde_json; describe `{name}` by its JSON instead: \
+                 `+kubebuilder:validation:Type=<type>` (and Format) on this field or on a newtype around it, as \
+                 controller-gen takes a type with its own JSON format from its markers"
+            )
+        };
+        self.error(at, format!("cannot resolve type `{name}`"), Some(hint));
     }
 
     /// Applies schema markers in controller-gen's priority order, then the `items:` variants.
@@ -936,21 +944,7 @@ pub fn merge_into(dst: &mut Schema, mut src: Schema, shared: &SharedSchemas) {
         match k.as_str() {
             "properties" => {
                 if let (Value::Object(dp), Value::Object(sp)) = (d, v) {
-                    for (pk, pv) in sp {
-                        if let Some(existing) = dp.get_mut(&pk) {
-                            shared.materialize(existing);
-                        }
-                        match dp.get_mut(&pk) {
-                            Some(Value::Object(existing)) => {
-                                if let Value::Object(pv) = pv {
-                                    merge_into(existing, pv, shared);
-                                }
-                            }
-                            _ => {
-                                dp.insert(pk, pv);
-                            }
-                        }
-                    }
+                    merge_properties(dp, sp, shared);
                 }
             }
             "required" => {
@@ -999,6 +993,26 @@ pub fn merge_into(dst: &mut Schema, mut src: Schema, shared: &SharedSchemas) {
         names.sort();
         names.dedup();
         *req = names.into_iter().map(Value::String).collect();
+    }
+}
+
+/// [`merge_into`] for `properties`: a property both sides have is merged (a shared one copied out first, as
+/// merging changes it), the others are added.
+fn merge_properties(dst: &mut Map<String, Value>, src: Map<String, Value>, shared: &SharedSchemas) {
+    for (name, prop) in src {
+        if let Some(existing) = dst.get_mut(&name) {
+            shared.materialize(existing);
+        }
+        match dst.get_mut(&name) {
+            Some(Value::Object(existing)) => {
+                if let Value::Object(prop) = prop {
+                    merge_into(existing, prop, shared);
+                }
+            }
+            _ => {
+                dst.insert(name, prop);
+            }
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! [`SharedSchemas::materialize`] copies one back where a merge must reach into it.
 //!
 //! The store, and the work derived from it (the printed YAML of yaml.rs, the structural verdicts of
-//! validate.rs), live as long as the run that made them: the derive runs inside rustc, many times per
+//! structural.rs), live as long as the run that made them: the derive runs inside rustc, many times per
 //! process, and must not leave schemas behind. The threads of one run share it by reference.
 //!
 //! Only this module knows how a reference is spelled inside a `serde_json::Value`; the others ask the run's
@@ -62,7 +62,7 @@ pub struct SharedSchemas {
     k8s: Mutex<K8sSchemas>,
     /// yaml.rs: a `Vec<Container>` field prints the same few hundred lines in every CRD that has it.
     pub(crate) printed: Mutex<PrintedCache>,
-    /// validate.rs: (reference, inside a junctor) found structural once, so structural wherever it is used.
+    /// structural.rs: (reference, inside a junctor) found structural once, so structural wherever it is used.
     pub(crate) structural: Mutex<HashSet<(SharedRef, bool)>>,
 }
 

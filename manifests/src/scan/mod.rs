@@ -1,4 +1,4 @@
-//! Stage 1a, fast path: the [`Outline`] of a file read straight from its tokens, without building syn's
+//! Stage 1, read, fast path: the [`Outline`] of a file read straight from its tokens, without building syn's
 //! trees. It reads the items the model needs (structs, enums, aliases, `use`, modules) in full and steps
 //! over the rest (function bodies, impl blocks, macros) by their delimiters. On anything it does not
 //! know for certain (a `where` clause on a type, a tuple or `dyn` field type, `#[doc = include_str!(..)]`,

@@ -1,28 +1,24 @@
-//! Stage 2 checks on generated schemas: the structural-schema rules the API server enforces, and a
-//! CEL parse (cel.rs), run when XValidation markers are applied. Problems are reported with the schema path, at the root type.
+//! Check rules (check.rs) on resolved schemas: the structural-schema rules of apiextensions.k8s.io/v1, and its
+//! rules for map lists. Problems are reported with the schema path, at the root type.
 
-use crate::schema::{Schema, SchemaGen};
+use crate::check::{Checker, Version, for_each_child, for_each_own_child};
+use crate::schema::Schema;
 use crate::shared::{SharedSchemas, lock};
 use serde_json::Value;
 
-/// Checks the structural-schema rules of apiextensions.k8s.io/v1 on `schema` (the root of version
-/// `version` of the kind defined by type `ty`).
-pub fn check_structural(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: &Schema) {
-    // After an error the schema is incomplete (e.g. an unresolved type is `{}`): don't pile on.
-    if sg.diags.iter().any(|d| d.is_error()) {
-        return;
-    }
+/// The structural-schema rules of apiextensions.k8s.io/v1.
+pub fn schema_is_structural(cx: &mut Checker<'_>, v: &Version<'_>) {
     let mut problems = Vec::new();
-    walk(sg.shared, schema, ".", false, &mut problems);
-    let at = sg.model.type_at(ty);
-    let name = sg.model.types[ty].name.clone();
-    let hint = if sg.recursive.is_empty() {
+    walk(cx.shared, v.schema, ".", false, &mut problems);
+    let model = cx.model;
+    let (at, name) = (model.type_at(v.ty), &model.types[v.ty].name);
+    let hint = if cx.recursive.is_empty() {
         "the API server rejects non-structural CRDs; add a type (e.g. +kubebuilder:validation:Type=object) or +kubebuilder:pruning:PreserveUnknownFields".to_string()
     } else {
         format!(
             "{} refers to itself and CRD schemas cannot be recursive: mark the recursive field \
              +kubebuilder:validation:Schemaless and +kubebuilder:pruning:PreserveUnknownFields (or use serde_json::Value)",
-            sg.recursive
+            cx.recursive
                 .iter()
                 .map(|n| format!("`{n}`"))
                 .collect::<Vec<_>>()
@@ -30,30 +26,30 @@ pub fn check_structural(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema
         )
     };
     for (path, msg) in problems {
-        sg.error(
+        cx.error(
             at,
-            format!("the {version} schema of `{name}` is not structural at `{path}`: {msg}"),
-            Some(hint.clone()),
+            format!(
+                "the {} schema of `{name}` is not structural at `{path}`: {msg}",
+                v.name
+            ),
+            hint.clone(),
         );
     }
 }
 
-/// Checks the API server's rules for map lists (`x-kubernetes-list-type: map`) in `schema`: keys present, items
-/// objects, each key a scalar property of the items that is required or defaulted. Shared k8s sub-schemas are
-/// the API server's own and are not entered.
-pub fn check_list_maps(sg: &mut SchemaGen<'_>, ty: usize, version: &str, schema: &Schema) {
-    if sg.diags.iter().any(|d| d.is_error()) {
-        return;
-    }
+/// The API server's rules for map lists (`x-kubernetes-list-type: map`): keys present, items objects, each key a
+/// scalar property of the items that is required or defaulted. Shared k8s sub-schemas are the API server's own and
+/// are not entered.
+pub fn map_lists_have_scalar_keys(cx: &mut Checker<'_>, v: &Version<'_>) {
     let mut problems = Vec::new();
-    walk_list_maps(sg.shared, schema, ".", &mut problems);
-    let at = sg.model.type_at(ty);
-    let name = sg.model.types[ty].name.clone();
+    walk_list_maps(cx.shared, v.schema, ".", &mut problems);
+    let model = cx.model;
+    let (at, name) = (model.type_at(v.ty), &model.types[v.ty].name);
     for (path, msg) in problems {
-        sg.error(
+        cx.error(
             at,
-            format!("the {version} schema of `{name}` has an invalid map list at `{path}`: {msg}"),
-            Some("a map list's keys identify its entries: name item fields with `+listMapKey`, each a required (or defaulted) string, integer or boolean; or use `+listType=atomic`".into()),
+            format!("the {} schema of `{name}` has an invalid map list at `{path}`: {msg}", v.name),
+            "a map list's keys identify its entries: name item fields with `+listMapKey`, each a required (or defaulted) string, integer or boolean; or use `+listType=atomic`",
         );
     }
 }
@@ -65,33 +61,6 @@ fn walk_list_maps(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<
     for_each_own_child(shared, s, path, &mut |c, p| {
         walk_list_maps(shared, c, &p, out)
     });
-}
-
-/// Calls `f` with each property, items and additionalProperties schema of `s` and its path (`.a.b`, `.a[*]`),
-/// skipping shared k8s sub-schemas: they are the API server's own, and hold nothing of the project's.
-pub fn for_each_own_child(
-    shared: &SharedSchemas,
-    s: &Schema,
-    path: &str,
-    f: &mut dyn FnMut(&Schema, String),
-) {
-    let mut visit = |v: &Value, p: String| {
-        if shared.resolve(v).is_none()
-            && let Value::Object(o) = v
-        {
-            f(o, p);
-        }
-    };
-    if let Some(Value::Object(props)) = s.get("properties") {
-        for (k, v) in props {
-            visit(v, child(path, k));
-        }
-    }
-    for k in ["items", "additionalProperties"] {
-        if let Some(v) = s.get(k) {
-            visit(v, format!("{path}[*]"));
-        }
-    }
 }
 
 /// What is wrong with `s` as a map list, if it is one (or claims keys without being one).
@@ -142,15 +111,6 @@ fn list_map_problem(shared: &SharedSchemas, s: &Schema) -> Option<String> {
     None
 }
 
-/// `.spec.name` from `.spec` (or `.`) and `name`: the schema paths diagnostics name.
-pub(crate) fn child(path: &str, seg: &str) -> String {
-    if path == "." {
-        format!(".{seg}")
-    } else {
-        format!("{path}.{seg}")
-    }
-}
-
 /// Keys that make a schema inside allOf/anyOf/oneOf/not non-structural (apiextensions' ForbiddenGenerics
 /// and ForbiddenExtensions).
 const FORBIDDEN_IN_JUNCTORS: &[&str] = &[
@@ -187,65 +147,97 @@ fn walk_at(
     root: bool,
     out: &mut Vec<(String, String)>,
 ) {
-    let typ = s.get("type").and_then(Value::as_str).unwrap_or("");
-    let is_true = |k: &str| s.get(k) == Some(&Value::Bool(true));
-    let int_or_string = is_true("x-kubernetes-int-or-string");
-    let preserve = is_true("x-kubernetes-preserve-unknown-fields");
-    let embedded = is_true("x-kubernetes-embedded-resource");
     let mut problem = |msg: String| out.push((path.to_string(), msg));
     if in_junctor {
-        for k in FORBIDDEN_IN_JUNCTORS {
-            if s.contains_key(*k) {
-                problem(format!("`{k}` is not allowed inside allOf/anyOf/oneOf/not"));
-            }
-        }
+        junctor_problems(s, &mut problem);
     } else {
-        if embedded && typ != "object" {
-            problem("x-kubernetes-embedded-resource needs type: object".into());
-        } else if typ.is_empty() && !int_or_string && !preserve {
-            problem("type must not be empty".into());
-        }
-        if embedded && s.contains_key("additionalProperties") {
-            problem(
-                "additionalProperties must not be used with x-kubernetes-embedded-resource".into(),
-            );
-        }
-        if embedded
-            && !preserve
-            && s.get("properties")
-                .is_none_or(|p| p.as_object().is_none_or(|o| o.is_empty()))
-        {
-            problem("x-kubernetes-embedded-resource needs properties or x-kubernetes-preserve-unknown-fields".into());
-        }
-        if root && !typ.is_empty() && typ != "object" {
-            problem("the root must be of type object".into());
-        }
-        if root && s.contains_key("additionalProperties") {
-            problem("additionalProperties must not be used at the root".into());
-        }
+        shape_problems(s, root, &mut problem);
     }
     if s.contains_key("properties") && s.contains_key("additionalProperties") {
         problem("properties and additionalProperties are mutually exclusive".into());
     }
-    if typ == "array" && !s.contains_key("items") {
+    if s.get("type").and_then(Value::as_str) == Some("array") && !s.contains_key("items") {
         problem("an array needs items".into());
     }
-    if (root || embedded)
-        && let Some(Value::Object(props)) = s.get("properties")
+    if root || is_true(s, "x-kubernetes-embedded-resource") {
+        type_meta_problems(shared, s, &mut problem);
+    }
+    walk_children(shared, s, path, in_junctor, out);
+}
+
+/// Whether `s` sets the extension `key` to true.
+fn is_true(s: &Schema, key: &str) -> bool {
+    s.get(key) == Some(&Value::Bool(true))
+}
+
+/// A node inside allOf/anyOf/oneOf/not may only validate: it must not say what the data is.
+fn junctor_problems(s: &Schema, problem: &mut dyn FnMut(String)) {
+    for k in FORBIDDEN_IN_JUNCTORS {
+        if s.contains_key(*k) {
+            problem(format!("`{k}` is not allowed inside allOf/anyOf/oneOf/not"));
+        }
+    }
+}
+
+/// A node outside the junctors says what the data is: a type (or int-or-string, or unknown fields kept), an
+/// embedded resource an object with fields, the root an object.
+fn shape_problems(s: &Schema, root: bool, problem: &mut dyn FnMut(String)) {
+    let typ = s.get("type").and_then(Value::as_str).unwrap_or("");
+    let preserve = is_true(s, "x-kubernetes-preserve-unknown-fields");
+    let embedded = is_true(s, "x-kubernetes-embedded-resource");
+    if embedded && typ != "object" {
+        problem("x-kubernetes-embedded-resource needs type: object".into());
+    } else if typ.is_empty() && !is_true(s, "x-kubernetes-int-or-string") && !preserve {
+        problem("type must not be empty".into());
+    }
+    if embedded && s.contains_key("additionalProperties") {
+        problem("additionalProperties must not be used with x-kubernetes-embedded-resource".into());
+    }
+    if embedded
+        && !preserve
+        && s.get("properties")
+            .is_none_or(|p| p.as_object().is_none_or(|o| o.is_empty()))
     {
-        for k in ["kind", "apiVersion"] {
-            if let Some(v) = props.get(k) {
-                let resolved = shared.resolve(v);
-                if let Value::Object(p) = resolved.as_deref().unwrap_or(v)
-                    && p.get("type").and_then(Value::as_str) != Some("string")
-                {
-                    problem(format!("`{k}` must be of type string"));
-                }
+        problem(
+            "x-kubernetes-embedded-resource needs properties or x-kubernetes-preserve-unknown-fields".into(),
+        );
+    }
+    if root && !typ.is_empty() && typ != "object" {
+        problem("the root must be of type object".into());
+    }
+    if root && s.contains_key("additionalProperties") {
+        problem("additionalProperties must not be used at the root".into());
+    }
+}
+
+/// The root, and an embedded resource, may only declare `kind` and `apiVersion` as strings.
+fn type_meta_problems(shared: &SharedSchemas, s: &Schema, problem: &mut dyn FnMut(String)) {
+    let Some(Value::Object(props)) = s.get("properties") else {
+        return;
+    };
+    for k in ["kind", "apiVersion"] {
+        if let Some(v) = props.get(k) {
+            let resolved = shared.resolve(v);
+            if let Value::Object(p) = resolved.as_deref().unwrap_or(v)
+                && p.get("type").and_then(Value::as_str) != Some("string")
+            {
+                problem(format!("`{k}` must be of type string"));
             }
         }
     }
-    // Children, following shared k8s sub-schemas (shared.rs). A shared sub-schema found structural once
-    // is structural wherever it is used in the run (the checks below the root only look inside it): skip it then.
+}
+
+/// Walks the children of `s`: properties, items and additionalProperties, then the junctors' schemas, following
+/// shared k8s sub-schemas (shared.rs).
+fn walk_children(
+    shared: &SharedSchemas,
+    s: &Schema,
+    path: &str,
+    in_junctor: bool,
+    out: &mut Vec<(String, String)>,
+) {
+    // A shared sub-schema found structural once is structural wherever it is used in the run (the checks below
+    // the root only look inside it): skip it then.
     let mut visit = |v: &Value, p: String| match shared.lookup(v) {
         Some((r, node)) => {
             if lock(&shared.structural).contains(&(r, in_junctor)) {
@@ -265,21 +257,12 @@ fn walk_at(
             }
         }
     };
-    if let Some(Value::Object(props)) = s.get("properties") {
-        for (k, v) in props {
-            visit(v, child(path, k));
-        }
-    }
-    for k in ["items", "additionalProperties"] {
-        if let Some(v) = s.get(k) {
-            visit(v, format!("{path}[*]"));
-        }
-    }
+    for_each_child(s, path, &mut visit);
     // The int-or-string pattern (anyOf integer/string) is the one place a junctor may carry `type`.
+    if is_true(s, "x-kubernetes-int-or-string") {
+        return;
+    }
     for k in ["allOf", "anyOf", "oneOf", "not"] {
-        if int_or_string {
-            break;
-        }
         let items: Vec<&Value> = match s.get(k) {
             Some(Value::Array(a)) => a.iter().collect(),
             Some(v @ Value::Object(_)) => vec![v],
