@@ -13,7 +13,7 @@
 use crate::cel::{self, Expr};
 use crate::check::{Checker, Version};
 use crate::model::{At, Model};
-use crate::schema::Schema;
+use crate::node::{Node as SchemaNode, NodeSchema, Schema};
 use crate::shared::SharedSchemas;
 use serde_json::Value;
 use std::sync::Arc;
@@ -30,42 +30,40 @@ struct Node<'a> {
     path: String,
 }
 
-/// The project's own schema is borrowed; a shared k8s sub-schema is resolved into its own copy.
+/// The project's own schema is borrowed; a shared k8s sub-schema (and what is below it) is held.
 #[derive(Clone)]
 enum NodeRef<'a> {
     Own(&'a Schema),
-    Shared(Arc<Value>),
+    Held(Arc<Schema>),
 }
 
 impl<'a> Node<'a> {
     fn schema(&self) -> Option<&Schema> {
         match &self.at {
             NodeRef::Own(s) => Some(s),
-            NodeRef::Shared(v) => v.as_object(),
+            NodeRef::Held(s) => Some(s),
         }
     }
 
     fn ty(&self) -> &str {
-        self.schema()
-            .and_then(|s| s.get("type"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
+        self.schema().and_then(|s| s.str("type")).unwrap_or("")
     }
 
-    /// The child at `keys` (`["properties", "name"]`, `["items"]`), at `path`.
-    fn child(&self, shared: &SharedSchemas, keys: &[&str], path: String) -> Option<Node<'a>> {
+    /// The child `child`, at `path`.
+    fn child(&self, shared: &SharedSchemas, child: Child<'_>, path: String) -> Option<Node<'a>> {
+        let held = |n: &SchemaNode| match n {
+            SchemaNode::Own(s) => Arc::new(s.clone()),
+            SchemaNode::Shared(_) => match shared.schema_of(n) {
+                NodeSchema::Shared(s) => s,
+                NodeSchema::Own(s) => Arc::new(s.clone()),
+            },
+        };
         let at = match &self.at {
-            NodeRef::Own(s) => {
-                let v = lookup(s, keys)?;
-                match shared.resolve(v) {
-                    Some(r) => NodeRef::Shared(r),
-                    None => NodeRef::Own(v.as_object()?),
-                }
-            }
-            NodeRef::Shared(s) => {
-                let v = lookup(s.as_object()?, keys)?;
-                NodeRef::Shared(shared.resolve(v).unwrap_or_else(|| Arc::new(v.clone())))
-            }
+            NodeRef::Own(s) => match child.of(s)? {
+                SchemaNode::Own(c) => NodeRef::Own(c),
+                shared_node => NodeRef::Held(held(shared_node)),
+            },
+            NodeRef::Held(s) => NodeRef::Held(held(child.of(s)?)),
         };
         Some(Node { at, path })
     }
@@ -75,13 +73,26 @@ impl<'a> Node<'a> {
         self.ty() == "object"
             && self
                 .schema()
-                .is_some_and(|s| s.get("additionalProperties").is_some_and(Value::is_object))
+                .is_some_and(|s| s.additional_properties.is_some())
     }
 }
 
-fn lookup<'v>(s: &'v Schema, keys: &[&str]) -> Option<&'v Value> {
-    let (first, rest) = keys.split_first()?;
-    rest.iter().try_fold(s.get(*first)?, |v, k| v.get(*k))
+/// Which child of a schema node an expression reaches.
+#[derive(Clone, Copy)]
+enum Child<'k> {
+    Items,
+    AdditionalProperties,
+    Property(&'k str),
+}
+
+impl Child<'_> {
+    fn of(self, s: &Schema) -> Option<&SchemaNode> {
+        match self {
+            Child::Items => s.items.as_deref(),
+            Child::AdditionalProperties => s.additional_properties.as_deref(),
+            Child::Property(name) => s.properties.as_ref()?.get(name),
+        }
+    }
 }
 
 fn int(s: &Schema, key: &str) -> Option<u64> {
@@ -109,15 +120,15 @@ fn min_size(shared: &SharedSchemas, s: &Schema, depth: usize) -> u64 {
             Some("date-time") => 21,
             _ => 2,
         },
-        "object" if !s.get("additionalProperties").is_some_and(Value::is_object) => {
+        "object" if s.additional_properties.is_none() => {
             // `{}` plus each required field without a default: `"name":` and its value, and a comma.
             let required: Vec<&str> = s
                 .get("required")
                 .and_then(Value::as_array)
                 .map(|r| r.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            let props = s.get("properties").and_then(Value::as_object);
-            let field = |(name, v): (&String, &Value)| {
+            let props = s.properties.as_ref();
+            let field = |(name, v): (&String, &SchemaNode)| {
                 let size = |p: &Schema| {
                     if p.contains_key("default") {
                         0
@@ -125,10 +136,7 @@ fn min_size(shared: &SharedSchemas, s: &Schema, depth: usize) -> u64 {
                         (name.len() as u64 + 4).saturating_add(min_size(shared, p, depth + 1))
                     }
                 };
-                match shared.resolve(v) {
-                    Some(r) => r.as_object().map_or(0, size),
-                    None => v.as_object().map_or(0, size),
-                }
+                size(&shared.schema_of(v))
             };
             props
                 .into_iter()
@@ -148,16 +156,13 @@ fn node_size(shared: &SharedSchemas, n: &Node) -> (u64, Option<&'static str>) {
     let Some(s) = n.schema() else {
         return (0, None);
     };
-    let own = |v: &Value, f: &dyn Fn(&Schema) -> u64| match shared.resolve(v) {
-        Some(r) => r.as_object().map_or(0, f),
-        None => v.as_object().map_or(0, f),
-    };
+    let own = |v: &SchemaNode, f: &dyn Fn(&Schema) -> u64| f(&shared.schema_of(v));
     let room = MAX_REQUEST - 2;
     if s.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
         return (room, None);
     }
     match n.ty() {
-        "array" => match (int(s, "maxItems"), s.get("items")) {
+        "array" => match (int(s, "maxItems"), s.items.as_deref()) {
             (Some(max), _) => (max, None),
             (None, Some(items)) => (
                 own(items, &|i| room / (min_size(shared, i, 0) + 1)),
@@ -168,9 +173,9 @@ fn node_size(shared: &SharedSchemas, n: &Node) -> (u64, Option<&'static str>) {
         "object" if n.is_map() => match int(s, "maxProperties") {
             Some(max) => (max, None),
             None => (
-                own(&s["additionalProperties"], &|v| {
-                    room / (min_size(shared, v, 0) + 6)
-                }),
+                s.additional_properties
+                    .as_deref()
+                    .map_or(0, |a| own(a, &|v| room / (min_size(shared, v, 0) + 6))),
                 Some("MaxProperties"),
             ),
         },
@@ -254,7 +259,7 @@ impl<'a> Estimator<'a> {
     fn element(&self, shape: &Shape<'a>) -> Shape<'a> {
         match shape {
             Shape::Node(n) if n.ty() == "array" => n
-                .child(self.shared, &["items"], format!("{}[*]", n.path))
+                .child(self.shared, Child::Items, format!("{}[*]", n.path))
                 .map_or(Shape::Unknown, Shape::Node),
             Shape::Built { elem, .. } => (**elem).clone(),
             _ => Shape::Unknown,
@@ -282,9 +287,9 @@ impl<'a> Estimator<'a> {
                     Shape::Node(n) if n.ty() == "object" => {
                         let path = crate::check::child(&n.path, field);
                         let child = if n.is_map() {
-                            n.child(self.shared, &["additionalProperties"], path)
+                            n.child(self.shared, Child::AdditionalProperties, path)
                         } else {
-                            n.child(self.shared, &["properties", field], path)
+                            n.child(self.shared, Child::Property(field), path)
                         };
                         (c + 1, child.map_or(Shape::Unknown, Shape::Node))
                     }
@@ -373,7 +378,7 @@ impl<'a> Estimator<'a> {
                 Shape::Node(n) => n
                     .child(
                         self.shared,
-                        &["additionalProperties"],
+                        Child::AdditionalProperties,
                         format!("{}[*]", n.path),
                     )
                     .map_or(Shape::Unknown, Shape::Node),
@@ -574,19 +579,15 @@ fn walk(shared: &SharedSchemas, s: &Schema, path: &str, runs: &Runs, out: &mut V
         }
     }
     // Shared k8s sub-schemas are the API server's own and hold no rules of the project's.
-    fn own<'v>(shared: &SharedSchemas, v: &'v Value) -> Option<&'v Schema> {
-        shared.resolve(v).is_none().then(|| v.as_object()).flatten()
+    let props = s.properties.iter().flatten();
+    for (k, v) in props.filter_map(|(k, v)| Some((k, v.own()?))) {
+        walk(shared, v, &crate::check::child(path, k), runs, out);
     }
-    if let Some(Value::Object(props)) = s.get("properties") {
-        for (k, v) in props.iter().filter_map(|(k, v)| Some((k, own(shared, v)?))) {
-            walk(shared, v, &crate::check::child(path, k), runs, out);
-        }
-    }
-    for (key, max, marker) in [
-        ("items", "maxItems", "MaxItems"),
-        ("additionalProperties", "maxProperties", "MaxProperties"),
+    for (child, max, marker) in [
+        (&s.items, "maxItems", "MaxItems"),
+        (&s.additional_properties, "maxProperties", "MaxProperties"),
     ] {
-        let Some(child) = s.get(key).and_then(|v| own(shared, v)) else {
+        let Some(child) = child.as_deref().and_then(SchemaNode::own) else {
             continue;
         };
         let runs = match (runs, int(s, max)) {
@@ -720,9 +721,9 @@ mod tests {
     /// The lower bound of `rule`'s cost on a node with schema `schema` (one run).
     fn cost(schema: Value, rule: &str) -> u64 {
         let shared = SharedSchemas::new();
-        let s = schema.as_object().unwrap();
+        let s = Schema::from_json(schema.as_object().cloned().unwrap());
         let node = Node {
-            at: NodeRef::Own(s),
+            at: NodeRef::Own(&s),
             path: ".".into(),
         };
         let mut est = Estimator {
@@ -787,7 +788,7 @@ mod tests {
         let shared = SharedSchemas::new();
         walk(
             &shared,
-            schema.as_object().unwrap(),
+            &Schema::from_json(schema.as_object().cloned().unwrap()),
             ".",
             &Runs::Bounded(1),
             &mut out,

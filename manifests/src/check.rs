@@ -16,10 +16,9 @@
 //! finds; conflicts between one item's markers are checked when the item's doc comment is read (doc_comment.rs).
 
 use rkb_markers::Diagnostic;
-use serde_json::Value;
 
 use crate::model::{At, Model};
-use crate::schema::Schema;
+use crate::node::{Node, Schema};
 use crate::shared::SharedSchemas;
 
 /// One rule: checks one resolved version, reporting to the checker.
@@ -110,33 +109,21 @@ pub fn report_once(diags: &mut Vec<Diagnostic>, d: Diagnostic) {
 
 /// Calls `f` with each property, items and additionalProperties schema of `s` and its path (`.a.b`, `.a[*]`),
 /// skipping shared k8s sub-schemas: they are the API server's own, and hold nothing of the project's.
-pub fn for_each_own_child(
-    shared: &SharedSchemas,
-    s: &Schema,
-    path: &str,
-    f: &mut dyn FnMut(&Schema, String),
-) {
-    for_each_child(s, path, &mut |v, p| {
-        if shared.resolve(v).is_none()
-            && let Value::Object(o) = v
-        {
+pub fn for_each_own_child(s: &Schema, path: &str, f: &mut dyn FnMut(&Schema, String)) {
+    for_each_child(s, path, &mut |n, p| {
+        if let Node::Own(o) = n {
             f(o, p);
         }
     });
 }
 
-/// Calls `f` with each property, items and additionalProperties node of `s`, as written (a shared sub-schema's
-/// reference too), and its path.
-pub fn for_each_child(s: &Schema, path: &str, f: &mut dyn FnMut(&Value, String)) {
-    if let Some(Value::Object(props)) = s.get("properties") {
-        for (k, v) in props {
-            f(v, child(path, k));
-        }
+/// Calls `f` with each property, items and additionalProperties node of `s` (a shared one too) and its path.
+pub fn for_each_child(s: &Schema, path: &str, f: &mut dyn FnMut(&Node, String)) {
+    for (k, n) in s.properties.iter().flatten() {
+        f(n, child(path, k));
     }
-    for k in ["items", "additionalProperties"] {
-        if let Some(v) = s.get(k) {
-            f(v, format!("{path}[*]"));
-        }
+    for n in [&s.items, &s.additional_properties].into_iter().flatten() {
+        f(n, format!("{path}[*]"));
     }
 }
 

@@ -4,6 +4,7 @@
 use crate::check::{Checker, Version, check_crd};
 use crate::crd_markers;
 use crate::model::{At, Model, Resolved, TypeKind};
+use crate::node::{Doc, Node};
 use crate::schema::{Schema, SchemaGen, flatten_all_of};
 use crate::type_expr::TypeExpr;
 use rkb_markers::{CrdMarker, Diagnostic, Effect, Marker, Value as MarkerValue};
@@ -351,17 +352,15 @@ pub(crate) fn set_kv(v: &mut Vec<(String, String)>, k: &str, val: &str) {
 pub fn root_schema(sg: &mut SchemaGen<'_>, ty: usize, max_desc_len: Option<usize>) -> Schema {
     let mut s = sg.take_flattened(&format!("local:{ty}"));
     flatten_all_of(&mut s, sg.shared);
-    let props = s.entry("properties").or_insert_with(|| json!({}));
-    if let Value::Object(p) = props {
-        if p.contains_key("metadata") {
-            p.insert("metadata".into(), json!({"type": "object"}));
-        }
-        let tm = crate::schema::type_meta_schema();
-        if let Some(Value::Object(tp)) = tm.get("properties") {
-            for (k, v) in tp {
-                p.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-        }
+    let props = s.properties.get_or_insert_with(Default::default);
+    if props.contains_key("metadata") {
+        let mut object = Schema::new();
+        object.insert("type".into(), json!("object"));
+        props.insert("metadata".into(), Node::Own(object));
+    }
+    let type_meta = crate::schema::type_meta_schema().properties;
+    for (k, v) in type_meta.into_iter().flatten() {
+        props.entry(k).or_insert(v);
     }
     if let Some(n) = max_desc_len {
         truncate_descriptions(&mut s, n);
@@ -377,31 +376,8 @@ fn truncate_descriptions(s: &mut Schema, max: usize) {
     {
         *d = truncate(d, max);
     }
-    let mut children: Vec<&mut Schema> = Vec::new();
-    if let Some(Value::Object(p)) = s.get_mut("properties") {
-        for v in p.values_mut() {
-            if let Value::Object(o) = v {
-                children.push(o);
-            }
-        }
-    }
-    for c in children {
-        truncate_descriptions(c, max);
-    }
-    for k in ["items", "additionalProperties", "not"] {
-        if let Some(Value::Object(o)) = s.get_mut(k) {
-            truncate_descriptions(o, max);
-        }
-    }
-    for k in ["allOf", "anyOf", "oneOf"] {
-        if let Some(Value::Array(a)) = s.get_mut(k) {
-            for v in a {
-                if let Value::Object(o) = v {
-                    truncate_descriptions(o, max);
-                }
-            }
-        }
-    }
+    // Descriptions are cut only in a run that copies k8s types instead of sharing them: every node is the run's own.
+    s.for_each_own_mut(&mut |c| truncate_descriptions(c, max));
 }
 
 /// controller-gen's truncateString: cut at `max` bytes, then back to the last sentence end, else the last
@@ -476,49 +452,13 @@ pub fn resolve_and_check(
 }
 
 /// Stage 6, generate: the CRD document of a checked `plan` with its resolved `schemas`, one per version.
-pub fn crd_document(plan: &CrdPlan, schemas: Vec<Schema>) -> Value {
-    let mut versions = Vec::new();
-    for (v, schema) in plan.versions.iter().zip(schemas) {
-        let mut ver = serde_json::Map::new();
-        ver.insert("name".into(), json!(v.name));
-        ver.insert(
-            "schema".into(),
-            Value::Object(
-                std::iter::once(("openAPIV3Schema".to_string(), Value::Object(schema))).collect(),
-            ),
-        );
-        ver.insert("served".into(), json!(v.served));
-        ver.insert("storage".into(), json!(v.storage));
-        if v.deprecated {
-            ver.insert("deprecated".into(), json!(true));
-        }
-        if let Some(w) = &v.deprecation_warning {
-            ver.insert("deprecationWarning".into(), json!(w));
-        }
-        if v.subresources {
-            let mut sub = serde_json::Map::new();
-            if v.status {
-                sub.insert("status".into(), json!({}));
-            }
-            if let Some(scale) = &v.scale {
-                sub.insert("scale".into(), scale.clone());
-            }
-            ver.insert("subresources".into(), Value::Object(sub));
-        }
-        if !v.columns.is_empty() {
-            ver.insert(
-                "additionalPrinterColumns".into(),
-                Value::Array(v.columns.clone()),
-            );
-        }
-        if !v.selectable.is_empty() {
-            ver.insert(
-                "selectableFields".into(),
-                Value::Array(v.selectable.clone()),
-            );
-        }
-        versions.push(Value::Object(ver));
-    }
+pub fn crd_document(plan: &CrdPlan, schemas: Vec<Schema>) -> Doc {
+    let versions = plan
+        .versions
+        .iter()
+        .zip(schemas)
+        .map(|(v, schema)| version_document(v, schema))
+        .collect();
     let mut names = serde_json::Map::new();
     names.insert("kind".into(), json!(plan.kind));
     names.insert("listKind".into(), json!(format!("{}List", plan.kind)));
@@ -530,6 +470,62 @@ pub fn crd_document(plan: &CrdPlan, schemas: Vec<Schema>) -> Value {
     if !plan.categories.is_empty() {
         names.insert("categories".into(), json!(plan.categories));
     }
+    let spec = Doc::Map(vec![
+        ("group".into(), Doc::Json(json!(plan.group))),
+        ("names".into(), Doc::Json(Value::Object(names))),
+        ("scope".into(), Doc::Json(json!(plan.scope))),
+        ("versions".into(), Doc::List(versions)),
+    ]);
+    Doc::Map(vec![
+        (
+            "apiVersion".into(),
+            Doc::Json(json!("apiextensions.k8s.io/v1")),
+        ),
+        ("kind".into(), Doc::Json(json!("CustomResourceDefinition"))),
+        ("metadata".into(), Doc::Json(crd_metadata(plan))),
+        ("spec".into(), spec),
+    ])
+}
+
+/// One entry of the CRD's `versions`.
+fn version_document(v: &VersionPlan, schema: Schema) -> Doc {
+    let mut ver = vec![
+        ("name".to_string(), Doc::Json(json!(v.name))),
+        (
+            "schema".into(),
+            Doc::Map(vec![("openAPIV3Schema".into(), Doc::Schema(schema))]),
+        ),
+        ("served".into(), Doc::Json(json!(v.served))),
+        ("storage".into(), Doc::Json(json!(v.storage))),
+    ];
+    let mut add = |k: &str, v: Value| ver.push((k.to_string(), Doc::Json(v)));
+    if v.deprecated {
+        add("deprecated", json!(true));
+    }
+    if let Some(w) = &v.deprecation_warning {
+        add("deprecationWarning", json!(w));
+    }
+    if v.subresources {
+        let mut sub = serde_json::Map::new();
+        if v.status {
+            sub.insert("status".into(), json!({}));
+        }
+        if let Some(scale) = &v.scale {
+            sub.insert("scale".into(), scale.clone());
+        }
+        add("subresources", Value::Object(sub));
+    }
+    if !v.columns.is_empty() {
+        add("additionalPrinterColumns", Value::Array(v.columns.clone()));
+    }
+    if !v.selectable.is_empty() {
+        add("selectableFields", Value::Array(v.selectable.clone()));
+    }
+    Doc::Map(ver)
+}
+
+/// The CRD's `metadata`: its name, labels, and annotations with controller-gen's version.
+fn crd_metadata(plan: &CrdPlan) -> Value {
     let mut annotations = serde_json::Map::new();
     for (k, v) in &plan.annotations {
         annotations.insert(k.clone(), json!(v));
@@ -552,24 +548,7 @@ pub fn crd_document(plan: &CrdPlan, schemas: Vec<Schema>) -> Value {
         "name".into(),
         json!(format!("{}.{}", plan.plural, plan.group)),
     );
-    // Built by hand: `json!` would serialize (deep-copy) the schemas once more.
-    let mut spec = serde_json::Map::new();
-    spec.insert("group".into(), Value::String(plan.group.clone()));
-    spec.insert("names".into(), Value::Object(names));
-    spec.insert("scope".into(), Value::String(plan.scope.clone()));
-    spec.insert("versions".into(), Value::Array(versions));
-    let mut doc = serde_json::Map::new();
-    doc.insert(
-        "apiVersion".into(),
-        Value::String("apiextensions.k8s.io/v1".into()),
-    );
-    doc.insert(
-        "kind".into(),
-        Value::String("CustomResourceDefinition".into()),
-    );
-    doc.insert("metadata".into(), Value::Object(metadata));
-    doc.insert("spec".into(), Value::Object(spec));
-    Value::Object(doc)
+    Value::Object(metadata)
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::cel_eval::{Stop, Val};
 use crate::check::{Checker, Version};
 use crate::model::{At, Field, Model, Resolved, TypeKind};
-use crate::schema::Schema;
+use crate::node::{NodeSchema, Schema};
 use crate::shared::SharedSchemas;
 use crate::type_expr::TypeExpr;
 
@@ -187,15 +187,7 @@ fn walk(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<(String, F
             ),
         }
     }
-    crate::check::for_each_own_child(shared, s, path, &mut |c, p| walk(shared, c, &p, out));
-}
-
-/// The schema node behind `v`: itself, or the shared sub-schema it stands for.
-fn node(shared: &SharedSchemas, v: &Value) -> Option<Schema> {
-    match shared.resolve(v) {
-        Some(shared) => shared.as_object().cloned(),
-        None => v.as_object().cloned(),
-    }
+    crate::check::for_each_own_child(s, path, &mut |c, p| walk(shared, c, &p, out));
 }
 
 /// Why `v` does not validate against `s` (whose references `shared` resolves), if it does not.
@@ -296,7 +288,7 @@ fn bounds_problem(s: &Schema, v: &Value) -> Option<String> {
 }
 
 fn items_problem(shared: &SharedSchemas, s: &Schema, items: &[Value]) -> Option<String> {
-    let schema = node(shared, s.get("items")?)?;
+    let schema = shared.schema_of(s.items.as_deref()?);
     items.iter().enumerate().find_map(|(i, item)| {
         value_problem(shared, &schema, item).map(|p| format!("item {i}: {p}"))
     })
@@ -310,17 +302,13 @@ fn fields_problem(
     s: &Schema,
     fields: &Map<String, Value>,
 ) -> Option<String> {
-    let props: Map<String, Value> = s
-        .get("properties")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let additional = s.get("additionalProperties").and_then(|v| node(shared, v));
+    let known = |k: &String| s.properties.as_ref().is_some_and(|p| p.contains_key(k));
+    let additional = s.additional_properties.is_some();
     let preserves = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
-    if additional.is_none()
+    if !additional
         && !preserves
         && s.contains_key("properties")
-        && let Some(unknown) = fields.keys().find(|k| !props.contains_key(*k))
+        && let Some(unknown) = fields.keys().find(|k| !known(k))
     {
         return Some(format!("`{unknown}` is not a field of this object"));
     }
@@ -394,7 +382,7 @@ fn rule_runs(shared: &SharedSchemas, s: &Schema, v: &Value, at: &str, out: &mut 
     }
     match v {
         Value::Array(items) => {
-            if let Some(schema) = s.get("items").and_then(|i| node(shared, i)) {
+            if let Some(schema) = s.items.as_deref().map(|n| shared.schema_of(n)) {
                 for (i, item) in items.iter().enumerate() {
                     rule_runs(shared, &schema, item, &format!("{at}item {i}: "), out);
                 }
@@ -412,12 +400,10 @@ fn rule_runs(shared: &SharedSchemas, s: &Schema, v: &Value, at: &str, out: &mut 
 }
 
 /// The schema of field `k` of object schema `s`: its property, or the additional properties.
-fn field_schema(shared: &SharedSchemas, s: &Schema, k: &str) -> Option<Schema> {
-    let props = s.get("properties").and_then(Value::as_object);
-    match props.and_then(|p| p.get(k)) {
-        Some(prop) => node(shared, prop),
-        None => s.get("additionalProperties").and_then(|a| node(shared, a)),
-    }
+fn field_schema<'s>(shared: &SharedSchemas, s: &'s Schema, k: &str) -> Option<NodeSchema<'s>> {
+    let prop = s.properties.as_ref().and_then(|p| p.get(k));
+    let node = prop.or(s.additional_properties.as_deref())?;
+    Some(shared.schema_of(node))
 }
 
 /// `v` as the CEL value the API server makes of it with schema `s`; `Err` names what rkb does not evaluate.
@@ -444,10 +430,7 @@ fn to_cel(shared: &SharedSchemas, s: &Schema, v: &Value) -> Result<Val, String> 
         (Some("number"), Value::Number(n)) => Val::Double(n.as_f64().ok_or("this number")?),
         (Some("boolean"), Value::Bool(b)) => Val::Bool(*b),
         (Some("array"), Value::Array(items)) => {
-            let schema = s
-                .get("items")
-                .and_then(|i| node(shared, i))
-                .ok_or("this list")?;
+            let schema = shared.schema_of(s.items.as_deref().ok_or("this list")?);
             let ordered = !matches!(
                 s.get("x-kubernetes-list-type").and_then(Value::as_str),
                 Some("set" | "map")
@@ -485,8 +468,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn json_schema(v: Value) -> Schema {
+        Schema::from_json(v.as_object().cloned().unwrap())
+    }
+
     fn problem(schema: Value, v: Value) -> Option<String> {
-        value_problem(&SharedSchemas::new(), schema.as_object().unwrap(), &v)
+        value_problem(&SharedSchemas::new(), &json_schema(schema), &v)
     }
 
     #[test]
@@ -574,7 +561,7 @@ mod tests {
     }
 
     fn rules(schema: Value, v: Value) -> Vec<String> {
-        rule_findings(&SharedSchemas::new(), schema.as_object().unwrap(), &v)
+        rule_findings(&SharedSchemas::new(), &json_schema(schema), &v)
             .into_iter()
             .map(|f| match f {
                 Finding::RuleFails(p) => p,

@@ -12,10 +12,10 @@ use rkb_markers::{
     Value as MarkerValue, ValueMarker,
 };
 use serde_json::{Map, Value, json};
+
+pub use crate::node::{Node, Properties, Schema};
 use std::collections::HashMap;
 use std::rc::Rc;
-
-pub type Schema = Map<String, Value>;
 
 pub struct SchemaGen<'m> {
     pub model: &'m Model,
@@ -82,16 +82,13 @@ const TYPE_META_KIND: &str = "Kind is a string value representing the REST resou
 
 /// metav1.TypeMeta's schema (what an inline TypeMeta contributes to a root kind).
 pub fn type_meta_schema() -> Schema {
-    json!({
+    json_schema(json!({
         "type": "object",
         "properties": {
             "apiVersion": {"description": TYPE_META_APIVERSION, "type": "string"},
             "kind": {"description": TYPE_META_KIND, "type": "string"}
         }
-    })
-    .as_object()
-    .cloned()
-    .unwrap_or_default()
+    }))
 }
 
 impl<'m> SchemaGen<'m> {
@@ -227,9 +224,9 @@ impl<'m> SchemaGen<'m> {
                     .unwrap_or_default()
             })
             .collect();
-        let mut properties = Schema::new();
+        let mut properties = Properties::new();
         let mut required: Vec<String> = Vec::new();
-        let mut all_of: Vec<Value> = Vec::new();
+        let mut all_of: Vec<Schema> = Vec::new();
         let mut immutable: Vec<String> = Vec::new();
         for f in fields {
             let at = At {
@@ -244,7 +241,7 @@ impl<'m> SchemaGen<'m> {
             }
             let prop = self.field_schema(f, file, at);
             if f.flatten {
-                all_of.push(Value::Object(prop));
+                all_of.push(prop);
                 continue;
             }
             if f.doc
@@ -252,7 +249,7 @@ impl<'m> SchemaGen<'m> {
             {
                 immutable.push(name.clone());
             }
-            properties.insert(name, Value::Object(prop));
+            properties.insert(name, Node::Own(prop));
         }
         // Flattened structs contribute fields we don't see here: the OneOf names cannot be checked then.
         if !fields.iter().any(|f| f.flatten) {
@@ -262,13 +259,13 @@ impl<'m> SchemaGen<'m> {
         let mut props = Schema::new();
         props.insert("type".into(), json!("object"));
         if !properties.is_empty() {
-            props.insert("properties".into(), Value::Object(properties));
+            props.properties = Some(properties);
         }
         if !required.is_empty() {
             props.insert("required".into(), json!(required));
         }
         if !all_of.is_empty() {
-            props.insert("allOf".into(), Value::Array(all_of));
+            props.all_of = Some(all_of);
         }
         let rules: Vec<Value> = immutable
             .iter()
@@ -486,15 +483,12 @@ impl<'m> SchemaGen<'m> {
     fn list_schema(&mut self, file: usize, elem: &TypeExpr, at: At) -> Schema {
         if matches!(elem, TypeExpr::Path { segments, args } if args.is_empty() && segments.len() == 1 && segments[0] == "u8")
         {
-            return json!({"type": "string", "format": "byte"})
-                .as_object()
-                .cloned()
-                .unwrap_or_default();
+            return json_schema(json!({"type": "string", "format": "byte"}));
         }
         let items = self.expr_schema(file, elem, at);
         let mut s = Schema::new();
         s.insert("type".into(), json!("array"));
-        s.insert("items".into(), Value::Object(items));
+        s.items = Some(Box::new(Node::Own(items)));
         s
     }
 
@@ -506,7 +500,7 @@ impl<'m> SchemaGen<'m> {
         args: &[TypeExpr],
         at: At,
     ) -> Schema {
-        let obj = |v: Value| v.as_object().cloned().unwrap_or_default();
+        let obj = json_schema;
         match r {
             Resolved::Prim(p) => obj(prim_schema(p)),
             Resolved::Wrapper => match args.first() {
@@ -559,7 +553,7 @@ impl<'m> SchemaGen<'m> {
         let vs = self.expr_schema(file, v, at);
         let mut s = Schema::new();
         s.insert("type".into(), json!("object"));
-        s.insert("additionalProperties".into(), Value::Object(vs));
+        s.additional_properties = Some(Box::new(Node::Own(vs)));
         s
     }
 
@@ -656,8 +650,7 @@ impl<'m> SchemaGen<'m> {
         }
         self.check_map_list_has_keys(s, &main, file);
         for (m, sm) in items {
-            let ok = s.get("type") == Some(&json!("array"))
-                && s.get("items").is_some_and(Value::is_object);
+            let ok = s.get("type") == Some(&json!("array")) && s.items.is_some();
             if !ok {
                 let found = s
                     .get("type")
@@ -680,10 +673,11 @@ impl<'m> SchemaGen<'m> {
                 );
                 continue;
             }
-            let Some(Value::Object(it)) = s.get_mut("items") else {
+            let Some(items) = s.items.as_deref_mut() else {
                 continue;
             };
-            self.apply_marker(it, m, sm, file, None);
+            let items = self.shared.materialize(items);
+            self.apply_marker(items, m, sm, file, None);
         }
     }
 
@@ -786,7 +780,7 @@ impl<'m> SchemaGen<'m> {
                         .map(|s| Rc::new((*s).clone()));
                 }
                 match crate::k8s::schema_in(version, path) {
-                    Some(Value::Object(m)) => Some(Rc::new(m)),
+                    Some(Value::Object(m)) => Some(Rc::new(Schema::from_json(m))),
                     _ => None,
                 }
             })
@@ -809,31 +803,7 @@ impl<'m> SchemaGen<'m> {
             *node = preserve_fields(ty, field);
             return;
         }
-        for_children(node, &mut |c| self.flatten_refs(c));
-    }
-}
-
-fn for_children(node: &mut Schema, f: &mut dyn FnMut(&mut Schema)) {
-    if let Some(Value::Object(props)) = node.get_mut("properties") {
-        for v in props.values_mut() {
-            if let Value::Object(o) = v {
-                f(o);
-            }
-        }
-    }
-    for k in ["items", "additionalProperties", "not"] {
-        if let Some(Value::Object(o)) = node.get_mut(k) {
-            f(o);
-        }
-    }
-    for k in ["allOf", "anyOf", "oneOf"] {
-        if let Some(Value::Array(a)) = node.get_mut(k) {
-            for v in a {
-                if let Value::Object(o) = v {
-                    f(o);
-                }
-            }
-        }
+        node.for_each_own_mut(&mut |c| self.flatten_refs(c));
     }
 }
 
@@ -856,24 +826,17 @@ fn preserve_fields(ty: Schema, mut field: Schema) -> Schema {
         }
     }
     field.remove("$ref");
-    out.insert(
-        "allOf".into(),
-        Value::Array(vec![Value::Object(ty), Value::Object(field)]),
-    );
+    out.all_of = Some(vec![ty, field]);
     out
 }
 
 /// Merges every `allOf` branch into its parent, top-down (controller-gen's FlattenEmbedded).
 /// `shared` holds the sub-schemas that references in `node` stand for.
 pub fn flatten_all_of(node: &mut Schema, shared: &SharedSchemas) {
-    if let Some(Value::Array(all)) = node.remove("allOf") {
-        for e in all {
-            if let Value::Object(e) = e {
-                merge_into(node, e, shared);
-            }
-        }
+    for e in node.all_of.take().into_iter().flatten() {
+        merge_into(node, e, shared);
     }
-    for_children(node, &mut |c| flatten_all_of(c, shared));
+    node.for_each_own_mut(&mut |c| flatten_all_of(c, shared));
 }
 
 fn is_zero(v: &Value) -> bool {
@@ -908,82 +871,19 @@ fn comparable(k: &str) -> bool {
 
 /// controller-gen's flattenAllOfInto.
 pub fn merge_into(dst: &mut Schema, mut src: Schema, shared: &SharedSchemas) {
-    if let Some(Value::Array(all)) = src.remove("allOf") {
-        for e in all {
-            if let Value::Object(e) = e {
-                merge_into(dst, e, shared);
-            }
-        }
+    for e in src.all_of.take().into_iter().flatten() {
+        merge_into(dst, e, shared);
     }
+    // What both sides have and cannot merge: kept side by side as a new pair of allOf branches.
     let mut dst_rem = Schema::new();
     let mut src_rem = Schema::new();
-    for (k, v) in src {
-        if DOC_KEYS.contains(&k.as_str()) {
-            continue;
-        }
-        if k == "enum" {
-            if !dst.contains_key("enum") {
-                dst.insert(k, v);
-            }
-            continue;
-        }
-        if is_zero(&v) {
-            continue;
-        }
-        let Some(d) = dst.get_mut(&k) else {
-            dst.insert(k, v);
-            continue;
-        };
-        if is_zero(d) {
-            *d = v;
-            continue;
-        }
-        if comparable(&k) && *d == v {
-            continue;
-        }
-        match k.as_str() {
-            "properties" => {
-                if let (Value::Object(dp), Value::Object(sp)) = (d, v) {
-                    merge_properties(dp, sp, shared);
-                }
-            }
-            "required" => {
-                if let (Value::Array(da), Value::Array(sa)) = (d, v) {
-                    da.extend(sa);
-                }
-            }
-            "type" => {}
-            "additionalProperties" => {
-                shared.materialize(d);
-                if let Value::Object(sv) = v {
-                    match d {
-                        Value::Object(dv) => merge_into(dv, sv, shared),
-                        other => *other = Value::Object(sv),
-                    }
-                }
-            }
-            "x-kubernetes-preserve-unknown-fields" | "x-kubernetes-map-type" => *d = v,
-            "x-kubernetes-validations" => {
-                if let (Value::Array(da), Value::Array(mut sa)) = (d.take(), v) {
-                    sa.extend(da);
-                    *d = Value::Array(sa);
-                }
-            }
-            _ => {
-                dst_rem.insert(k.clone(), d.take());
-                src_rem.insert(k.clone(), v);
-                dst.remove(&k);
-            }
-        }
-    }
+    let src_keywords = src.take_keywords();
+    merge_keywords(dst, src_keywords, &mut dst_rem, &mut src_rem);
+    merge_sub_schemas(dst, src, shared, &mut dst_rem, &mut src_rem);
     if !dst_rem.is_empty() {
-        let entry = dst
-            .entry("allOf")
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(a) = entry {
-            a.push(Value::Object(dst_rem));
-            a.push(Value::Object(src_rem));
-        }
+        dst.all_of
+            .get_or_insert_with(Vec::new)
+            .extend([dst_rem, src_rem]);
     }
     if let Some(Value::Array(req)) = dst.get_mut("required") {
         let mut names: Vec<String> = req
@@ -996,20 +896,114 @@ pub fn merge_into(dst: &mut Schema, mut src: Schema, shared: &SharedSchemas) {
     }
 }
 
-/// [`merge_into`] for `properties`: a property both sides have is merged (a shared one copied out first, as
-/// merging changes it), the others are added.
-fn merge_properties(dst: &mut Map<String, Value>, src: Map<String, Value>, shared: &SharedSchemas) {
-    for (name, prop) in src {
-        if let Some(existing) = dst.get_mut(&name) {
-            shared.materialize(existing);
+/// [`merge_into`] for the keywords.
+fn merge_keywords(
+    dst: &mut Schema,
+    src: Map<String, Value>,
+    dst_rem: &mut Schema,
+    src_rem: &mut Schema,
+) {
+    for (k, v) in src {
+        if DOC_KEYS.contains(&k.as_str()) {
+            continue;
         }
-        match dst.get_mut(&name) {
-            Some(Value::Object(existing)) => {
-                if let Value::Object(prop) = prop {
-                    merge_into(existing, prop, shared);
+        if k == "enum" {
+            if !dst.contains_key("enum") {
+                dst.keywords_mut().insert(k, v);
+            }
+            continue;
+        }
+        if is_zero(&v) {
+            continue;
+        }
+        let Some(d) = dst.keywords_mut().get_mut(&k) else {
+            dst.keywords_mut().insert(k, v);
+            continue;
+        };
+        if is_zero(d) {
+            *d = v;
+            continue;
+        }
+        if comparable(&k) && *d == v {
+            continue;
+        }
+        match k.as_str() {
+            "required" => {
+                if let (Value::Array(da), Value::Array(sa)) = (d, v) {
+                    da.extend(sa);
+                }
+            }
+            "type" => {}
+            "x-kubernetes-preserve-unknown-fields" | "x-kubernetes-map-type" => *d = v,
+            "x-kubernetes-validations" => {
+                if let (Value::Array(da), Value::Array(mut sa)) = (d.take(), v) {
+                    sa.extend(da);
+                    *d = Value::Array(sa);
                 }
             }
             _ => {
+                dst_rem.keywords_mut().insert(k.clone(), d.take());
+                src_rem.keywords_mut().insert(k.clone(), v);
+                dst.keywords_mut().remove(&k);
+            }
+        }
+    }
+}
+
+/// [`merge_into`] for the sub-schemas (`src`'s allOf is already merged): properties and additionalProperties
+/// merge; items, not, anyOf and oneOf that both sides have go to the remainders.
+fn merge_sub_schemas(
+    dst: &mut Schema,
+    src: Schema,
+    shared: &SharedSchemas,
+    dst_rem: &mut Schema,
+    src_rem: &mut Schema,
+) {
+    match (&mut dst.properties, src.properties) {
+        (Some(d), Some(p)) => merge_properties(d, p, shared),
+        (d, p @ Some(_)) => *d = p,
+        (_, None) => {}
+    }
+    match (&mut dst.additional_properties, src.additional_properties) {
+        (Some(d), Some(a)) => merge_into(shared.materialize(d), shared.owned(*a), shared),
+        (d, a @ Some(_)) => *d = a,
+        (_, None) => {}
+    }
+    fn side_by_side<T>(d: &mut Option<T>, s: Option<T>, dr: &mut Option<T>, sr: &mut Option<T>) {
+        match (d.is_some(), s) {
+            (true, s @ Some(_)) => (*dr, *sr) = (d.take(), s),
+            (false, s @ Some(_)) => *d = s,
+            (_, None) => {}
+        }
+    }
+    side_by_side(
+        &mut dst.items,
+        src.items,
+        &mut dst_rem.items,
+        &mut src_rem.items,
+    );
+    side_by_side(&mut dst.not, src.not, &mut dst_rem.not, &mut src_rem.not);
+    side_by_side(
+        &mut dst.any_of,
+        src.any_of,
+        &mut dst_rem.any_of,
+        &mut src_rem.any_of,
+    );
+    side_by_side(
+        &mut dst.one_of,
+        src.one_of,
+        &mut dst_rem.one_of,
+        &mut src_rem.one_of,
+    );
+}
+
+/// [`merge_into`] for `properties`: a property both sides have is merged (a shared one copied out first, as
+/// merging changes it), the others are added.
+fn merge_properties(dst: &mut Properties, src: Properties, shared: &SharedSchemas) {
+    for (name, prop) in src {
+        match dst.get_mut(&name) {
+            Some(existing) => merge_into(shared.materialize(existing), shared.owned(prop), shared),
+            None => {
                 dst.insert(name, prop);
             }
         }
@@ -1033,6 +1027,14 @@ fn is_one_of(m: &Marker) -> bool {
     )
 }
 
+/// The schema a JSON literal writes.
+fn json_schema(v: Value) -> Schema {
+    match v {
+        Value::Object(m) => Schema::from_json(m),
+        _ => Schema::new(),
+    }
+}
+
 fn prim_schema(p: Prim) -> Value {
     match p {
         Prim::String => json!({"type": "string"}),
@@ -1049,7 +1051,11 @@ mod tests {
     use super::*;
 
     fn obj(v: Value) -> Schema {
-        v.as_object().cloned().unwrap()
+        json_schema(v)
+    }
+
+    fn json(s: Schema) -> Value {
+        s.to_json(&SharedSchemas::new())
     }
 
     #[test]
@@ -1065,7 +1071,7 @@ mod tests {
             &SharedSchemas::new(),
         );
         assert_eq!(
-            Value::Object(dst),
+            json(dst),
             json!({"type": "integer", "allOf": [{"minimum": 1}, {"minimum": 2}], "x-kubernetes-validations": [{"rule": "f"}, {"rule": "t"}]})
         );
     }
@@ -1079,13 +1085,13 @@ mod tests {
         );
         flatten_all_of(&mut out, &SharedSchemas::new());
         assert_eq!(
-            Value::Object(out),
+            json(out),
             json!({"type": "object", "description": "field doc"})
         );
         let mut out = preserve_fields(t, obj(json!({"$ref": "local:0"})));
         flatten_all_of(&mut out, &SharedSchemas::new());
         assert_eq!(
-            Value::Object(out),
+            json(out),
             json!({"type": "object", "description": "type doc"})
         );
     }

@@ -1,7 +1,7 @@
 //! Shared sub-schemas of k8s-openapi types, owned by one generation run. A `Vec<Container>` field puts
 //! Container's whole schema (hundreds of nodes) into every CRD that uses it; copying, printing from and freeing
 //! one tree per use was most of a run's time. Instead, the children of a k8s type's schema are stored once in the
-//! run's [`SharedSchemas`], and each use holds a small reference node in their place. Schemas are only ever
+//! run's [`SharedSchemas`], and each use holds a reference ([`Node::Shared`]) in their place. Schemas are only ever
 //! merged at the top of a k8s type (field docs and markers), so the shared children are never changed;
 //! [`SharedSchemas::materialize`] copies one back where a merge must reach into it.
 //!
@@ -9,41 +9,19 @@
 //! structural.rs), live as long as the run that made them: the derive runs inside rustc, many times per
 //! process, and must not leave schemas behind. The threads of one run share it by reference.
 //!
-//! Only this module knows how a reference is spelled inside a `serde_json::Value`; the others ask the run's
-//! store: [`SharedSchemas::resolve`] (what does this node stand for, if it is a reference?),
-//! [`SharedSchemas::lookup`] (the same with its [`SharedRef`], to key work derived from it),
-//! [`SharedSchemas::materialize`] and [`SharedSchemas::to_json`]. A node that only looks like a reference
-//! (no sub-schema of this run under its number) is what it looks like: plain JSON.
+//! A reference is a variant of its own (node.rs), never JSON: the checks and the printer read what it stands for
+//! with [`SharedSchemas::schema_of`], and a merge that must change it first makes a copy of its own with
+//! [`SharedSchemas::materialize`].
 
 use crate::k8s::Version;
-use crate::schema::Schema;
-use serde_json::{Map, Value};
+use crate::node::{Node, NodeSchema, Schema};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-
-/// The key of a reference node, `{"$rkb-frozen": id}`: a name no schema, default or example of a CRD uses.
-const KEY: &str = "$rkb-frozen";
 
 /// A reference to one shared sub-schema of the run that made it (an index into its [`SharedSchemas`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SharedRef(usize);
-
-impl SharedRef {
-    /// The reference `v` is spelled as, if any (whether the run has it is the store's to say).
-    fn of(v: &Value) -> Option<SharedRef> {
-        let Value::Object(m) = v else { return None };
-        if m.len() != 1 {
-            return None;
-        }
-        Some(SharedRef(usize::try_from(m.get(KEY)?.as_u64()?).ok()?))
-    }
-
-    fn node(self) -> Value {
-        let mut m = Map::new();
-        m.insert(KEY.into(), Value::from(self.0));
-        Value::Object(m)
-    }
-}
 
 /// k8s types' schemas with their children shared, by (Kubernetes version, Rust path); `None`: no such type.
 type K8sSchemas = HashMap<(Version, String), Option<Arc<Schema>>>;
@@ -55,7 +33,7 @@ pub type PrintedCache = HashMap<(SharedRef, usize, usize), (Arc<str>, usize)>;
 /// The shared sub-schemas of one run, and what the run learned about them.
 #[derive(Default)]
 pub struct SharedSchemas {
-    items: RwLock<Vec<Arc<Value>>>,
+    items: RwLock<Vec<Arc<Schema>>>,
     /// `<k8s type>[@<version>]/properties/<name>` (or `/items`, `/additionalProperties`) -> its reference.
     index: Mutex<HashMap<String, SharedRef>>,
     /// Expanded from the embedded table once per run, whichever thread asks first.
@@ -84,14 +62,15 @@ impl SharedSchemas {
             return hit.clone();
         }
         let schema = match crate::k8s::schema_in(version, path) {
-            Some(Value::Object(mut m)) => {
+            Some(Value::Object(m)) => {
                 // The same path names a different type in another version: key its children by both.
                 let name = match version {
                     Version::BASE => path.to_string(),
                     other => format!("{path}@{other}"),
                 };
-                self.share_children(&name, &mut m);
-                Some(Arc::new(m))
+                let mut s = Schema::from_json(m);
+                self.share_children(&name, &mut s);
+                Some(Arc::new(s))
             }
             _ => None,
         };
@@ -101,92 +80,62 @@ impl SharedSchemas {
     /// Replaces the children of a k8s type's schema (property schemas, items, additionalProperties) with
     /// references. `name` identifies the type: the same type always yields the same references.
     pub fn share_children(&self, name: &str, schema: &mut Schema) {
-        if let Some(Value::Object(props)) = schema.get_mut("properties") {
-            for (k, v) in props.iter_mut() {
-                if v.is_object() {
-                    *v = self.share(format!("{name}/properties/{k}"), v.take());
-                }
-            }
+        for (k, n) in schema.properties.iter_mut().flatten() {
+            self.share_node(format!("{name}/properties/{k}"), n);
         }
-        for k in ["items", "additionalProperties"] {
-            if let Some(v) = schema.get_mut(k)
-                && v.is_object()
-            {
-                *v = self.share(format!("{name}/{k}"), v.take());
-            }
+        if let Some(n) = &mut schema.items {
+            self.share_node(format!("{name}/items"), n);
+        }
+        if let Some(n) = &mut schema.additional_properties {
+            self.share_node(format!("{name}/additionalProperties"), n);
         }
     }
 
-    /// Stores `v` under `key` (once per key for the run) and returns the reference node to put in its place.
-    fn share(&self, key: String, v: Value) -> Value {
+    /// Stores the run's own `node` under `key` (once per key for the run) and leaves its reference in its place.
+    fn share_node(&self, key: String, node: &mut Node) {
+        let Node::Own(s) = node else { return };
         let mut index = lock(&self.index);
         let r = *index.entry(key).or_insert_with(|| {
             let mut items = self.items.write().unwrap_or_else(PoisonError::into_inner);
-            items.push(Arc::new(v));
+            items.push(Arc::new(std::mem::take(s)));
             SharedRef(items.len() - 1)
         });
-        r.node()
+        *node = Node::Shared(r);
     }
 
-    /// The reference `v` is and the sub-schema it stands for, if `v` is one of this run's references.
-    pub fn lookup(&self, v: &Value) -> Option<(SharedRef, Arc<Value>)> {
-        let r = SharedRef::of(v)?;
+    /// The sub-schema `r` stands for.
+    pub(crate) fn get(&self, r: SharedRef) -> Arc<Schema> {
         let items = self.items.read().unwrap_or_else(PoisonError::into_inner);
-        Some((r, Arc::clone(items.get(r.0)?)))
+        // A reference is only ever made by its run's store, and the store only grows.
+        Arc::clone(&items[r.0])
     }
 
-    /// What `v` stands for, if it is one of this run's references.
-    pub fn resolve(&self, v: &Value) -> Option<Arc<Value>> {
-        self.lookup(v).map(|(_, shared)| shared)
-    }
-
-    /// Replaces a reference by a private copy of what it stands for (before changing it).
-    pub fn materialize(&self, v: &mut Value) {
-        if let Some(shared) = self.resolve(v) {
-            *v = (*shared).clone();
+    /// What `node` stands for: its own schema, or the shared one it refers to.
+    pub fn schema_of<'a>(&self, node: &'a Node) -> NodeSchema<'a> {
+        match node {
+            Node::Own(s) => NodeSchema::Own(s),
+            Node::Shared(r) => NodeSchema::Shared(self.get(*r)),
         }
     }
 
-    /// `v` as compact JSON, every reference replaced by what it stands for.
-    pub fn to_json(&self, v: &Value) -> String {
-        serde_json::to_string(&Resolved(self, v)).expect("JSON values always serialize")
-    }
-}
-
-/// Serializes a value as if every reference in it had been materialized, without copying anything.
-struct Resolved<'a>(&'a SharedSchemas, &'a Value);
-
-impl serde::Serialize for Resolved<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap as _, SerializeSeq as _};
-        let Resolved(store, v) = *self;
-        if let Some(shared) = store.resolve(v) {
-            return Resolved(store, &shared).serialize(s);
-        }
-        match v {
-            Value::Object(m) => {
-                let mut map = s.serialize_map(Some(m.len()))?;
-                for (k, v) in m {
-                    map.serialize_entry(k, &Resolved(store, v))?;
-                }
-                map.end()
-            }
-            Value::Array(items) => {
-                let mut seq = s.serialize_seq(Some(items.len()))?;
-                for v in items {
-                    seq.serialize_element(&Resolved(store, v))?;
-                }
-                seq.end()
-            }
-            scalar => scalar.serialize(s),
+    /// `node`'s schema as the run's own (a shared one copied).
+    pub fn owned(&self, node: Node) -> Schema {
+        match node {
+            Node::Own(s) => s,
+            Node::Shared(r) => (*self.get(r)).clone(),
         }
     }
-}
 
-/// Test helper: whether `json` (text) still holds a reference node, i.e. one leaked past [`SharedSchemas::to_json`].
-#[cfg(test)]
-pub fn leaks_reference(json: &str) -> bool {
-    json.contains(KEY)
+    /// `node`'s schema, to change: a shared one is first replaced by a copy of its own.
+    pub fn materialize<'a>(&self, node: &'a mut Node) -> &'a mut Schema {
+        if let Node::Shared(r) = *node {
+            *node = Node::Own((*self.get(r)).clone());
+        }
+        match node {
+            Node::Own(s) => s,
+            Node::Shared(_) => unreachable!("replaced by its copy above"),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -197,36 +146,28 @@ mod tests {
     #[test]
     fn references_resolve_and_materialize() {
         let store = SharedSchemas::new();
-        let mut s = json!({"type": "object", "properties": {"a": {"type": "string"}}, "items": {"type": "integer"}});
-        let m = s.as_object_mut().unwrap();
-        store.share_children("test.T", m);
-        let a = m["properties"]["a"].clone();
+        let v = json!({"type": "object", "properties": {"a": {"type": "string"}}, "items": {"type": "integer"}});
+        let mut s = Schema::from_json(v.as_object().cloned().unwrap());
+        store.share_children("test.T", &mut s);
+        let a = s.properties.as_ref().unwrap()["a"].clone();
+        assert!(matches!(a, Node::Shared(_)), "shared in place");
         assert_eq!(
-            store.resolve(&a).as_deref(),
-            Some(&json!({"type": "string"}))
+            store.schema_of(&a).to_json(&store),
+            json!({"type": "string"})
         );
         // The same key gives the same reference.
-        let mut again = json!({"properties": {"a": {"type": "string"}}});
-        store.share_children("test.T", again.as_object_mut().unwrap());
-        assert_eq!(again["properties"]["a"], a);
-        let mut items = m["items"].clone();
-        store.materialize(&mut items);
-        assert_eq!(items, json!({"type": "integer"}));
-        assert!(store.resolve(&json!({"type": "string"})).is_none());
-        // Only this run's references are followed: another run's (or data spelled alike) is plain JSON.
-        let other = SharedSchemas::new();
-        assert!(other.resolve(&a).is_none());
-        assert_eq!(other.to_json(&a), serde_json::to_string(&a).unwrap());
-        assert_ne!(
-            s["properties"]["a"],
-            json!({"type": "string"}),
-            "shared in place"
+        let mut again = Schema::from_json(
+            json!({"properties": {"a": {"type": "string"}}})
+                .as_object()
+                .cloned()
+                .unwrap(),
         );
-        let json = store.to_json(&s);
-        assert_eq!(
-            json,
-            r#"{"items":{"type":"integer"},"properties":{"a":{"type":"string"}},"type":"object"}"#
-        );
-        assert!(!leaks_reference(&json));
+        store.share_children("test.T", &mut again);
+        assert_eq!(again.properties.as_ref().unwrap()["a"], a);
+        let mut items = (**s.items.as_ref().unwrap()).clone();
+        assert_eq!(store.materialize(&mut items).str("type"), Some("integer"));
+        assert!(matches!(items, Node::Own(_)));
+        // Written out, the references are what they stand for.
+        assert_eq!(s.to_json(&store), v);
     }
 }

@@ -2,7 +2,7 @@
 //! rules for map lists. Problems are reported with the schema path, at the root type.
 
 use crate::check::{Checker, Version, for_each_child, for_each_own_child};
-use crate::schema::Schema;
+use crate::node::{Node, Schema};
 use crate::shared::{SharedSchemas, lock};
 use serde_json::Value;
 
@@ -58,9 +58,7 @@ fn walk_list_maps(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<
     if let Some(problem) = list_map_problem(shared, s) {
         out.push((path.to_string(), problem));
     }
-    for_each_own_child(shared, s, path, &mut |c, p| {
-        walk_list_maps(shared, c, &p, out)
-    });
+    for_each_own_child(s, path, &mut |c, p| walk_list_maps(shared, c, &p, out));
 }
 
 /// What is wrong with `s` as a map list, if it is one (or claims keys without being one).
@@ -74,13 +72,8 @@ fn list_map_problem(shared: &SharedSchemas, s: &Schema) -> Option<String> {
     let Some(keys) = keys.filter(|k| !k.is_empty()) else {
         return Some("x-kubernetes-list-type: map needs x-kubernetes-list-map-keys".into());
     };
-    let shared_items = s.get("items").and_then(|v| shared.resolve(v));
-    let items = shared_items
-        .as_deref()
-        .or(s.get("items"))
-        .and_then(Value::as_object);
-    let Some(items) = items.filter(|i| i.get("type").and_then(Value::as_str) == Some("object"))
-    else {
+    let items = s.items.as_deref().map(|n| shared.schema_of(n));
+    let Some(items) = items.filter(|i| i.str("type") == Some("object")) else {
         return Some("the items of a map list must be objects".into());
     };
     let required: Vec<&str> = items
@@ -89,15 +82,11 @@ fn list_map_problem(shared: &SharedSchemas, s: &Schema) -> Option<String> {
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     for key in keys.iter().filter_map(Value::as_str) {
-        let prop = items.get("properties").and_then(|p| p.get(key));
-        let shared_prop = prop.and_then(|v| shared.resolve(v));
-        let Some(prop) = shared_prop.as_deref().or(prop).and_then(Value::as_object) else {
+        let prop = items.properties.as_ref().and_then(|p| p.get(key));
+        let Some(prop) = prop.map(|n| shared.schema_of(n)) else {
             return Some(format!("map key `{key}` is not a field of the items"));
         };
-        if matches!(
-            prop.get("type").and_then(Value::as_str),
-            Some("array" | "object")
-        ) {
+        if matches!(prop.str("type"), Some("array" | "object")) {
             return Some(format!(
                 "map key `{key}` must be a scalar, not a list or object"
             ));
@@ -173,7 +162,7 @@ fn is_true(s: &Schema, key: &str) -> bool {
 /// A node inside allOf/anyOf/oneOf/not may only validate: it must not say what the data is.
 fn junctor_problems(s: &Schema, problem: &mut dyn FnMut(String)) {
     for k in FORBIDDEN_IN_JUNCTORS {
-        if s.contains_key(*k) {
+        if s.contains_key(k) {
             problem(format!("`{k}` is not allowed inside allOf/anyOf/oneOf/not"));
         }
     }
@@ -193,11 +182,7 @@ fn shape_problems(s: &Schema, root: bool, problem: &mut dyn FnMut(String)) {
     if embedded && s.contains_key("additionalProperties") {
         problem("additionalProperties must not be used with x-kubernetes-embedded-resource".into());
     }
-    if embedded
-        && !preserve
-        && s.get("properties")
-            .is_none_or(|p| p.as_object().is_none_or(|o| o.is_empty()))
-    {
+    if embedded && !preserve && s.properties.as_ref().is_none_or(|p| p.is_empty()) {
         problem(
             "x-kubernetes-embedded-resource needs properties or x-kubernetes-preserve-unknown-fields".into(),
         );
@@ -212,17 +197,14 @@ fn shape_problems(s: &Schema, root: bool, problem: &mut dyn FnMut(String)) {
 
 /// The root, and an embedded resource, may only declare `kind` and `apiVersion` as strings.
 fn type_meta_problems(shared: &SharedSchemas, s: &Schema, problem: &mut dyn FnMut(String)) {
-    let Some(Value::Object(props)) = s.get("properties") else {
+    let Some(props) = &s.properties else {
         return;
     };
     for k in ["kind", "apiVersion"] {
-        if let Some(v) = props.get(k) {
-            let resolved = shared.resolve(v);
-            if let Value::Object(p) = resolved.as_deref().unwrap_or(v)
-                && p.get("type").and_then(Value::as_str) != Some("string")
-            {
-                problem(format!("`{k}` must be of type string"));
-            }
+        if let Some(n) = props.get(k)
+            && shared.schema_of(n).str("type") != Some("string")
+        {
+            problem(format!("`{k}` must be of type string"));
         }
     }
 }
@@ -238,41 +220,30 @@ fn walk_children(
 ) {
     // A shared sub-schema found structural once is structural wherever it is used in the run (the checks below
     // the root only look inside it): skip it then.
-    let mut visit = |v: &Value, p: String| match shared.lookup(v) {
-        Some((r, node)) => {
-            if lock(&shared.structural).contains(&(r, in_junctor)) {
+    let mut visit = |n: &Node, p: String| match n {
+        Node::Shared(r) => {
+            if lock(&shared.structural).contains(&(*r, in_junctor)) {
                 return;
             }
-            if let Value::Object(o) = &*node {
-                let before = out.len();
-                walk_at(shared, o, &p, in_junctor, false, out);
-                if out.len() == before {
-                    lock(&shared.structural).insert((r, in_junctor));
-                }
+            let before = out.len();
+            walk_at(shared, &shared.schema_of(n), &p, in_junctor, false, out);
+            if out.len() == before {
+                lock(&shared.structural).insert((*r, in_junctor));
             }
         }
-        None => {
-            if let Value::Object(o) = v {
-                walk_at(shared, o, &p, in_junctor, false, out);
-            }
-        }
+        Node::Own(o) => walk_at(shared, o, &p, in_junctor, false, out),
     };
     for_each_child(s, path, &mut visit);
     // The int-or-string pattern (anyOf integer/string) is the one place a junctor may carry `type`.
     if is_true(s, "x-kubernetes-int-or-string") {
         return;
     }
-    for k in ["allOf", "anyOf", "oneOf", "not"] {
-        let items: Vec<&Value> = match s.get(k) {
-            Some(Value::Array(a)) => a.iter().collect(),
-            Some(v @ Value::Object(_)) => vec![v],
-            _ => Vec::new(),
-        };
-        for v in items {
-            if let Value::Object(o) = v {
-                walk_at(shared, o, path, true, false, out);
-            }
-        }
+    let junctors = [&s.all_of, &s.any_of, &s.one_of]
+        .into_iter()
+        .flatten()
+        .flatten();
+    for j in junctors.chain(s.not.as_deref()) {
+        walk_at(shared, j, path, true, false, out);
     }
 }
 
@@ -288,7 +259,7 @@ mod tests {
         let mut out = Vec::new();
         walk(
             &SharedSchemas::new(),
-            s.as_object().unwrap(),
+            &Schema::from_json(s.as_object().cloned().unwrap()),
             ".",
             false,
             &mut out,

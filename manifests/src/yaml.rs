@@ -2,6 +2,7 @@
 //! sigs.k8s.io/yaml) with its key order, scalar styles (plain, 'single', "double", `|-` literal), and
 //! folding of long plain/quoted lines at column 80.
 
+use crate::node::{Doc, Node, Properties, Schema};
 use crate::shared::{SharedRef, SharedSchemas, lock};
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -12,42 +13,142 @@ const BEST_INDENT: usize = 2;
 
 /// Renders one document (without the leading `---`).
 pub fn to_yaml(v: &Value) -> String {
-    render(v, None, String::with_capacity(4096))
+    render(Item::Json(v), None, String::with_capacity(4096))
 }
 
 /// Renders one document of a multi-document file: `---` and the YAML.
 pub fn document(v: &Value) -> String {
-    document_in(v, None)
+    document_in(Item::Json(v), None)
 }
 
 /// [`document`] of a CRD built by a run: its shared sub-schemas (references into `shared`) print as what they
 /// stand for, each printed once per run and indentation.
-pub fn crd_document(v: &Value, shared: &SharedSchemas) -> String {
-    document_in(v, Some(shared))
+pub fn crd_document(doc: &Doc, shared: &SharedSchemas) -> String {
+    document_in(Item::Doc(doc), Some(shared))
 }
 
-fn document_in(v: &Value, shared: Option<&SharedSchemas>) -> String {
+fn document_in(item: Item<'_>, shared: Option<&SharedSchemas>) -> String {
     // A CRD with a k8s type in it is tens of KB: start big rather than grow through every size.
     let mut out = String::with_capacity(32 * 1024);
     out.push_str("---\n");
-    render(v, shared, out)
+    render(item, shared, out)
 }
 
-fn render(v: &Value, shared: Option<&SharedSchemas>, out: String) -> String {
+fn render(item: Item<'_>, shared: Option<&SharedSchemas>, out: String) -> String {
     let mut e = Emitter {
         out,
         col: 0,
         shared,
     };
-    match v {
-        Value::Object(m) if !m.is_empty() => e.mapping(m, 0),
-        Value::Array(a) if !a.is_empty() => e.sequence(a, 0),
-        other => {
-            e.scalar(other, 0, false);
+    match e.form(item) {
+        Form::Map(entries) => e.mapping(entries, 0),
+        Form::Shared(r) => e.shared_mapping(r, 0),
+        Form::Seq(items) => e.sequence(items, 0),
+        Form::Scalar(v) => {
+            e.scalar(v, 0, false);
+            e.newline();
+        }
+        Form::Empty(text) => {
+            e.push(text);
             e.newline();
         }
     }
     e.out
+}
+
+/// Something to print: JSON, a generated document, or a part of a schema tree.
+#[derive(Clone, Copy)]
+enum Item<'a> {
+    Json(&'a Value),
+    Doc(&'a Doc),
+    Schema(&'a Schema),
+    Node(&'a Node),
+    Properties(&'a Properties),
+    Schemas(&'a [Schema]),
+}
+
+/// How an [`Item`] prints.
+enum Form<'a> {
+    /// A block mapping of these entries (not yet in key order).
+    Map(Vec<(&'a str, Item<'a>)>),
+    /// A shared sub-schema, printed as a mapping (and once per run, indent and column).
+    Shared(SharedRef),
+    /// A block sequence.
+    Seq(Vec<Item<'a>>),
+    Scalar(&'a Value),
+    /// An empty mapping or sequence: `{}` or `[]`.
+    Empty(&'static str),
+}
+
+impl<'a> Item<'a> {
+    fn form(self) -> Form<'a> {
+        match self {
+            Item::Json(Value::Object(m)) if !m.is_empty() => {
+                Form::Map(m.iter().map(|(k, v)| (k.as_str(), Item::Json(v))).collect())
+            }
+            Item::Json(Value::Array(a)) if !a.is_empty() => {
+                Form::Seq(a.iter().map(Item::Json).collect())
+            }
+            Item::Json(v) => Form::Scalar(v),
+            Item::Doc(Doc::Json(v)) => Item::Json(v).form(),
+            Item::Doc(Doc::Map(entries)) if !entries.is_empty() => Form::Map(
+                entries
+                    .iter()
+                    .map(|(k, d)| (k.as_str(), Item::Doc(d)))
+                    .collect(),
+            ),
+            Item::Doc(Doc::List(items)) if !items.is_empty() => {
+                Form::Seq(items.iter().map(Item::Doc).collect())
+            }
+            Item::Doc(Doc::Map(_)) => Form::Empty("{}"),
+            Item::Doc(Doc::List(_)) => Form::Empty("[]"),
+            Item::Doc(Doc::Schema(s)) | Item::Schema(s) | Item::Node(Node::Own(s)) => {
+                if s.is_empty() {
+                    Form::Empty("{}")
+                } else {
+                    Form::Map(schema_entries(s))
+                }
+            }
+            Item::Node(Node::Shared(r)) => Form::Shared(*r),
+            Item::Properties(p) if !p.is_empty() => {
+                Form::Map(p.iter().map(|(k, n)| (k.as_str(), Item::Node(n))).collect())
+            }
+            Item::Properties(_) => Form::Empty("{}"),
+            Item::Schemas(l) if !l.is_empty() => Form::Seq(l.iter().map(Item::Schema).collect()),
+            Item::Schemas(_) => Form::Empty("[]"),
+        }
+    }
+}
+
+/// A schema's keywords and sub-schemas, as mapping entries.
+fn schema_entries(s: &Schema) -> Vec<(&str, Item<'_>)> {
+    let mut entries: Vec<(&str, Item<'_>)> = s
+        .keywords()
+        .iter()
+        .map(|(k, v)| (k.as_str(), Item::Json(v)))
+        .collect();
+    if let Some(p) = &s.properties {
+        entries.push(("properties", Item::Properties(p)));
+    }
+    if let Some(n) = &s.items {
+        entries.push(("items", Item::Node(n)));
+    }
+    if let Some(n) = &s.additional_properties {
+        entries.push(("additionalProperties", Item::Node(n)));
+    }
+    for (k, l) in [
+        ("allOf", &s.all_of),
+        ("anyOf", &s.any_of),
+        ("oneOf", &s.one_of),
+    ] {
+        if let Some(l) = l {
+            entries.push((k, Item::Schemas(l)));
+        }
+    }
+    if let Some(n) = &s.not {
+        entries.push(("not", Item::Schema(n)));
+    }
+    entries
 }
 
 /// go-yaml v2's key order (`keyList.Less`): letters sort after non-letters, digit runs compare as numbers.
@@ -153,7 +254,7 @@ enum Style {
     Literal,
 }
 
-impl Emitter<'_> {
+impl<'s> Emitter<'s> {
     fn push(&mut self, s: &str) {
         self.out.push_str(s);
         match s.rfind('\n') {
@@ -184,58 +285,61 @@ impl Emitter<'_> {
         }
     }
 
-    fn sorted(m: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
-        let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-        entries.sort_by(|a, b| go_key_cmp(a.0, b.0));
-        entries
+    /// How `item` prints; a shared sub-schema that is empty prints as `{}`.
+    fn form<'a>(&self, item: Item<'a>) -> Form<'a> {
+        match item.form() {
+            Form::Shared(r) if self.store().get(r).is_empty() => Form::Empty("{}"),
+            form => form,
+        }
+    }
+
+    /// The run whose shared sub-schemas are printed: only a CRD document has them, and it comes with its run.
+    fn store(&self) -> &'s SharedSchemas {
+        self.shared
+            .expect("a shared sub-schema is printed with the store of its run")
     }
 
     /// A block mapping whose keys sit at `indent`; the first key continues the current line if it isn't empty.
-    fn mapping(&mut self, m: &serde_json::Map<String, Value>, indent: usize) {
-        for (i, (k, v)) in Self::sorted(m).into_iter().enumerate() {
+    fn mapping(&mut self, mut entries: Vec<(&str, Item<'_>)>, indent: usize) {
+        entries.sort_by(|a, b| go_key_cmp(a.0, b.0));
+        for (i, (k, v)) in entries.into_iter().enumerate() {
             if i > 0 || self.col == 0 {
                 self.indent_to(indent);
             }
-            // Shared k8s sub-schemas print as what they stand for.
-            let shared = self.lookup(v);
-            let v = shared.as_ref().map_or(v, |(_, s)| &**s);
             self.key(k);
             self.push_char(':');
-            match v {
-                Value::Object(inner) if !inner.is_empty() => {
+            match self.form(v) {
+                Form::Map(inner) => {
                     self.newline();
-                    self.mapping_of(shared.as_ref().map(|s| s.0), inner, indent + BEST_INDENT);
+                    self.mapping(inner, indent + BEST_INDENT);
                 }
-                Value::Array(items) if !items.is_empty() => {
+                Form::Shared(r) => {
+                    self.newline();
+                    self.shared_mapping(r, indent + BEST_INDENT);
+                }
+                Form::Seq(items) => {
                     self.newline();
                     // go-yaml v2 does not indent a sequence that is a mapping value.
                     self.sequence(items, indent);
                 }
-                other => {
+                Form::Scalar(other) => {
                     self.push_char(' ');
                     self.scalar(other, indent + BEST_INDENT, false);
+                    self.newline();
+                }
+                Form::Empty(text) => {
+                    self.push_char(' ');
+                    self.push(text);
                     self.newline();
                 }
             }
         }
     }
 
-    /// The shared sub-schema `v` refers to, if it is a reference.
-    fn lookup(&self, v: &Value) -> Option<(SharedRef, Arc<Value>)> {
-        self.shared?.lookup(v)
-    }
-
-    /// [`Self::mapping`], reusing the text of shared sub-schema `shared` when the run printed it before at
-    /// the same indent and column: what is printed depends on nothing else.
-    fn mapping_of(
-        &mut self,
-        shared: Option<SharedRef>,
-        m: &serde_json::Map<String, Value>,
-        indent: usize,
-    ) {
-        let (Some(r), Some(store)) = (shared, self.shared) else {
-            return self.mapping(m, indent);
-        };
+    /// A shared sub-schema as a mapping, reusing its text when the run printed it before at the same indent and
+    /// column: what is printed depends on nothing else.
+    fn shared_mapping(&mut self, r: SharedRef, indent: usize) {
+        let store = self.store();
         let key = (r, indent, self.col);
         let hit = lock(&store.printed).get(&key).cloned();
         if let Some((text, col)) = hit {
@@ -243,50 +347,44 @@ impl Emitter<'_> {
             self.col = col;
             return;
         }
+        let s = store.get(r);
         let start = self.out.len();
-        self.mapping(m, indent);
+        self.mapping(schema_entries(&s), indent);
         let text: Arc<str> = Arc::from(&self.out[start..]);
         lock(&store.printed).insert(key, (text, self.col));
     }
 
-    fn sequence(&mut self, items: &[Value], indent: usize) {
+    fn sequence(&mut self, items: Vec<Item<'_>>, indent: usize) {
         for item in items {
             self.indent_to(indent);
             self.push("- ");
-            let shared = self.lookup(item);
-            let item = shared.as_ref().map_or(item, |(_, s)| &**s);
-            match item {
-                Value::Object(inner) if !inner.is_empty() => {
-                    self.mapping_of(shared.as_ref().map(|s| s.0), inner, indent + BEST_INDENT)
-                }
-                Value::Array(inner) if !inner.is_empty() => {
-                    self.sequence_inline(inner, indent + BEST_INDENT)
-                }
-                other => {
-                    self.scalar(other, indent + BEST_INDENT, false);
-                    self.newline();
-                }
-            }
+            self.sequence_item(item, indent);
         }
     }
 
-    fn sequence_inline(&mut self, items: &[Value], indent: usize) {
-        for (i, item) in items.iter().enumerate() {
+    fn sequence_inline(&mut self, items: Vec<Item<'_>>, indent: usize) {
+        for (i, item) in items.into_iter().enumerate() {
             if i > 0 {
                 self.indent_to(indent);
             }
             self.push("- ");
-            match item {
-                Value::Object(inner) if !inner.is_empty() => {
-                    self.mapping(inner, indent + BEST_INDENT)
-                }
-                Value::Array(inner) if !inner.is_empty() => {
-                    self.sequence_inline(inner, indent + BEST_INDENT)
-                }
-                other => {
-                    self.scalar(other, indent + BEST_INDENT, false);
-                    self.newline();
-                }
+            self.sequence_item(item, indent);
+        }
+    }
+
+    /// One item of a sequence at `indent`, after its `- `.
+    fn sequence_item(&mut self, item: Item<'_>, indent: usize) {
+        match self.form(item) {
+            Form::Map(inner) => self.mapping(inner, indent + BEST_INDENT),
+            Form::Shared(r) => self.shared_mapping(r, indent + BEST_INDENT),
+            Form::Seq(inner) => self.sequence_inline(inner, indent + BEST_INDENT),
+            Form::Scalar(other) => {
+                self.scalar(other, indent + BEST_INDENT, false);
+                self.newline();
+            }
+            Form::Empty(text) => {
+                self.push(text);
+                self.newline();
             }
         }
     }

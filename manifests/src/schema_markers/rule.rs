@@ -39,7 +39,7 @@ fn x_validation(s: &mut Schema, m: &rkb_markers::Marker) -> Result<(), ApplyErr>
             Some("see https://kubernetes.io/docs/reference/using-api/cel/".into()),
         ));
     }
-    let mut rule = Schema::new();
+    let mut rule = serde_json::Map::new();
     rule.insert("rule".into(), json!(text));
     for key in ["message", "messageExpression", "fieldPath"] {
         if let Some(x) = m.str_arg(key).filter(|x| !x.is_empty()) {

@@ -88,7 +88,7 @@ fn external_docs(s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
             Some("give an absolute URL".into()),
         ));
     }
-    let mut d = Schema::new();
+    let mut d = serde_json::Map::new();
     if let Some(desc) = m.str_arg("description").filter(|d| !d.is_empty()) {
         d.insert("description".into(), json!(desc));
     }
