@@ -45,7 +45,7 @@ impl<'a> Node<'a> {
         }
     }
 
-    fn ty(&self) -> &str {
+    fn type_name(&self) -> &str {
         self.schema().and_then(|s| s.str("type")).unwrap_or("")
     }
 
@@ -70,7 +70,7 @@ impl<'a> Node<'a> {
 
     /// A map: an object whose additionalProperties is a schema.
     fn is_map(&self) -> bool {
-        self.ty() == "object"
+        self.type_name() == "object"
             && self
                 .schema()
                 .is_some_and(|s| s.additional_properties.is_some())
@@ -161,7 +161,7 @@ fn node_size(shared: &SharedSchemas, n: &Node) -> (u64, Option<&'static str>) {
     if s.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
         return (room, None);
     }
-    match n.ty() {
+    match n.type_name() {
         "array" => match (int(s, "maxItems"), s.items.as_deref()) {
             (Some(max), _) => (max, None),
             (None, Some(items)) => (
@@ -248,7 +248,7 @@ impl<'a> Estimator<'a> {
         match shape {
             Shape::Scalar | Shape::Built { .. } => true,
             Shape::Node(n) => matches!(
-                n.ty(),
+                n.type_name(),
                 "integer" | "number" | "boolean" | "array" | "object"
             ),
             _ => false,
@@ -258,7 +258,7 @@ impl<'a> Estimator<'a> {
     /// The element a comprehension over `shape` binds its variable to.
     fn element(&self, shape: &Shape<'a>) -> Shape<'a> {
         match shape {
-            Shape::Node(n) if n.ty() == "array" => n
+            Shape::Node(n) if n.type_name() == "array" => n
                 .child(self.shared, Child::Items, format!("{}[*]", n.path))
                 .map_or(Shape::Unknown, Shape::Node),
             Shape::Built { elem, .. } => (**elem).clone(),
@@ -284,7 +284,7 @@ impl<'a> Estimator<'a> {
             Expr::Select(operand, field) => {
                 let (c, s) = self.cost(operand);
                 match s {
-                    Shape::Node(n) if n.ty() == "object" => {
+                    Shape::Node(n) if n.type_name() == "object" => {
                         let path = crate::check::child(&n.path, field);
                         let child = if n.is_map() {
                             n.child(self.shared, Child::AdditionalProperties, path)
@@ -368,7 +368,7 @@ impl<'a> Estimator<'a> {
             // A list membership test costs its size, a map's 1 (a literal may be either: at most 1).
             "in" => match sb {
                 Shape::Built { len, .. } => (*len).min(1),
-                Shape::Node(n) if n.ty() == "array" => self.size(sb, true),
+                Shape::Node(n) if n.type_name() == "array" => self.size(sb, true),
                 _ => 0,
             },
             _ => 0,
@@ -494,7 +494,9 @@ impl<'a> Estimator<'a> {
         };
         let (range_cost, range_shape) = self.cost(range);
         let elements = match &range_shape {
-            Shape::Node(n) if n.ty() == "array" || n.is_map() => self.size(&range_shape, true),
+            Shape::Node(n) if n.type_name() == "array" || n.is_map() => {
+                self.size(&range_shape, true)
+            }
             Shape::Built { len, .. } => *len,
             _ => 0,
         };

@@ -9,7 +9,8 @@
 //!   `{}`, a misplaced marker is left out), also in a later CRD that uses the same type (a type is resolved, and
 //!   its problem reported, once per run), and the rules would report what follows from the first problem instead
 //!   of problems of their own.
-//! - Only checked CRDs are generated, by functions that cannot fail; a run with any error generates nothing.
+//! - Only a CRD that passed is generated, by functions that cannot fail. A run with any error returns no output:
+//!   the one-thread build generates nothing, and the split build (lib.rs) drops what its threads printed.
 //!
 //! What is checked earlier, and why there: a marker's fit to the type it lands on (Maximum on a number, a map-list
 //! key on a list) is checked where the marker is applied (schema_markers/), because the type is what resolving

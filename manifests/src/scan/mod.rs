@@ -216,49 +216,9 @@ impl Scanner<'_> {
         let next = match self.word(i)? {
             "struct" => self.struct_item(i, end, docs, serde, items)?,
             "enum" => self.enum_item(i, end, docs, serde, items)?,
-            "type" => {
-                let ident = self.ident(i + 1)?;
-                let j = self.skip_generics(i + 2)?;
-                if !self.is_punct(j, b'=') {
-                    return None;
-                }
-                let (j, ty) = self.ty(j + 1, end)?;
-                if !self.is_punct(j, b';') {
-                    return None;
-                }
-                items.push(Item::Alias { docs, ident, ty });
-                j + 1
-            }
-            "use" => {
-                let mut names = Vec::new();
-                let mut j = i + 1;
-                if self.is_path_sep(j) {
-                    j += 2;
-                }
-                let j = self.use_tree(j, Vec::new(), &mut names)?;
-                if !self.is_punct(j, b';') {
-                    return None;
-                }
-                items.push(Item::Use(names));
-                j + 1
-            }
-            "mod" => {
-                self.name(i + 1)?;
-                if self.is_punct(i + 2, b';') {
-                    items.push(Item::Mod { docs, body: None });
-                    i + 3
-                } else if self.is_open(i + 2, b'{') {
-                    let close = self.toks[i + 2].close;
-                    let body = self.module_body(i + 3, close)?;
-                    items.push(Item::Mod {
-                        docs,
-                        body: Some(body),
-                    });
-                    close + 1
-                } else {
-                    return None;
-                }
-            }
+            "type" => self.alias_item(i, end, docs, items)?,
+            "use" => self.use_item(i, items)?,
+            "mod" => self.mod_item(i, docs, items)?,
             "static" => {
                 items.push(Item::Other { docs });
                 self.past_value(i + 1, end)?
@@ -282,40 +242,105 @@ impl Scanner<'_> {
                 }
                 self.toks[j].close + 1
             }
-            _ => {
-                // Qualifiers, then a fn, impl, trait or extern block.
-                let mut j = i;
-                let mut extern_abi = false;
-                while let Some(w) = self.word(j) {
-                    match w {
-                        "const" | "async" | "unsafe" | "safe" | "auto" => j += 1,
-                        "extern" => {
-                            extern_abi = true;
-                            j += 1;
-                            if self.kind(j) == Some(Kind::Literal) {
-                                j += 1;
-                            }
-                        }
-                        _ => break,
-                    }
-                }
-                match self.word(j) {
-                    Some("fn") => {
-                        items.push(Item::Other { docs });
-                        self.skip_fn(j + 1, end)?
-                    }
-                    // syn keeps `pub impl` (an error) as tokens, not as an impl.
-                    Some("impl") if i != next => return None,
-                    Some("impl") => self.block(j + 1, end, docs, items, true)?,
-                    Some("trait") => self.block(j + 1, end, docs, items, false)?,
-                    // `extern "C" { ... }`: foreign items, not read.
-                    _ if extern_abi && self.is_open(j, b'{') => self.toks[j].close + 1,
-                    _ if j == i => self.macro_call(i, end)?,
-                    _ => return None,
-                }
-            }
+            _ => self.qualified_item(i, end, i != next, docs, items)?,
         };
         Some(next)
+    }
+
+    /// `type Name<..> = Type;` at `i`.
+    fn alias_item(
+        &self,
+        i: usize,
+        end: usize,
+        docs: Vec<DocLine>,
+        items: &mut Vec<Item>,
+    ) -> Option<usize> {
+        let ident = self.ident(i + 1)?;
+        let j = self.skip_generics(i + 2)?;
+        if !self.is_punct(j, b'=') {
+            return None;
+        }
+        let (j, ty) = self.type_expr(j + 1, end)?;
+        if !self.is_punct(j, b';') {
+            return None;
+        }
+        items.push(Item::Alias { docs, ident, ty });
+        Some(j + 1)
+    }
+
+    /// `use tree;` at `i`.
+    fn use_item(&self, i: usize, items: &mut Vec<Item>) -> Option<usize> {
+        let mut names = Vec::new();
+        let mut j = i + 1;
+        if self.is_path_sep(j) {
+            j += 2;
+        }
+        let j = self.use_tree(j, Vec::new(), &mut names)?;
+        if !self.is_punct(j, b';') {
+            return None;
+        }
+        items.push(Item::Use(names));
+        Some(j + 1)
+    }
+
+    /// `mod name;` or `mod name { .. }` at `i`.
+    fn mod_item(&self, i: usize, docs: Vec<DocLine>, items: &mut Vec<Item>) -> Option<usize> {
+        self.name(i + 1)?;
+        if self.is_punct(i + 2, b';') {
+            items.push(Item::Mod { docs, body: None });
+            Some(i + 3)
+        } else if self.is_open(i + 2, b'{') {
+            let close = self.toks[i + 2].close;
+            let body = self.module_body(i + 3, close)?;
+            items.push(Item::Mod {
+                docs,
+                body: Some(body),
+            });
+            Some(close + 1)
+        } else {
+            None
+        }
+    }
+
+    /// Qualifiers (`const`, `async`, `unsafe`, `extern "C"`, ...) at `i`, then a fn, impl, trait or extern block,
+    /// or else a macro call. `has_vis`: a visibility came before `i`.
+    fn qualified_item(
+        &self,
+        i: usize,
+        end: usize,
+        has_vis: bool,
+        docs: Vec<DocLine>,
+        items: &mut Vec<Item>,
+    ) -> Option<usize> {
+        let mut j = i;
+        let mut extern_abi = false;
+        while let Some(w) = self.word(j) {
+            match w {
+                "const" | "async" | "unsafe" | "safe" | "auto" => j += 1,
+                "extern" => {
+                    extern_abi = true;
+                    j += 1;
+                    if self.kind(j) == Some(Kind::Literal) {
+                        j += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        match self.word(j) {
+            Some("fn") => {
+                items.push(Item::Other { docs });
+                self.skip_fn(j + 1, end)
+            }
+            // syn keeps `pub impl` (an error) as tokens, not as an impl.
+            Some("impl") if has_vis => None,
+            Some("impl") => self.block(j + 1, end, docs, items, true),
+            Some("trait") => self.block(j + 1, end, docs, items, false),
+            // `extern "C" { ... }`: foreign items, not read.
+            _ if extern_abi && self.is_open(j, b'{') => Some(self.toks[j].close + 1),
+            _ if j == i => self.macro_call(i, end),
+            _ => None,
+        }
     }
 
     fn struct_item(
@@ -364,7 +389,7 @@ impl Scanner<'_> {
             if !self.is_punct(j + 1, b':') || self.is_path_sep(j + 1) {
                 return None;
             }
-            let (j, ty) = self.ty(j + 2, end)?;
+            let (j, ty) = self.type_expr(j + 2, end)?;
             fields.push(Field {
                 docs,
                 serde,
@@ -380,7 +405,7 @@ impl Scanner<'_> {
         let mut types = Vec::new();
         while i < end {
             let Attrs { next, .. } = self.attrs(i, end)?;
-            let (j, ty) = self.ty(self.vis(next), end)?;
+            let (j, ty) = self.type_expr(self.vis(next), end)?;
             types.push(ty);
             i = self.list_sep(j, end)?;
         }
@@ -711,7 +736,7 @@ impl Scanner<'_> {
     }
 
     /// A type from `i`; what [`TypeExpr::from_syn`] would give, or `None` for the kinds it keeps as text.
-    fn ty(&self, i: usize, end: usize) -> Option<(usize, TypeExpr)> {
+    fn type_expr(&self, i: usize, end: usize) -> Option<(usize, TypeExpr)> {
         if i >= end {
             return None;
         }
@@ -724,16 +749,16 @@ impl Scanner<'_> {
                 if self.is_word(j, "mut") {
                     j += 1;
                 }
-                self.ty(j, end)
+                self.type_expr(j, end)
             }
             Kind::Open(b'(') => {
                 let close = self.toks[i].close;
-                let (j, inner) = self.ty(i + 1, close)?;
+                let (j, inner) = self.type_expr(i + 1, close)?;
                 (j == close).then_some((close + 1, inner))
             }
             Kind::Open(b'[') => {
                 let close = self.toks[i].close;
-                let (j, inner) = self.ty(i + 1, close)?;
+                let (j, inner) = self.type_expr(i + 1, close)?;
                 (j == close || self.is_punct(j, b';'))
                     .then_some((close + 1, TypeExpr::List(Box::new(inner))))
             }
@@ -790,7 +815,7 @@ impl Scanner<'_> {
                 {
                     return None;
                 }
-                let (j, t) = self.ty(i, end)?;
+                let (j, t) = self.type_expr(i, end)?;
                 args.push(t);
                 i = j;
             }
