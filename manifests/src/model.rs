@@ -5,7 +5,9 @@ use crate::doc_comment::{Doc, build_doc};
 use crate::load::{DocLine, SourceFile};
 use crate::outline::{self, Fields, Ident, Item, SerdeAttrs, UseName, Variant};
 use crate::type_expr::TypeExpr;
-use rkb_markers::{Diagnostic, Effect, Marker, PackageMarker, Presence, Target, WebhookMarker};
+use rkb_markers::{
+    Diagnostic, Effect, Marker, PackageMarker, Presence, Span, Target, WebhookMarker,
+};
 use std::collections::HashMap;
 
 pub struct Package {
@@ -33,9 +35,8 @@ pub struct Field {
     pub flatten: bool,
     /// Option<T>, `#[serde(default)]` or `skip_serializing_if`: Go's `omitempty`.
     pub omit_empty: bool,
-    pub line: usize,
-    pub col: usize,
-    pub len: usize,
+    /// The field's name in the source.
+    pub span: Span,
 }
 
 pub enum TypeKind {
@@ -72,9 +73,8 @@ pub struct TypeDef {
     pub kind: TypeKind,
     /// Set when serde's derive from the fields is not the type's JSON.
     pub own_json: Option<OwnJson>,
-    pub line: usize,
-    pub col: usize,
-    pub len: usize,
+    /// The type's name in the source.
+    pub span: Span,
 }
 
 #[derive(Default)]
@@ -139,20 +139,13 @@ pub enum Prim {
 #[derive(Clone, Copy, Debug)]
 pub struct At {
     pub file: usize,
-    pub line: usize,
-    pub col: usize,
-    pub len: usize,
+    pub span: Span,
 }
 
 impl At {
     /// The marker's text, in `file`.
     pub fn marker(file: usize, m: &Marker) -> At {
-        At {
-            file,
-            line: m.span.line,
-            col: m.span.col,
-            len: m.span.len,
-        }
+        At { file, span: m.span }
     }
 }
 
@@ -162,17 +155,15 @@ impl Model {
         let t = &self.types[ty];
         At {
             file: t.file,
-            line: t.line,
-            col: t.col,
-            len: t.len,
+            span: t.span,
         }
     }
 
     /// `d` pointing at `at`, with the source line shown.
     pub fn locate(&self, at: At, d: Diagnostic) -> Diagnostic {
         let f = &self.files[at.file];
-        d.at(&f.rel, at.line, at.col, at.len)
-            .with_source_line(f.line(at.line))
+        let Span { line, col, len } = at.span;
+        d.at(&f.rel, line, col, len).with_source_line(f.line(line))
     }
 
     pub fn build(files: Vec<SourceFile>, diags: &mut Vec<Diagnostic>) -> Model {
@@ -612,14 +603,16 @@ impl Walk<'_> {
             own_json: cattrs
                 .and_then(|c| c.conversion.clone())
                 .map(OwnJson::SerdeAttr),
-            len: ident.name.chars().count(),
+            span: Span {
+                line: ident.line,
+                col: ident.col,
+                len: ident.name.chars().count(),
+            },
             name: ident.name.clone(),
             file: self.fi,
             package: self.pkg,
             doc,
             kind,
-            line: ident.line,
-            col: ident.col,
         });
     }
 
@@ -659,14 +652,16 @@ impl Walk<'_> {
                     let omit_empty =
                         f.ty.is_option() || fattrs.default || fattrs.skip_if || cattrs.default;
                     out.push(Field {
-                        len: rust_name.chars().count(),
+                        span: Span {
+                            line: f.ident.line,
+                            col: f.ident.col,
+                            len: rust_name.chars().count(),
+                        },
                         json_name,
                         ty: f.ty.clone(),
                         doc: fdoc,
                         flatten: fattrs.flatten,
                         omit_empty,
-                        line: f.ident.line,
-                        col: f.ident.col,
                     });
                 }
                 TypeKind::Struct(out)

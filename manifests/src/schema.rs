@@ -132,9 +132,7 @@ impl<'m> SchemaGen<'m> {
             let td = &self.model.types[t];
             let at = At {
                 file: td.file,
-                line: td.line,
-                col: td.col,
-                len: td.len,
+                span: td.span,
             };
             self.error(
                 at,
@@ -147,9 +145,7 @@ impl<'m> SchemaGen<'m> {
         let td = &self.model.types[t];
         let at = At {
             file: td.file,
-            line: td.line,
-            col: td.col,
-            len: td.len,
+            span: td.span,
         };
         // controller-gen's type with its own JSON format: with a Type marker, its markers alone describe it.
         let by_markers = self.described_by_markers(t);
@@ -229,12 +225,7 @@ impl<'m> SchemaGen<'m> {
         let mut all_of: Vec<Schema> = Vec::new();
         let mut immutable: Vec<String> = Vec::new();
         for f in fields {
-            let at = At {
-                file,
-                line: f.line,
-                col: f.col,
-                len: f.len,
-            };
+            let at = At { file, span: f.span };
             let name = f.json_name.clone();
             if self.is_required(f, default_optional, one_of.contains(&name), at) {
                 required.push(name.clone());
