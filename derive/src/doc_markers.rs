@@ -29,14 +29,11 @@ pub fn marker_lines(attrs: &[Attribute]) -> Vec<MarkerLine> {
             continue;
         };
         // One attribute per `///` line; a `/** */` block may hold several lines.
-        for line in s.value().lines() {
-            let text = line.trim();
-            if text.starts_with('+') {
-                out.push(MarkerLine {
-                    text: text.to_string(),
-                    span: attr_span(attr),
-                });
-            }
+        for text in s.value().lines().filter_map(rkb_markers::marker_in) {
+            out.push(MarkerLine {
+                text: text.to_string(),
+                span: attr_span(attr),
+            });
         }
     }
     out

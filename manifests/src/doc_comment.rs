@@ -3,7 +3,7 @@
 use crate::load::{DocLine, SourceFile};
 use rkb_markers::{
     Diagnostic, Effect, ListMarker, Location, Marker, NumberMarker, ObjectMarker, SchemaMarker,
-    StringMarker, Target, is_marker_text, parse_marker,
+    StringMarker, Target, is_marker_text, marker_in, parse_marker,
 };
 
 /// The doc comment of one item: its markers (parsed and checked) and its description.
@@ -37,12 +37,9 @@ pub fn build_doc(
     for l in lines {
         if is_marker_text(&l.text) {
             let lead = l.text.len() - l.text.trim_start().len();
-            let text = l.text.trim();
-            // controller-gen drops every `+` line from descriptions; only `+name...` can be a marker, so
-            // `+1 for this` is dropped without a word.
-            if !text[1..].starts_with(|c: char| c.is_ascii_alphabetic()) {
+            let Some(text) = marker_in(&l.text) else {
                 continue;
-            }
+            };
             let loc = Location {
                 file: &file.rel,
                 line: l.line,

@@ -28,7 +28,7 @@ pub use effect::{
 };
 pub use keywords::{RUST_KEYWORDS, is_rust_keyword};
 pub use naming::{plural_of, pluralize};
-pub use parse::{Arg, Location, Marker, Span, is_marker_text, parse_marker};
+pub use parse::{Arg, Location, Marker, Span, is_marker_text, marker_in, parse_marker};
 pub use registry::{ArgDef, Args, MarkerDef, Registry, Target, Targets};
 pub use suggest::levenshtein;
 pub use value::{ArgType, Value, ValueError};

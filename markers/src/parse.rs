@@ -79,6 +79,16 @@ pub fn is_marker_text(text: &str) -> bool {
     text.trim_start().starts_with('+')
 }
 
+/// The marker a comment text holds, trimmed: a marker text ([`is_marker_text`]) whose `+` is followed by a letter.
+/// controller-gen drops every `+` line from descriptions, but only `+name...` can be a marker, so `+1 for this` is
+/// dropped without a word. Everything that reads markers from doc lines asks this.
+pub fn marker_in(text: &str) -> Option<&str> {
+    let text = text.trim();
+    text.strip_prefix('+')?
+        .starts_with(|c: char| c.is_ascii_alphabetic())
+        .then_some(text)
+}
+
 fn char_col(text: &str, byte_offset: usize, base_col: usize) -> usize {
     base_col + text[..byte_offset.min(text.len())].chars().count()
 }
@@ -499,6 +509,21 @@ fn unknown(reg: &Registry, text: &str, body: &str, loc: &Location<'_>) -> Diagno
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_plus_and_a_letter_start_a_marker() {
+        assert_eq!(
+            marker_in("  +kubebuilder:object:root=true "),
+            Some("+kubebuilder:object:root=true")
+        );
+        assert_eq!(marker_in("+genclient"), Some("+genclient"));
+        // Marker texts, so left out of descriptions, but no markers.
+        for text in ["+1 for this", "+", " +-x"] {
+            assert!(is_marker_text(text), "{text}");
+            assert_eq!(marker_in(text), None, "{text}");
+        }
+        assert_eq!(marker_in("a + b"), None);
+    }
 
     fn loc(line: &str) -> Location<'_> {
         let col = line.find('+').unwrap() + 1;
