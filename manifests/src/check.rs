@@ -5,10 +5,11 @@
 //! - Each rule is one function over one resolved version, listed in [`RULES`] in the order it runs; a rule reports
 //!   every problem it finds (with the schema path, at the marker that caused it or at the kind) and never stops at
 //!   the first.
-//! - A rule runs only while the run has no error: after one, a schema may be incomplete (an unresolved type is
-//!   `{}`, a misplaced marker is left out), also in a later CRD that uses the same type (a type is resolved, and
-//!   its problem reported, once per run), and the rules would report what follows from the first problem instead
-//!   of problems of their own.
+//! - A rule runs only while the run has no error, of any stage: after one, a schema may be incomplete (an
+//!   unresolved type is `{}`, a misplaced or misspelled marker is left out), also in a later CRD that uses the
+//!   same type (a type is resolved, and its problem reported, once per run), and the rules would report what
+//!   follows from the first problem instead of problems of their own. A version is checked right after it is
+//!   resolved, so an error in a later version does not hide the problems of an earlier one.
 //! - Only a CRD that passed is generated, by functions that cannot fail. A run with any error returns no output:
 //!   the one-thread build generates nothing, and the split build (lib.rs) drops what its threads printed.
 //!
@@ -50,21 +51,26 @@ pub struct Checker<'a> {
     pub shared: &'a SharedSchemas,
     /// Local types found to refer to themselves while resolving: the structural rule's hint names them.
     pub recursive: &'a [String],
+    /// The stages before resolving reported an error.
+    earlier_errors: bool,
     diags: &'a mut Vec<Diagnostic>,
 }
 
 impl<'a> Checker<'a> {
-    /// A checker reporting into `diags`, which holds what resolving the CRDs reported so far.
+    /// A checker reporting into `diags`, which holds what resolving the CRDs reported so far; `earlier_errors`:
+    /// the stages before resolving reported an error.
     pub fn new(
         model: &'a Model,
         shared: &'a SharedSchemas,
         recursive: &'a [String],
+        earlier_errors: bool,
         diags: &'a mut Vec<Diagnostic>,
     ) -> Self {
         Checker {
             model,
             shared,
             recursive,
+            earlier_errors,
             diags,
         }
     }
@@ -84,19 +90,17 @@ impl<'a> Checker<'a> {
     }
 
     fn has_errors(&self) -> bool {
-        self.diags.iter().any(Diagnostic::is_error)
+        self.earlier_errors || self.diags.iter().any(Diagnostic::is_error)
     }
 }
 
-/// Runs every rule on the resolved `versions` of one CRD (the module docs say when rules are left out).
-pub fn check_crd(cx: &mut Checker<'_>, versions: &[Version<'_>]) {
-    for v in versions {
-        for rule in RULES {
-            if cx.has_errors() {
-                return;
-            }
-            rule(cx, v);
+/// Runs every rule on one resolved version (the module docs say when rules are left out).
+pub fn check_version(cx: &mut Checker<'_>, version: &Version<'_>) {
+    for rule in RULES {
+        if cx.has_errors() {
+            return;
         }
+        rule(cx, version);
     }
 }
 

@@ -1,7 +1,7 @@
 //! CustomResourceDefinitions, one per group+kind, all versions merged: stage 3, plan (which kinds, versions and CRD
 //! markers), the driver of stages 4 (resolve) and 5 (check) for one CRD, and stage 6, generate (the document).
 
-use crate::check::{Checker, Version, check_crd};
+use crate::check::{Checker, Version, check_version};
 use crate::crd_markers;
 use crate::model::{At, Model, Resolved, TypeKind};
 use crate::node::{Doc, Node};
@@ -421,33 +421,35 @@ fn is_sentence_terminal(c: char) -> bool {
     )
 }
 
-/// Stages 4 and 5 for one CRD. Resolve: the `openAPIV3Schema` of each version of `plan`, in plan order, reporting
-/// what resolving finds (types, markers that do not fit their types). Then check: the rules of check.rs on them.
-/// Both report into the generator's diagnostics.
+/// Stages 4 and 5 for one CRD, one version after the other. Resolve: the version's `openAPIV3Schema`, reporting
+/// what resolving finds (types, markers that do not fit their types). Then check: the rules of check.rs on it,
+/// before the next version is resolved, so an error in a later version does not hide the problems of an earlier
+/// one. Both report into the generator's diagnostics; the schemas come back in plan order.
 pub fn resolve_and_check(
     sg: &mut SchemaGen<'_>,
     plan: &CrdPlan,
     max_desc_len: Option<usize>,
 ) -> Vec<Schema> {
-    let schemas: Vec<Schema> = plan
-        .versions
-        .iter()
-        .map(|v| root_schema(sg, v.ty, max_desc_len))
-        .collect();
-    let versions: Vec<Version<'_>> = plan
-        .versions
-        .iter()
-        .zip(&schemas)
-        .map(|(v, schema)| Version {
+    let mut schemas = Vec::with_capacity(plan.versions.len());
+    for v in &plan.versions {
+        let schema = root_schema(sg, v.ty, max_desc_len);
+        let version = Version {
             ty: v.ty,
             name: &v.name,
-            schema,
-        })
-        .collect();
-    check_crd(
-        &mut Checker::new(sg.model, sg.shared, &sg.recursive, &mut sg.diags),
-        &versions,
-    );
+            schema: &schema,
+        };
+        check_version(
+            &mut Checker::new(
+                sg.model,
+                sg.shared,
+                &sg.recursive,
+                sg.earlier_errors,
+                &mut sg.diags,
+            ),
+            &version,
+        );
+        schemas.push(schema);
+    }
     schemas
 }
 

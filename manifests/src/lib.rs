@@ -209,11 +209,15 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         mut diags,
     } = analyze(project_root)?;
     let uses = schema::type_uses(&model);
+    let earlier_errors = diags.iter().any(Diagnostic::is_error);
     let yamls = {
         // The run's shared k8s sub-schemas and what is derived from them, freed once the CRDs are printed. The
         // one-thread build may reuse what a split build stored: nothing in it depends on who stored it.
         let shared = shared::SharedSchemas::new();
-        match crd_yamls_parallel(&model, &uses, &shared, &plans, opts) {
+        let split = (!earlier_errors)
+            .then(|| crd_yamls_parallel(&model, &uses, &shared, &plans, opts))
+            .flatten();
+        match split {
             Some(yamls) => yamls,
             // Nothing generated: the errors in `diags` end the run below.
             None => crd_yamls(&model, &uses, &shared, &plans, opts, &mut diags).unwrap_or_default(),
@@ -270,7 +274,7 @@ fn crd_yamls(
 }
 
 /// Stages 4 and 5 for every planned CRD, on one thread: the resolved schemas of each (one per version), or
-/// `None` when any error was reported into `diags`.
+/// `None` when `diags` holds an error, from these stages or the ones before.
 fn resolve_and_check_all(
     model: &model::Model,
     uses: &[usize],
@@ -281,11 +285,12 @@ fn resolve_and_check_all(
 ) -> Option<Vec<Vec<schema::Schema>>> {
     // Shared k8s sub-schemas cannot be truncated per run: copy them when descriptions are cut.
     let mut sg = schema::SchemaGen::new(model, uses, shared, max_desc_len.is_none());
+    sg.earlier_errors = diags.iter().any(Diagnostic::is_error);
     let schemas = plans
         .iter()
         .map(|plan| crd::resolve_and_check(&mut sg, plan, max_desc_len))
         .collect();
-    let failed = sg.diags.iter().any(Diagnostic::is_error);
+    let failed = sg.earlier_errors || sg.diags.iter().any(Diagnostic::is_error);
     diags.append(&mut sg.diags);
     (!failed).then_some(schemas)
 }

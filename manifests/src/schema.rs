@@ -33,6 +33,8 @@ pub struct SchemaGen<'m> {
     flattening: Vec<String>,
     /// Names of local types found to refer to themselves (their inner reference becomes `{}`).
     pub recursive: Vec<String>,
+    /// Whether the stages before resolving reported an error: the check rules do not run then (check.rs).
+    pub earlier_errors: bool,
     /// How many field types name each local type ([`type_uses`]). A type named once has its
     /// flattened schema moved into that one use instead of copied out of the cache (which kept every
     /// CRD's spec alive).
@@ -111,6 +113,7 @@ impl<'m> SchemaGen<'m> {
             k8s: HashMap::new(),
             flattening: Vec::new(),
             recursive: Vec::new(),
+            earlier_errors: false,
             uses,
         }
     }
@@ -907,6 +910,10 @@ fn merge_keywords(
         if is_zero(&v) {
             continue;
         }
+        // `additionalProperties: true` (a keyword: not a schema) beside a schema: the schema stays.
+        if k == "additionalProperties" && dst.additional_properties.is_some() {
+            continue;
+        }
         let Some(d) = dst.keywords_mut().get_mut(&k) else {
             dst.keywords_mut().insert(k, v);
             continue;
@@ -924,7 +931,7 @@ fn merge_keywords(
                     da.extend(sa);
                 }
             }
-            "type" => {}
+            "type" | "additionalProperties" => {}
             "x-kubernetes-preserve-unknown-fields" | "x-kubernetes-map-type" => *d = v,
             "x-kubernetes-validations" => {
                 if let (Value::Array(da), Value::Array(mut sa)) = (d.take(), v) {
@@ -957,7 +964,11 @@ fn merge_sub_schemas(
     }
     match (&mut dst.additional_properties, src.additional_properties) {
         (Some(d), Some(a)) => merge_into(shared.materialize(d), shared.owned(*a), shared),
-        (d, a @ Some(_)) => *d = a,
+        (None, a @ Some(_)) => {
+            // A schema replaces `additionalProperties: true` or `false` (a keyword).
+            dst.additional_properties = a;
+            dst.keywords_mut().remove("additionalProperties");
+        }
         (_, None) => {}
     }
     fn side_by_side<T>(d: &mut Option<T>, s: Option<T>, dr: &mut Option<T>, sr: &mut Option<T>) {
@@ -1047,6 +1058,37 @@ mod tests {
 
     fn json(s: Schema) -> Value {
         s.to_json(&SharedSchemas::new())
+    }
+
+    /// `additionalProperties: true` or `false` is a keyword beside the typed schema: merged as controller-gen
+    /// merges its AdditionalProperties (a schema wins over `false` and over `true`; two `true`s stay one).
+    #[test]
+    fn merge_reconciles_additional_properties_written_as_a_boolean() {
+        let merged = |dst: Value, src: Value| {
+            let mut dst = obj(dst);
+            merge_into(&mut dst, obj(src), &SharedSchemas::new());
+            // One or the other: the printer would write both.
+            let both = dst.additional_properties.is_some()
+                && dst.keywords().contains_key("additionalProperties");
+            assert!(!both, "{dst:?}");
+            json(dst)
+        };
+        let strings = json!({"additionalProperties": {"type": "string"}});
+        for flag in [false, true] {
+            let flagged = json!({"additionalProperties": flag});
+            assert_eq!(
+                merged(flagged.clone(), strings.clone()),
+                strings,
+                "{flag} then a schema"
+            );
+            assert_eq!(
+                merged(strings.clone(), flagged),
+                strings,
+                "a schema then {flag}"
+            );
+        }
+        let open = json!({"additionalProperties": true});
+        assert_eq!(merged(open.clone(), open.clone()), open);
     }
 
     #[test]

@@ -223,6 +223,62 @@ fn several_versions_need_exactly_one_storage_version() {
     );
 }
 
+/// A version is checked right after it is resolved: an error while resolving a later version (an unknown type)
+/// does not hide what the rules find in an earlier one (a default below its minimum).
+#[test]
+fn an_error_in_one_version_does_not_hide_the_problems_of_another() {
+    let spec =
+        |v: &str, field: &str| format!("{ROOT}/// Spec {v}.\npub struct ThingSpec {{\n{field}}}\n");
+    let stored = "/// +kubebuilder:object:root=true\n/// +kubebuilder:storageversion";
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        (
+            "src/api/v1/thing_types.rs",
+            &spec(
+                "v1",
+                "    /// +kubebuilder:validation:Minimum=0\n    /// +kubebuilder:default=-5\n    pub size: i32,\n",
+            ),
+        ),
+        ("src/api/v2/mod.rs", "//! +groupName=t.example.com\n"),
+        (
+            "src/api/v2/thing_types.rs",
+            &spec("v2", "    pub hot: Bogus,\n")
+                .replace("/// +kubebuilder:object:root=true", stored),
+        ),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("error: the v1 schema of `Thing` has a default the API server refuses at `.spec.size`: -5 is below the minimum 0"),
+        "{e}"
+    );
+    assert!(e.contains("error: cannot resolve type `Bogus`"), "{e}");
+}
+
+/// After an error of an earlier stage (a misspelt marker, left out), the rules do not run: the schema lacks what
+/// the marker would have said, and "not structural" would only repeat the typo's consequence.
+#[test]
+fn the_rules_do_not_pile_on_an_earlier_error() {
+    let dir = project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        (
+            "src/api/v1/thing_types.rs",
+            &format!(
+                "{ROOT}pub struct ThingSpec {{\n    /// +kubebuilder:validation:Schemaless\n    /// +kubebuilder:pruning:PreserveUnknownField\n    pub raw: Port,\n}}\npub struct Port {{ pub name: String }}\n"
+            ),
+        ),
+    ]);
+    let e = generate(dir.path(), &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("error: unknown marker `kubebuilder:pruning:PreserveUnknownField`"),
+        "{e}"
+    );
+    assert!(!e.contains("not structural"), "{e}");
+}
+
 #[test]
 fn recursive_types_are_explained() {
     let node = "/// Node is recursive.\npub struct Node {\n    pub name: String,\n    #[serde(default)]\n    pub children: Vec<Node>,\n}\n";
