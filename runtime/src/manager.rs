@@ -315,7 +315,6 @@ impl Manager {
         self
     }
 
-    /// A context for work outside controllers (it takes no part in readiness).
     /// Serves these admission webhooks (added to any served before) on `--webhook-port` once the manager runs,
     /// on every replica, leader or not (see [`crate::webhook`]).
     pub fn serve_webhooks(&self, webhooks: Webhooks) -> &Self {
@@ -324,6 +323,7 @@ impl Manager {
         self
     }
 
+    /// A context for work outside controllers (it takes no part in readiness).
     pub fn context(&self) -> Context {
         Context::detached(self.shared.clone())
     }

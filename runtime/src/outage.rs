@@ -12,9 +12,9 @@
 //!    at full speed instead of at the pace a drained rate limiter would allow.
 //!
 //! Guarantees: while the API server is down, no reconcile starts: only those already running fail, so at most one
-//! failure per object (runtime/tests/outage.rs counts them). What the manager still sends is the prober's request
-//! and the watches' reconnects, on their own backoff. Work resumes within one [`PROBE_INTERVAL`] of the server
-//! answering.
+//! failure per object (runtime/tests/outage.rs counts them). What the manager still sends is the prober's request;
+//! the watches of its controllers and child index, and informers given its context, wait for the prober too
+//! (watch_retry.rs). Work resumes within one [`PROBE_INTERVAL`] of the server answering.
 //!
 //! Caveats: errors are recognised through `kube::Error`, `rkb_runtime::Error`, `rkb_runtime::client::Error`,
 //! `BoxError` and `anyhow::Error`, and anything whose `source()` chain behind those reaches a `kube::Error`. A

@@ -9,6 +9,9 @@
 //!   [`crate::outage`] rule) marks the server down, which starts the manager's one prober, and the watch then
 //!   waits for the prober's answer instead of a delay of its own: every watch resumes within one
 //!   [`crate::outage::PROBE_INTERVAL`] of the server answering, and sends nothing while it does not;
+//! - once the manager shuts down (or is gone) there is no prober to wait for (it ends at once, which would let
+//!   the watch retry in a loop): such an error then waits as kube-runtime's default backoff says, for a watch
+//!   that outlives its manager (an informer given its context);
 //! - 410 Gone (the watch's resourceVersion was compacted away) is retried at once and not yielded (a debug line):
 //!   kube's watcher then lists again, which is the protocol, not a failure for the caller to report;
 //! - any other error (403, a 5xx from a server that answers) waits as kube-runtime's default backoff says;
@@ -73,7 +76,7 @@ where
                     backoff.reset();
                     Pause::None
                 }
-                Err(e) if is_unavailable(e) => {
+                Err(e) if is_unavailable(e) && prober_can_run(&ctx) => {
                     ctx.outage().begin(&ctx.client(), ctx.shutdown_receiver());
                     Pause::ServerBack
                 }
@@ -82,6 +85,12 @@ where
             Some((event, (events, backoff, pause)))
         }
     })
+}
+
+/// Whether the manager can still probe the API server: not once it shuts down or is dropped.
+fn prober_can_run(ctx: &Context) -> bool {
+    let shutdown = ctx.shutdown_receiver();
+    !*shutdown.borrow() && shutdown.has_changed().is_ok()
 }
 
 /// 410 Gone: the watch must start again from a fresh list.

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{config_map, create_config_map, quiet_options};
+use common::{FailedRequests, config_map, create_config_map, quiet_options};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
 use kube::api::{Patch, PatchParams};
@@ -91,61 +91,6 @@ async fn an_outage_pauses_reconciles_until_the_api_server_answers() -> anyhow::R
     Ok(())
 }
 
-/// Counts the requests that fail without an answer (no connection) while `counting` is set, but the outage
-/// prober's `GET /readyz`: what a controller's watches send into a server that is gone.
-#[derive(Clone, Default)]
-struct FailedWatchRequests {
-    counting: Arc<std::sync::atomic::AtomicBool>,
-    failed: Arc<AtomicUsize>,
-}
-
-impl<S> tower_layer::Layer<S> for FailedWatchRequests {
-    type Service = CountFailures<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        CountFailures {
-            inner,
-            counter: self.clone(),
-        }
-    }
-}
-
-#[derive(Clone)]
-struct CountFailures<S> {
-    inner: S,
-    counter: FailedWatchRequests,
-}
-
-impl<S, B> tower_service::Service<http::Request<B>> for CountFailures<S>
-where
-    S: tower_service::Service<http::Request<B>>,
-    S::Future: Send + 'static,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = futures::future::BoxFuture<'static, Result<S::Response, S::Error>>;
-
-    fn poll_ready(
-        &mut self,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let probe = request.uri().path() == "/readyz";
-        let counter = self.counter.clone();
-        let response = self.inner.call(request);
-        Box::pin(async move {
-            let response = response.await;
-            if response.is_err() && !probe && counter.counting.load(Ordering::SeqCst) {
-                counter.failed.fetch_add(1, Ordering::SeqCst);
-            }
-            response
-        })
-    }
-}
-
 /// A watch cut by an outage waits for the manager's prober instead of retrying on its own backoff (0.8 s
 /// doubling: three or more failed attempts in a 6 s outage, and a resume seconds after the server is back), and
 /// the controller sees what changed once the server answers.
@@ -154,10 +99,7 @@ async fn watches_wait_for_the_prober_through_an_outage() -> anyhow::Result<()> {
     let mut env = Environment::start().await?;
     let label = ("test", "outage-watch");
     create_config_map(&env.client(), &config_map("before", &[label])).await;
-    let counter = FailedWatchRequests::default();
-    let client = kube::client::ClientBuilder::try_from(env.config().clone())?
-        .with_layer(&counter)
-        .build();
+    let (client, counter) = FailedRequests::client(env.config())?;
     let mgr = Manager::builder("rkb-outage-watch-test")
         .client(client)
         .options(quiet_options())

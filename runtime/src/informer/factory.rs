@@ -11,6 +11,7 @@ use kube::Client;
 use kube::runtime::watcher;
 
 use super::{Informer, InformerKind, lock};
+use crate::Context;
 use crate::client::{KindScope, scoped_api};
 
 type Tweak = Arc<dyn Fn(watcher::Config) -> watcher::Config + Send + Sync>;
@@ -27,6 +28,7 @@ struct Inner {
     tweak: Option<Tweak>,
     resync: Option<Duration>,
     strip_managed_fields: bool,
+    manager: Option<Context>,
     informers: Mutex<HashMap<TypeId, Entry>>,
     shut_down: Mutex<bool>,
 }
@@ -68,6 +70,7 @@ pub struct SharedInformerFactoryBuilder {
     tweak: Option<Tweak>,
     resync: Option<Duration>,
     strip_managed_fields: bool,
+    manager: Option<Context>,
 }
 
 impl SharedInformerFactoryBuilder {
@@ -98,6 +101,15 @@ impl SharedInformerFactoryBuilder {
         self
     }
 
+    /// Every informer retries its watch the way the manager of `ctx` retries its controllers'
+    /// watches: through an API server outage it waits for the manager's outage prober instead of
+    /// its own backoff (see [`Informer::retry_with_manager`] and the
+    /// [module docs](crate::informer)). Without it, kube-runtime's default backoff.
+    pub fn retry_with_manager(mut self, ctx: &Context) -> Self {
+        self.manager = Some(ctx.clone());
+        self
+    }
+
     /// The factory.
     pub fn build(self) -> SharedInformerFactory {
         SharedInformerFactory {
@@ -107,6 +119,7 @@ impl SharedInformerFactoryBuilder {
                 tweak: self.tweak,
                 resync: self.resync,
                 strip_managed_fields: self.strip_managed_fields,
+                manager: self.manager,
                 informers: Mutex::new(HashMap::new()),
                 shut_down: Mutex::new(false),
             }),
@@ -128,6 +141,7 @@ impl SharedInformerFactory {
             tweak: None,
             resync: None,
             strip_managed_fields: false,
+            manager: None,
         }
     }
 
@@ -149,6 +163,9 @@ impl SharedInformerFactory {
             let mut informer = Informer::<K>::new(api, config, self.inner.resync);
             if self.inner.strip_managed_fields {
                 informer = informer.strip_managed_fields();
+            }
+            if let Some(ctx) = &self.inner.manager {
+                informer = informer.retry_with_manager(ctx);
             }
             Entry {
                 typed: Box::new(informer.clone()),

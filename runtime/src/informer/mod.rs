@@ -1,9 +1,45 @@
 //! Informers: a watch of one kind kept in a local cache (kube-runtime's watcher and reflector
 //! store), with client-go's add/update/delete handlers, resync and `has_synced`.
 //!
-//! The watcher reconnects on its own (with backoff) when the watch breaks or the API server
-//! restarts: it resumes from the last resourceVersion, or relists when that is too old (410).
-//! A relist is diffed against the cache so handlers still see adds, updates and deletes.
+//! The watcher reconnects on its own when the watch breaks or the API server restarts: it resumes
+//! from the last resourceVersion, or relists when that is too old (410). A relist is diffed
+//! against the cache so handlers still see adds, updates and deletes.
+//!
+//! How it waits between attempts depends on whether the informer runs under a manager:
+//! - by default, on kube-runtime's default backoff (`WatchStreamExt::default_backoff`: 0.8 s
+//!   doubling to 30 s, one schedule per informer), with a warning per failed attempt;
+//! - built with the manager's [`Context`]
+//!   ([`SharedInformerFactoryBuilder::retry_with_manager`], [`Informer::retry_with_manager`]), the
+//!   way the manager's controllers and child index retry (see [`crate::outage`]): a failure to
+//!   reach the API server (no connection, a transport error) marks it down, which starts the
+//!   manager's one outage prober, and the informer then sends nothing until that prober gets an
+//!   answer. It resumes within one [`PROBE_INTERVAL`](crate::outage::PROBE_INTERVAL) of the server
+//!   answering, with one warning per outage instead of one per attempt. A 410 Gone relists at once
+//!   without a warning; other errors (403, a 5xx from a server that answers) still wait on the
+//!   default backoff and are logged each time.
+//!
+//! ```no_run
+//! # use k8s_openapi::api::core::v1::ConfigMap;
+//! # use rkb_runtime::informer::SharedInformerFactory;
+//! async fn controller(ctx: rkb_runtime::Context) -> Result<(), rkb_runtime::Error> {
+//!     let factory = SharedInformerFactory::builder(ctx.client())
+//!         .retry_with_manager(&ctx)
+//!         .build();
+//!     let config_maps = factory.informer::<ConfigMap>().lister();
+//!     factory.start();
+//!     factory.wait_for_cache_sync().await;
+//!     tracing::info!(cached = config_maps.list_all().len(), "config maps synced");
+//!     ctx.shutdown_signal().await;
+//!     factory.shutdown().await;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The context is the one a controller function receives, or
+//! [`Manager::context`](crate::Manager::context) for informers started outside a controller. The
+//! option ties only the retries to the manager: the informer still starts and stops when its
+//! owner says, not with the manager. Once the manager has shut down there is no prober to wait
+//! for, and an informer that outlives it retries on the default backoff again.
 
 mod factory;
 mod handler;
@@ -23,6 +59,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::Context;
 use crate::lister::Lister;
 
 pub use factory::{SharedInformerFactory, SharedInformerFactoryBuilder};
@@ -70,6 +107,8 @@ struct Shared<K: InformerKind> {
     /// Drop `metadata.managedFields` before caching (controller-runtime's
     /// `TransformStripManagedFields`): it is most of a small object's memory and few read it.
     strip_managed_fields: AtomicBool,
+    /// The manager whose outage prober the watch waits for; `None`: kube-runtime's default backoff.
+    manager: Mutex<Option<Context>>,
 }
 
 impl<K: InformerKind> Informer<K> {
@@ -93,6 +132,7 @@ impl<K: InformerKind> Informer<K> {
                 task: Mutex::new(None),
                 stopped: AtomicBool::new(false),
                 strip_managed_fields: AtomicBool::new(false),
+                manager: Mutex::new(None),
             }),
         }
     }
@@ -124,6 +164,15 @@ impl<K: InformerKind> Informer<K> {
         self.shared
             .strip_managed_fields
             .store(true, Ordering::Release);
+        self
+    }
+
+    /// Retries the watch the way the manager of `ctx` retries its controllers' watches: through an
+    /// API server outage it waits for the manager's outage prober instead of its own backoff (see
+    /// the [module docs](self)). Set it before [`start`](Self::start); without it the watch keeps
+    /// kube-runtime's default backoff.
+    pub fn retry_with_manager(self, ctx: &Context) -> Self {
+        *lock(&self.shared.manager) = Some(ctx.clone());
         self
     }
 
@@ -195,9 +244,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl<K: InformerKind> Shared<K> {
     async fn run(self: Arc<Self>, mut writer: reflector::store::Writer<K>) {
-        let mut events = watcher::watcher(self.api.clone(), self.config.clone())
-            .default_backoff()
-            .boxed();
+        let watch = watcher::watcher(self.api.clone(), self.config.clone());
+        let manager = lock(&self.manager).clone();
+        let mut events = match manager {
+            Some(ctx) => crate::watch_retry::retrying(watch, &ctx).boxed(),
+            None => watch.default_backoff().boxed(),
+        };
         let mut stop = self.stop.subscribe();
         let mut resync = self.resync.map(|period| {
             let mut i = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
@@ -212,7 +264,8 @@ impl<K: InformerKind> Shared<K> {
                 }
                 event = events.next() => match event {
                     Some(Ok(event)) => self.process(&mut writer, event),
-                    // The watcher retries after its backoff; the error is only worth a log line.
+                    // The stream retries (after its backoff, or once the manager's prober gets an
+                    // answer); the error is only worth a log line.
                     Some(Err(err)) => tracing::warn!(
                         kind = %K::kind(&()), error = %err, "informer watch failed; retrying"
                     ),

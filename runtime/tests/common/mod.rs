@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -124,4 +126,70 @@ macro_rules! test_resource {
             }
         }
     };
+}
+
+/// Counts the requests that fail without an answer (no connection) while `counting` is set, but the outage
+/// prober's `GET /readyz`: what watches send into a server that is gone. A tower layer for the client under test.
+#[derive(Clone, Default)]
+pub struct FailedRequests {
+    pub counting: Arc<AtomicBool>,
+    pub failed: Arc<AtomicUsize>,
+}
+
+impl FailedRequests {
+    /// A client of the API server at `config` whose failed requests the returned counter counts.
+    pub fn client(config: &kube::Config) -> Result<(Client, FailedRequests), kube::Error> {
+        let counter = FailedRequests::default();
+        let client = kube::client::ClientBuilder::try_from(config.clone())?
+            .with_layer(&counter)
+            .build();
+        Ok((client, counter))
+    }
+}
+
+impl<S> tower_layer::Layer<S> for FailedRequests {
+    type Service = CountFailures<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        CountFailures {
+            inner,
+            counter: self.clone(),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct CountFailures<S> {
+    inner: S,
+    counter: FailedRequests,
+}
+
+impl<S, B> tower_service::Service<http::Request<B>> for CountFailures<S>
+where
+    S: tower_service::Service<http::Request<B>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = futures::future::BoxFuture<'static, Result<S::Response, S::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let probe = request.uri().path() == "/readyz";
+        let counter = self.counter.clone();
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let response = response.await;
+            if response.is_err() && !probe && counter.counting.load(Ordering::SeqCst) {
+                counter.failed.fetch_add(1, Ordering::SeqCst);
+            }
+            response
+        })
+    }
 }
