@@ -124,7 +124,10 @@ pub async fn run(ctx: Context, options: Options) -> Result<(), ControllerError> 
     // /readyz waits for the informer cache (marked ready below, once it syncs).
     ctx.gate_readiness();
     let client = ClusterClient::new(ctx.client()).with_field_manager(ctx.field_manager());
-    let factory = SharedInformerFactory::new(ctx.client());
+    // Through an API server outage the informer waits for the manager's prober, as its controllers do.
+    let factory = SharedInformerFactory::builder(ctx.client())
+        .retry_with_manager(&ctx)
+        .build();
     let informer: ClusterInformer = factory.informer::<Cluster>();
     // workqueue_* metrics named after the controller, as controller-runtime exports them.
     let queue = WorkQueue::new(options.retry_base_delay, options.retry_max_delay)
