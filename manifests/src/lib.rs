@@ -326,7 +326,7 @@ fn crd_yamls_parallel(
     .collect()
 }
 
-/// What [`write`] changed on disk.
+/// What [`write()`] changed on disk.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Written {
     /// Files written (their content changed).

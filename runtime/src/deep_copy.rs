@@ -62,9 +62,9 @@ impl<K: Ord + Clone, V: DeepCopy> DeepCopy for BTreeMap<K, V> {
 
 /// What derived `deep_copy_into` calls per field. A derive cannot see whether a field's type
 /// implements `DeepCopy`, so method resolution picks: `(&Src(&from)).copy_into(&mut to)` finds
-/// [`ViaDeepCopy`] (receiver `&Src`) before [`ViaClone`] (receiver `&&Src`, one autoref later),
-/// and the former applies only when the field type is `DeepCopy`. Other fields (k8s-openapi
-/// types, numbers) get `Clone::clone_from`.
+/// [`ViaDeepCopy`](__field::ViaDeepCopy) (receiver `&Src`) before [`ViaClone`](__field::ViaClone)
+/// (receiver `&&Src`, one autoref later), and the former applies only when the field type is
+/// `DeepCopy`. Other fields (k8s-openapi types, numbers) get `Clone::clone_from`.
 #[doc(hidden)]
 pub mod __field {
     use super::DeepCopy;

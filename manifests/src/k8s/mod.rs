@@ -24,7 +24,7 @@
 //! Kubernetes versions: the base table is 1.35's; for another version a project targets (k8s-openapi's `v1_NN`
 //! feature in its Cargo.toml, see settings.rs) `schemas-v1_NN.jsonl` holds only the lines that differ from the
 //! base, and `{"name": .., "absent": true}` for types that version lacks (`hack/gen-k8s-schemas.sh 1.NN` writes
-//! it). [`Version::TABLES`] lists the versions with a table.
+//! it). `Version::TABLES` lists the versions with a table.
 //!
 //! Field-level docs: controller-gen gives a field of a k8s type the field's doc comment, or the type's
 //! description (the one returned here) when the field has none; field markers are merged on top
