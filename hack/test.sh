@@ -15,4 +15,7 @@ export CARGO_INCREMENTAL=0
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The published crates' docs (docs.rs builds them): no broken or private intra-doc links.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked \
+  -p rkb-markers -p rkb-manifests -p rkb-derive -p rkb-runtime -p rkb-envtest
 cargo test --workspace --locked
