@@ -47,6 +47,15 @@ pub struct Schema {
     pub not: Option<Box<Schema>>,
 }
 
+/// What one sub-schema place of a [`Schema`] holds.
+#[derive(Clone, Copy)]
+pub enum Sub<'a> {
+    Properties(&'a Properties),
+    Node(&'a Node),
+    Schemas(&'a [Schema]),
+    Schema(&'a Schema),
+}
+
 /// The JSON keys of the typed sub-schemas, in the order [`Schema::from_json`] reads them.
 const SUB_SCHEMA_KEYS: [&str; 7] = [
     "properties",
@@ -111,18 +120,27 @@ impl Schema {
 
     /// Whether the keyword or sub-schema `k` is present.
     pub fn contains_key(&self, k: &str) -> bool {
-        let typed = match k {
-            "properties" => self.properties.is_some(),
-            "items" => self.items.is_some(),
-            "additionalProperties" => self.additional_properties.is_some(),
-            "allOf" => self.all_of.is_some(),
-            "anyOf" => self.any_of.is_some(),
-            "oneOf" => self.one_of.is_some(),
-            "not" => self.not.is_some(),
-            _ => false,
-        };
         // A sub-schema's key also holds a keyword when what is there is not a schema (see `from_json`).
-        typed || self.keywords.contains_key(k)
+        self.keywords.contains_key(k) || self.sub_schemas().any(|(key, _)| key == k)
+    }
+
+    /// The sub-schemas present, with their JSON keys: what the printer and the JSON writer write beside the
+    /// keywords.
+    pub fn sub_schemas(&self) -> impl Iterator<Item = (&'static str, Sub<'_>)> {
+        [
+            ("properties", self.properties.as_ref().map(Sub::Properties)),
+            ("items", self.items.as_deref().map(Sub::Node)),
+            (
+                "additionalProperties",
+                self.additional_properties.as_deref().map(Sub::Node),
+            ),
+            ("allOf", self.all_of.as_deref().map(Sub::Schemas)),
+            ("anyOf", self.any_of.as_deref().map(Sub::Schemas)),
+            ("oneOf", self.one_of.as_deref().map(Sub::Schemas)),
+            ("not", self.not.as_deref().map(Sub::Schema)),
+        ]
+        .into_iter()
+        .filter_map(|(k, sub)| Some((k, sub?)))
     }
 
     /// The keywords, without the sub-schemas.
@@ -142,7 +160,7 @@ impl Schema {
 
     /// Nothing at all: no keyword, no sub-schema.
     pub fn is_empty(&self) -> bool {
-        self.keywords.is_empty() && !SUB_SCHEMA_KEYS.iter().any(|k| self.contains_key(k))
+        self.keywords.is_empty() && self.sub_schemas().next().is_none()
     }
 
     /// The keyword `k` as a string.
@@ -226,28 +244,16 @@ impl Schema {
     pub fn to_json(&self, store: &SharedSchemas) -> Value {
         let mut m = self.keywords.clone();
         let node = |n: &Node| store.schema_of(n).to_json(store);
-        let list = |l: &[Schema]| Value::Array(l.iter().map(|s| s.to_json(store)).collect());
-        if let Some(p) = &self.properties {
-            let props = p.iter().map(|(k, n)| (k.clone(), node(n))).collect();
-            m.insert("properties".into(), Value::Object(props));
-        }
-        if let Some(n) = &self.items {
-            m.insert("items".into(), node(n));
-        }
-        if let Some(n) = &self.additional_properties {
-            m.insert("additionalProperties".into(), node(n));
-        }
-        for (k, l) in [
-            ("allOf", &self.all_of),
-            ("anyOf", &self.any_of),
-            ("oneOf", &self.one_of),
-        ] {
-            if let Some(l) = l {
-                m.insert(k.into(), list(l));
-            }
-        }
-        if let Some(n) = &self.not {
-            m.insert("not".into(), n.to_json(store));
+        for (k, sub) in self.sub_schemas() {
+            let v = match sub {
+                Sub::Properties(p) => {
+                    Value::Object(p.iter().map(|(k, n)| (k.clone(), node(n))).collect())
+                }
+                Sub::Node(n) => node(n),
+                Sub::Schemas(l) => Value::Array(l.iter().map(|s| s.to_json(store)).collect()),
+                Sub::Schema(s) => s.to_json(store),
+            };
+            m.insert(k.into(), v);
         }
         Value::Object(m)
     }

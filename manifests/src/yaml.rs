@@ -2,7 +2,7 @@
 //! sigs.k8s.io/yaml) with its key order, scalar styles (plain, 'single', "double", `|-` literal), and
 //! folding of long plain/quoted lines at column 80.
 
-use crate::node::{Doc, Node, Properties, Schema};
+use crate::node::{Doc, Node, Properties, Schema, Sub};
 use crate::shared::{SharedRef, SharedSchemas, lock};
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -122,33 +122,20 @@ impl<'a> Item<'a> {
 
 /// A schema's keywords and sub-schemas, as mapping entries.
 fn schema_entries(s: &Schema) -> Vec<(&str, Item<'_>)> {
-    let mut entries: Vec<(&str, Item<'_>)> = s
+    let keywords = s
         .keywords()
         .iter()
-        .map(|(k, v)| (k.as_str(), Item::Json(v)))
-        .collect();
-    if let Some(p) = &s.properties {
-        entries.push(("properties", Item::Properties(p)));
-    }
-    if let Some(n) = &s.items {
-        entries.push(("items", Item::Node(n)));
-    }
-    if let Some(n) = &s.additional_properties {
-        entries.push(("additionalProperties", Item::Node(n)));
-    }
-    for (k, l) in [
-        ("allOf", &s.all_of),
-        ("anyOf", &s.any_of),
-        ("oneOf", &s.one_of),
-    ] {
-        if let Some(l) = l {
-            entries.push((k, Item::Schemas(l)));
-        }
-    }
-    if let Some(n) = &s.not {
-        entries.push(("not", Item::Schema(n)));
-    }
-    entries
+        .map(|(k, v)| (k.as_str(), Item::Json(v)));
+    let subs = s.sub_schemas().map(|(k, sub)| {
+        let item = match sub {
+            Sub::Properties(p) => Item::Properties(p),
+            Sub::Node(n) => Item::Node(n),
+            Sub::Schemas(l) => Item::Schemas(l),
+            Sub::Schema(s) => Item::Schema(s),
+        };
+        (k, item)
+    });
+    keywords.chain(subs).collect()
 }
 
 /// go-yaml v2's key order (`keyList.Less`): letters sort after non-letters, digit runs compare as numbers.
