@@ -723,7 +723,7 @@ mod tests {
     /// The lower bound of `rule`'s cost on a node with schema `schema` (one run).
     fn cost(schema: Value, rule: &str) -> u64 {
         let shared = SharedSchemas::new();
-        let s = Schema::from_json(schema.as_object().cloned().unwrap());
+        let s = Schema::from_value(schema);
         let node = Node {
             at: NodeRef::Own(&s),
             path: ".".into(),
@@ -790,7 +790,7 @@ mod tests {
         let shared = SharedSchemas::new();
         walk(
             &shared,
-            &Schema::from_json(schema.as_object().cloned().unwrap()),
+            &Schema::from_value(schema),
             ".",
             &Runs::Bounded(1),
             &mut out,

@@ -468,12 +468,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn json_schema(v: Value) -> Schema {
-        Schema::from_json(v.as_object().cloned().unwrap())
-    }
-
     fn problem(schema: Value, v: Value) -> Option<String> {
-        value_problem(&SharedSchemas::new(), &json_schema(schema), &v)
+        value_problem(&SharedSchemas::new(), &Schema::from_value(schema), &v)
     }
 
     #[test]
@@ -561,7 +557,7 @@ mod tests {
     }
 
     fn rules(schema: Value, v: Value) -> Vec<String> {
-        rule_findings(&SharedSchemas::new(), &json_schema(schema), &v)
+        rule_findings(&SharedSchemas::new(), &Schema::from_value(schema), &v)
             .into_iter()
             .map(|f| match f {
                 Finding::RuleFails(p) => p,

@@ -168,6 +168,14 @@ impl Schema {
         self.get(k).and_then(Value::as_str)
     }
 
+    /// The schema a JSON literal writes (anything but an object: the empty schema).
+    pub fn from_value(v: Value) -> Schema {
+        match v {
+            Value::Object(m) => Schema::from_json(m),
+            _ => Schema::new(),
+        }
+    }
+
     /// The schema a JSON object describes; sub-schemas become the run's own nodes.
     pub fn from_json(mut m: Map<String, Value>) -> Schema {
         let mut s = Schema::new();

@@ -84,7 +84,7 @@ const TYPE_META_KIND: &str = "Kind is a string value representing the REST resou
 
 /// metav1.TypeMeta's schema (what an inline TypeMeta contributes to a root kind).
 pub fn type_meta_schema() -> Schema {
-    json_schema(json!({
+    Schema::from_value(json!({
         "type": "object",
         "properties": {
             "apiVersion": {"description": TYPE_META_APIVERSION, "type": "string"},
@@ -477,7 +477,7 @@ impl<'m> SchemaGen<'m> {
     fn list_schema(&mut self, file: usize, elem: &TypeExpr, at: At) -> Schema {
         if matches!(elem, TypeExpr::Path { segments, args } if args.is_empty() && segments.len() == 1 && segments[0] == "u8")
         {
-            return json_schema(json!({"type": "string", "format": "byte"}));
+            return Schema::from_value(json!({"type": "string", "format": "byte"}));
         }
         let items = self.expr_schema(file, elem, at);
         let mut s = Schema::new();
@@ -494,7 +494,7 @@ impl<'m> SchemaGen<'m> {
         args: &[TypeExpr],
         at: At,
     ) -> Schema {
-        let obj = json_schema;
+        let obj = Schema::from_value;
         match r {
             Resolved::Prim(p) => obj(prim_schema(p)),
             Resolved::Wrapper => match args.first() {
@@ -1029,14 +1029,6 @@ fn is_one_of(m: &Marker) -> bool {
     )
 }
 
-/// The schema a JSON literal writes.
-fn json_schema(v: Value) -> Schema {
-    match v {
-        Value::Object(m) => Schema::from_json(m),
-        _ => Schema::new(),
-    }
-}
-
 fn prim_schema(p: Prim) -> Value {
     match p {
         Prim::String => json!({"type": "string"}),
@@ -1053,7 +1045,7 @@ mod tests {
     use super::*;
 
     fn obj(v: Value) -> Schema {
-        json_schema(v)
+        Schema::from_value(v)
     }
 
     fn json(s: Schema) -> Value {

@@ -147,7 +147,7 @@ mod tests {
     fn references_resolve_and_materialize() {
         let store = SharedSchemas::new();
         let v = json!({"type": "object", "properties": {"a": {"type": "string"}}, "items": {"type": "integer"}});
-        let mut s = Schema::from_json(v.as_object().cloned().unwrap());
+        let mut s = Schema::from_value(v.clone());
         store.share_children("test.T", &mut s);
         let a = s.properties.as_ref().unwrap()["a"].clone();
         assert!(matches!(a, Node::Shared(_)), "shared in place");
@@ -156,12 +156,7 @@ mod tests {
             json!({"type": "string"})
         );
         // The same key gives the same reference.
-        let mut again = Schema::from_json(
-            json!({"properties": {"a": {"type": "string"}}})
-                .as_object()
-                .cloned()
-                .unwrap(),
-        );
+        let mut again = Schema::from_value(json!({"properties": {"a": {"type": "string"}}}));
         store.share_children("test.T", &mut again);
         assert_eq!(again.properties.as_ref().unwrap()["a"], a);
         let mut items = (**s.items.as_ref().unwrap()).clone();

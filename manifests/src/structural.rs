@@ -259,7 +259,7 @@ mod tests {
         let mut out = Vec::new();
         walk(
             &SharedSchemas::new(),
-            &Schema::from_json(s.as_object().cloned().unwrap()),
+            &Schema::from_value(s),
             ".",
             false,
             &mut out,
