@@ -6,7 +6,6 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::convert::Infallible;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -67,10 +66,7 @@ async fn failed_requests_through_an_outage(
     };
     observed("before").await?;
 
-    counter.counting.store(true, Ordering::SeqCst);
-    env.kill_apiserver_for(OUTAGE).await?;
-    counter.counting.store(false, Ordering::SeqCst);
-    let failed = counter.failed.load(Ordering::SeqCst);
+    let failed = counter.through_outage(&mut env, OUTAGE).await?;
 
     // Back: the informer watches again and sees what is made now.
     create_config_map(&env.client(), &config_map("after", &[("test", label)])).await;
@@ -134,10 +130,7 @@ async fn an_informer_that_outlives_its_manager_retries_on_its_own_backoff() -> a
     };
     cached("before").await?;
 
-    counter.counting.store(true, Ordering::SeqCst);
-    env.kill_apiserver_for(OUTAGE).await?;
-    counter.counting.store(false, Ordering::SeqCst);
-    let failed = counter.failed.load(Ordering::SeqCst);
+    let failed = counter.through_outage(&mut env, OUTAGE).await?;
     // The default backoff's schedule fits at most four attempts (0 s, 0.8 s, 2.4 s, 5.6 s at the earliest) in the
     // outage, one more while the new server starts; a loop without a pause makes hundreds.
     assert!(

@@ -126,10 +126,9 @@ async fn watches_wait_for_the_prober_through_an_outage() -> anyhow::Result<()> {
     };
     reconciled("before").await?;
 
-    counter.counting.store(true, Ordering::SeqCst);
-    env.kill_apiserver_for(Duration::from_secs(6)).await?;
-    counter.counting.store(false, Ordering::SeqCst);
-    let failed = counter.failed.load(Ordering::SeqCst);
+    let failed = counter
+        .through_outage(&mut env, Duration::from_secs(6))
+        .await?;
     // The first attempt after the cut fails and marks the outage; the next waits for the prober's answer.
     assert!(
         (1..=2).contains(&failed),

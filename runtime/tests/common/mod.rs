@@ -132,8 +132,8 @@ macro_rules! test_resource {
 /// prober's `GET /readyz`: what watches send into a server that is gone. A tower layer for the client under test.
 #[derive(Clone, Default)]
 pub struct FailedRequests {
-    pub counting: Arc<AtomicBool>,
-    pub failed: Arc<AtomicUsize>,
+    counting: Arc<AtomicBool>,
+    failed: Arc<AtomicUsize>,
 }
 
 impl FailedRequests {
@@ -144,6 +144,20 @@ impl FailedRequests {
             .with_layer(&counter)
             .build();
         Ok((client, counter))
+    }
+
+    /// Kills `env`'s API server for `down` (rkb-envtest's `kill_apiserver_for`) and returns how many requests
+    /// failed meanwhile.
+    pub async fn through_outage(
+        &self,
+        env: &mut rkb_envtest::Environment,
+        down: Duration,
+    ) -> rkb_envtest::Result<usize> {
+        self.failed.store(0, Ordering::SeqCst);
+        self.counting.store(true, Ordering::SeqCst);
+        let killed = env.kill_apiserver_for(down).await;
+        self.counting.store(false, Ordering::SeqCst);
+        killed.map(|()| self.failed.load(Ordering::SeqCst))
     }
 }
 
