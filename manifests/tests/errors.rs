@@ -1,7 +1,7 @@
 //! Bad input: every problem of a run is reported at once, rendered with file:line:col, the source line,
 //! a caret and a hint, and nothing is written.
 
-use rkb_manifests::{Error, Options, generate};
+use rkb_manifests::{Error, Options, Output, generate};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -11,11 +11,22 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn run_errors() -> String {
-    match generate(&fixture("errors"), &Options::default()) {
+/// The rendered diagnostics of a run that must fail on the sources at `root`.
+fn diagnostics(root: &Path) -> String {
+    match generate(root, &Options::default()) {
         Err(e @ Error::Diagnostics(_)) => e.to_string(),
-        other => panic!("expected diagnostics, got {other:?}"),
+        Err(other) => panic!("expected diagnostics, got {other:?}"),
+        Ok(_) => panic!("expected diagnostics, the run succeeded"),
     }
+}
+
+/// What a run that must succeed on the sources at `root` generates; a failure panics with its diagnostics.
+fn generated(root: &Path) -> Output {
+    generate(root, &Options::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run_errors() -> String {
+    diagnostics(&fixture("errors"))
 }
 
 #[test]
@@ -126,6 +137,14 @@ pub struct Thing {
 }
 ";
 
+/// A project whose one kind is t.example.com/v1 `Thing`: [`ROOT`] and `spec` in src/api/v1/thing_types.rs.
+fn thing_project(spec: &str) -> tempfile::TempDir {
+    project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
+    ])
+}
+
 /// Replaces the project's thing_types.rs with [`ROOT`] and `spec` (a test's fixed version of its API).
 fn rewrite_spec(dir: &tempfile::TempDir, spec: &str) {
     fs::write(
@@ -137,36 +156,20 @@ fn rewrite_spec(dir: &tempfile::TempDir, spec: &str) {
 
 #[test]
 fn unresolved_type_suggests_a_close_local_type() {
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        (
-            "src/api/v1/thing_types.rs",
-            &format!(
-                "{ROOT}pub struct ThingSpec {{ pub part: Widgt }}\npub struct Widget {{ pub a: String }}\n"
-            ),
-        ),
-    ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(
+        "pub struct ThingSpec { pub part: Widgt }\npub struct Widget { pub a: String }\n",
+    );
+    let e = diagnostics(dir.path());
     assert!(e.contains("error: cannot resolve type `Widgt`"), "{e}");
     assert!(e.contains("= help: did you mean `Widget`?"), "{e}");
 }
 
 #[test]
 fn one_of_markers_must_name_fields() {
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        (
-            "src/api/v1/thing_types.rs",
-            &format!(
-                "{ROOT}/// +kubebuilder:validation:ExactlyOneOf=image;chart\npub struct ThingSpec {{\n    #[serde(default)]\n    pub image: Option<String>,\n    #[serde(default)]\n    pub helm: Option<String>,\n}}\n"
-            ),
-        ),
-    ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(
+        "/// +kubebuilder:validation:ExactlyOneOf=image;chart\npub struct ThingSpec {\n    #[serde(default)]\n    pub image: Option<String>,\n    #[serde(default)]\n    pub helm: Option<String>,\n}\n",
+    );
+    let e = diagnostics(dir.path());
     assert!(
         e.contains(
             "error: `chart` in kubebuilder:validation:ExactlyOneOf is not a JSON field of this type"
@@ -187,9 +190,7 @@ fn several_versions_need_exactly_one_storage_version() {
         ("src/api/v2/mod.rs", "//! +groupName=t.example.com\n"),
         ("src/api/v2/thing_types.rs", &types("v2")),
     ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = diagnostics(dir.path());
     assert!(
         e.contains("error: CRD for t.example.com/Thing has no storage version (versions: v1, v2)"),
         "{e}"
@@ -210,7 +211,7 @@ fn several_versions_need_exactly_one_storage_version() {
         ),
     )
     .unwrap();
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     assert_eq!(out.crds.len(), 1);
     let y = &out.crds[0].yaml;
     let v1_at = y.find("  - name: v1\n").unwrap();
@@ -246,9 +247,7 @@ fn an_error_in_one_version_does_not_hide_the_problems_of_another() {
                 .replace("/// +kubebuilder:object:root=true", stored),
         ),
     ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = diagnostics(dir.path());
     assert!(
         e.contains("error: the v1 schema of `Thing` has a default the API server refuses at `.spec.size`: -5 is below the minimum 0"),
         "{e}"
@@ -260,18 +259,10 @@ fn an_error_in_one_version_does_not_hide_the_problems_of_another() {
 /// the marker would have said, and "not structural" would only repeat the typo's consequence.
 #[test]
 fn the_rules_do_not_pile_on_an_earlier_error() {
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        (
-            "src/api/v1/thing_types.rs",
-            &format!(
-                "{ROOT}pub struct ThingSpec {{\n    /// +kubebuilder:validation:Schemaless\n    /// +kubebuilder:pruning:PreserveUnknownField\n    pub raw: Port,\n}}\npub struct Port {{ pub name: String }}\n"
-            ),
-        ),
-    ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(
+        "pub struct ThingSpec {\n    /// +kubebuilder:validation:Schemaless\n    /// +kubebuilder:pruning:PreserveUnknownField\n    pub raw: Port,\n}\npub struct Port { pub name: String }\n",
+    );
+    let e = diagnostics(dir.path());
     assert!(
         e.contains("error: unknown marker `kubebuilder:pruning:PreserveUnknownField`"),
         "{e}"
@@ -287,9 +278,7 @@ fn recursive_types_are_explained() {
         ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
         ("src/api/v1/thing_types.rs", &format!("{root}{node}")),
     ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = diagnostics(dir.path());
     assert!(e.contains("error: the v1 schema of `Thing` is not structural at `.spec.children[*]`: type must not be empty"), "{e}");
     assert!(
         e.contains("= help: `Node` refers to itself and CRD schemas cannot be recursive"),
@@ -302,7 +291,7 @@ fn recursive_types_are_explained() {
         format!("{root}{fixed}"),
     )
     .unwrap();
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     assert!(
         out.crds[0].yaml.contains(
             "              children:\n                x-kubernetes-preserve-unknown-fields: true\n"
@@ -323,13 +312,8 @@ fn what_the_api_server_refuses_is_rejected_before_writing() {
     pub count: i32,
 }
 ";
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
-    ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(spec);
+    let e = diagnostics(dir.path());
     assert!(
         e.contains(
             "error: UniqueItems=true makes the API server refuse the CRD (quadratic validation cost)\n \
@@ -371,7 +355,7 @@ fn what_the_api_server_refuses_is_rejected_before_writing() {
         )
         .replace(",optionalOldSelf=false", "");
     rewrite_spec(&dir, &fixed);
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     assert!(
         out.crds[0].yaml.contains("optionalOldSelf: true"),
         "{}",
@@ -384,15 +368,10 @@ fn what_the_api_server_refuses_is_rejected_before_writing() {
 #[test]
 fn unknown_markers_are_errors_unless_the_project_allows_them() {
     let types = format!(
-        "{ROOT}pub struct ThingSpec {{\n    /// +kubebuilder:validation:nullable\n    pub a: Option<String>,\n}}\n"
+        "pub struct ThingSpec {{\n    /// +kubebuilder:validation:nullable\n    pub a: Option<String>,\n}}\n"
     );
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        ("src/api/v1/thing_types.rs", &types),
-    ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(&types);
+    let e = diagnostics(dir.path());
     assert!(
         e.contains("error: unknown marker `kubebuilder:validation:nullable`"),
         "{e}"
@@ -405,7 +384,7 @@ fn unknown_markers_are_errors_unless_the_project_allows_them() {
         format!("{strict}\n[package.metadata.rkb]\nallow-unknown-markers = true\n"),
     )
     .unwrap();
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     let warnings: Vec<String> = out.warnings.iter().map(|w| w.render()).collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
@@ -427,9 +406,7 @@ fn unknown_markers_are_errors_unless_the_project_allows_them() {
         format!("{strict}\n[package.metadata.rkb]\nallow-unknown-markers = sure\n"),
     )
     .unwrap();
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = diagnostics(dir.path());
     assert!(
         e.contains(
             "error: `allow-unknown-markers` must be true or false, not `sure`\n --> Cargo.toml:6:1"
@@ -442,13 +419,7 @@ fn unknown_markers_are_errors_unless_the_project_allows_them() {
 /// and a CRD written by hand (no controller-gen annotation) is left alone.
 #[test]
 fn stale_generated_crds_are_reported_and_removed() {
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        (
-            "src/api/v1/thing_types.rs",
-            &format!("{ROOT}pub struct ThingSpec {{ pub a: String }}\n"),
-        ),
-    ]);
+    let dir = thing_project("pub struct ThingSpec { pub a: String }\n");
     let opts = Options::default();
     let out = generate(dir.path(), &opts).unwrap();
     rkb_manifests::write(dir.path(), &opts, &out).unwrap();
@@ -525,7 +496,7 @@ pub struct NotAKind {
         ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
         ("src/api/v1/kinds.rs", types),
     ]);
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     assert!(out.crds.is_empty());
     let warnings: Vec<(String, usize, String)> = out
         .warnings
@@ -569,15 +540,10 @@ pub struct NotAKind {
 #[test]
 fn a_map_list_without_keys_is_an_error() {
     let types = format!(
-        "{ROOT}pub struct ThingSpec {{\n    /// +listType=map\n    pub ports: Vec<Port>,\n}}\npub struct Port {{ pub name: String }}\n"
+        "pub struct ThingSpec {{\n    /// +listType=map\n    pub ports: Vec<Port>,\n}}\npub struct Port {{ pub name: String }}\n"
     );
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        ("src/api/v1/thing_types.rs", &types),
-    ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(&types);
+    let e = diagnostics(dir.path());
     assert!(
         e.starts_with(
             "error: `+listType=map` needs at least one `+listMapKey`: the API server refuses a map list without keys\n --> src/api/v1/thing_types.rs:9:9\n"
@@ -589,8 +555,8 @@ fn a_map_list_without_keys_is_an_error() {
         "/// +listType=map\n",
         "/// +listType=map\n    /// +listMapKey=name\n",
     );
-    fs::write(dir.path().join("src/api/v1/thing_types.rs"), fixed).unwrap();
-    generate(dir.path(), &Options::default()).unwrap();
+    rewrite_spec(&dir, &fixed);
+    generated(dir.path());
 }
 
 /// A kube-derive CRD type under src/api is not read by rkb: a located warning says so, instead of silence.
@@ -614,7 +580,7 @@ pub struct Other { pub b: String }
             "#[derive(CustomResource)]\npub struct XSpec {}\n",
         ),
     ]);
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     let warnings: Vec<String> = out.warnings.iter().map(|w| w.render()).collect();
     assert_eq!(warnings.len(), 1, "{warnings:#?}");
     assert!(
@@ -633,14 +599,11 @@ pub struct Other { pub b: String }
 fn map_list_keys_must_be_required_fields_of_the_items() {
     let types = |key: &str, name_ty: &str| {
         format!(
-            "{ROOT}pub struct ThingSpec {{\n    /// +listType=map\n    /// +listMapKey={key}\n    pub ports: Vec<Port>,\n}}\npub struct Port {{ pub name: {name_ty} }}\n"
+            "pub struct ThingSpec {{\n    /// +listType=map\n    /// +listMapKey={key}\n    pub ports: Vec<Port>,\n}}\npub struct Port {{ pub name: {name_ty} }}\n"
         )
     };
     let run = |text: String| {
-        let dir = project(&[
-            ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-            ("src/api/v1/thing_types.rs", &text),
-        ]);
+        let dir = thing_project(&text);
         generate(dir.path(), &Options::default())
             .map(|_| ())
             .map_err(|e| e.to_string())
@@ -720,9 +683,7 @@ fn webhook_markers_the_api_server_would_refuse_are_errors() {
             "//! Webhooks.\n\n/// +kubebuilder:webhook:{marker}\npub struct ThingDefaulter;\n"
         );
         let dir = webhook_project(&hooks);
-        let e = generate(dir.path(), &Options::default())
-            .unwrap_err()
-            .to_string();
+        let e = diagnostics(dir.path());
         assert!(
             e.contains(&format!(
                 "error: {message}\n --> src/webhook/v1/thing_webhook.rs:3:5\n"
@@ -746,9 +707,7 @@ fn webhook_markers_the_api_server_would_refuse_are_errors() {
          pub struct ThingDefaulter;\n"
     );
     let dir = webhook_project(&hooks);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = diagnostics(dir.path());
     for needle in [
         "error: a second mutating `+kubebuilder:webhookconfiguration` (the first names `a`)\n --> src/webhook/v1/thing_webhook.rs:2:5\n",
         "error: unknown failurePolicy `Retry`: the API server refuses it\n --> src/webhook/v1/thing_webhook.rs:4:5\n",
@@ -760,18 +719,14 @@ fn webhook_markers_the_api_server_would_refuse_are_errors() {
     let bad = bad.replace("failurePolicy=Retry", "failurePolicy=Fail");
     let hooks = format!("/// +kubebuilder:webhook:{bad}\npub struct ThingDefaulter;\n");
     fs::write(dir.path().join("src/webhook/v1/thing_webhook.rs"), &hooks).unwrap();
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = diagnostics(dir.path());
     assert!(
         e.contains("error: unknown verb `patch` in a webhook rule: the API server refuses it"),
         "{e}"
     );
     let hooks = hooks.replace("verbs=create;patch", "verbs=create");
     fs::write(dir.path().join("src/webhook/v1/thing_webhook.rs"), &hooks).unwrap();
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = diagnostics(dir.path());
     assert!(
         e.contains("error: SideEffects should not be set to `Some` or `Unknown` for v1 {Mutating,Validating}WebhookConfiguration"),
         "{e}"
@@ -779,7 +734,7 @@ fn webhook_markers_the_api_server_would_refuse_are_errors() {
     // Fixed, it generates.
     let hooks = hooks.replace("sideEffects=Some", "sideEffects=None");
     fs::write(dir.path().join("src/webhook/v1/thing_webhook.rs"), &hooks).unwrap();
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     let manifests = out.webhooks.expect("manifests.yaml");
     assert!(manifests.contains("name: mthing-v1.kb.io"), "{manifests}");
 }
@@ -801,13 +756,8 @@ fn external_types_are_described_by_their_type_marker() {
     pub bare: url::Url,
 }
 ";
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
-    ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(spec);
+    let e = diagnostics(dir.path());
     assert!(
         e.contains("error: cannot resolve type `url::Url`\n  --> src/api/v1/thing_types.rs:18:9\n"),
         "{e}"
@@ -819,7 +769,7 @@ fn external_types_are_described_by_their_type_marker() {
     assert_eq!(e.matches("cannot resolve type").count(), 1, "{e}");
     let fixed = spec.replace("    /// Bare.\n    pub bare: url::Url,\n", "");
     rewrite_spec(&dir, &fixed);
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     let yaml = &out.crds[0].yaml;
     assert!(
         yaml.contains("home:\n                description: Home page.\n                format: uri\n                type: string\n"),
@@ -851,13 +801,8 @@ pub struct Label {
     pub text: String,
 }
 ";
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
-    ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(spec);
+    let e = diagnostics(dir.path());
     let help = "= help: drop the marker, or give the type the JSON format the marker describes: \
                 `#[serde(into = ...)]`, a hand-written `impl Serialize`, or a newtype over another crate's type\n";
     let field = format!(
@@ -877,7 +822,7 @@ pub struct Label {
         .replace("Type=string\n    pub window", "Type=object\n    pub window")
         .replace("/// +kubebuilder:validation:Type=integer\n", "");
     rewrite_spec(&dir, &fixed);
-    generate(dir.path(), &Options::default()).unwrap();
+    generated(dir.path());
 }
 
 /// A local type whose JSON is not its fields (`#[serde(into/from/try_from)]`, a hand-written serde impl anywhere
@@ -911,9 +856,7 @@ impl serde::Serialize for Window {
         ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
         ("src/wire.rs", wire),
     ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = diagnostics(dir.path());
     let help = |name: &str| {
         format!(
             "= help: describe its JSON with `+kubebuilder:validation:Type=<type>` (and Format, ...) on `{name}` or on \
@@ -945,7 +888,7 @@ impl serde::Serialize for Window {
             "    /// When.\n    /// +kubebuilder:validation:Type=string\n",
         );
     rewrite_spec(&dir, &fixed);
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     let yaml = &out.crds[0].yaml;
     let spec_yaml = "            properties:
               level:
@@ -991,13 +934,8 @@ pub struct Port {
     pub name: String,
 }
 ";
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        ("src/api/v1/thing_types.rs", &format!("{ROOT}{spec}")),
-    ]);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(spec);
+    let e = diagnostics(dir.path());
     let refused = "error: the v1 schema of `Thing` has a default the API server refuses at";
     // Each at its marker, through items too.
     for (path, at) in [
@@ -1048,7 +986,7 @@ pub struct Port {
         .replace("default=5", "default=http")
         .replace("default=Web_1", "default=web");
     rewrite_spec(&dir, &fixed);
-    generate(dir.path(), &Options::default()).unwrap();
+    generated(dir.path());
 }
 
 /// CEL rules the API server estimates too expensive are refused before writing: a rule over the limit per rule at
@@ -1072,13 +1010,8 @@ fn cel_rules_the_api_server_estimates_too_expensive_are_errors() {
 }}
 "
     );
-    let dir = project(&[("src/api/v1/mod.rs", "//! +groupName=t.example.com\n")]);
-    rewrite_spec(&dir, &spec);
-    let refusal = || {
-        generate(dir.path(), &Options::default())
-            .unwrap_err()
-            .to_string()
-    };
+    let dir = thing_project(&spec);
+    let refusal = || diagnostics(dir.path());
     assert_eq!(
         refusal(),
         "error: the v1 schema of `Thing` has a CEL rule at `.spec.tags` too expensive for the API server: its \
@@ -1120,7 +1053,7 @@ fn cel_rules_the_api_server_estimates_too_expensive_are_errors() {
             "    /// +kubebuilder:validation:MaxItems=100\n    pub names: Vec<String>,",
         ),
     );
-    generate(dir.path(), &Options::default()).unwrap();
+    generated(dir.path());
 }
 
 /// The API server evaluates the CEL rules of a default's field (and of the fields inside an object default) on
@@ -1143,11 +1076,8 @@ pub struct Range {
     pub max: i32,
 }
 ";
-    let dir = project(&[("src/api/v1/mod.rs", "//! +groupName=t.example.com\n")]);
-    rewrite_spec(&dir, spec);
-    let e = generate(dir.path(), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let dir = thing_project(spec);
+    let e = diagnostics(dir.path());
     let help = "   = help: change the default or the rule: the API server evaluates the CEL rules of the default's \
                 field, and of the fields inside the default, on the default\n";
     assert_eq!(
@@ -1175,12 +1105,12 @@ pub struct Range {
         .replace("default=1", "default=2")
         .replace("{min: 5, max: 1}", "{min: 1, max: 5}");
     rewrite_spec(&dir, &fixed);
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     // A rule with a function rkb does not evaluate is not checked, and says so once at the default.
     let unchecked = fixed.replace("self >= 2", "self >= 2 && quantity('1').isInteger()");
     rewrite_spec(&dir, &unchecked);
-    let out = generate(dir.path(), &Options::default()).unwrap();
+    let out = generated(dir.path());
     assert_eq!(
         rkb_markers::render_all(&out.warnings),
         "warning: rkb did not check this default against the CEL rule `self >= 2 && quantity('1').isInteger()`: it \
