@@ -196,7 +196,18 @@ fn read_tags<'a>(
                 continue;
             }
             Effect::Derive(DeriveMarker::GenclientTag(tag)) => tag,
-            _ => continue,
+            // Not client-gen's: deep copy is read by deep_copy.rs, the rest by rkb-manifests.
+            Effect::Derive(DeriveMarker::DeepCopy)
+            | Effect::Package(_)
+            | Effect::Presence(_)
+            | Effect::Schema(_)
+            | Effect::ItemsSchema(_)
+            | Effect::Schemaless
+            | Effect::Crd(_)
+            | Effect::Rbac
+            | Effect::Webhook(_)
+            | Effect::Root
+            | Effect::Ignored => continue,
         };
         tags.tagged.push(line);
         match tag {

@@ -396,18 +396,15 @@ pub fn plain_comment_markers(file: &SourceFile, diags: &mut Vec<Diagnostic>) {
         if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
             continue;
         }
-        let known = reg.lookup(name.trim_end()).is_some()
-            || name.starts_with("kubebuilder:")
-            || name.starts_with("k8s:")
-            || name.starts_with("groupName")
-            || name.starts_with("versionName");
-        if !known {
+        if !reg.owns(name.trim_end()) {
             continue;
         }
         let lead = line.len() - trimmed.len();
         let plus = lead + 2 + (after.len() - body.len());
         let col = line[..plus].chars().count() + 1;
-        let inner_hint = name.starts_with("groupName") || name.starts_with("versionName");
+        let inner_hint = reg
+            .lookup(name.trim_end())
+            .is_some_and(|(d, _)| matches!(d.effect, rkb_markers::Effect::Package(_)));
         diags.push(
             Diagnostic::warning("marker in a plain `//` comment is not read")
                 .at(

@@ -484,7 +484,15 @@ impl FileItems {
         match mk.def.effect {
             Effect::Rbac => self.rbac.push(mk),
             Effect::Webhook(w) => self.webhooks.push((w, mk)),
-            _ => return Some(mk),
+            Effect::Package(_)
+            | Effect::Presence(_)
+            | Effect::Schema(_)
+            | Effect::ItemsSchema(_)
+            | Effect::Schemaless
+            | Effect::Crd(_)
+            | Effect::Root
+            | Effect::Derive(_)
+            | Effect::Ignored => return Some(mk),
         }
         None
     }

@@ -22,8 +22,8 @@ const SHOWN_NOT_GENERATED: &[(&str, &str)] = &[
     ),
     ("+kubebuilder:skip", "would drop the fixture's only version"),
     (
-        "+kubebuilder:object:generate=true",
-        "accepted and ignored: nothing to see in the YAML",
+        "+kubebuilder:object:generate=false",
+        "read by #[derive(Kind)]: nothing to see in the YAML",
     ),
     (
         "+kubebuilder:unservedversion",
@@ -151,5 +151,45 @@ fn markers_md_examples_generate_cleanly() {
         webhooks.contains("name: my-mutating-configuration")
             && webhooks.contains("name: mcronjob-v1.kb.io"),
         "{webhooks}"
+    );
+}
+
+/// The "Adding a marker" section shows a real diff: each of its hunks, context and added lines, is in the file it
+/// names, in that order, so the example cannot drift from the code it teaches.
+#[test]
+fn adding_a_marker_shows_the_code_as_it_is() {
+    let doc = markers_md();
+    let section = doc
+        .split("## Adding a marker")
+        .nth(1)
+        .expect("markers.md has an \"Adding a marker\" section");
+    let diff = section
+        .split("```diff\n")
+        .nth(1)
+        .and_then(|d| d.split("```").next())
+        .expect("the section shows a diff");
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = 0;
+    for file_diff in diff.split("--- a/").skip(1) {
+        let (path, rest) = file_diff.split_once('\n').unwrap();
+        let code = std::fs::read_to_string(workspace.join(path))
+            .unwrap_or_else(|e| panic!("markers.md's diff names {path}: {e}"));
+        for hunk in rest.split("\n@@ ").skip(1) {
+            let after: Vec<&str> = hunk
+                .lines()
+                .skip(1)
+                .filter_map(|l| l.strip_prefix(' ').or_else(|| l.strip_prefix('+')))
+                .collect();
+            assert!(
+                code.contains(&after.join("\n")),
+                "markers.md's diff of {path} is not the code any more:\n{}",
+                after.join("\n")
+            );
+        }
+        files += 1;
+    }
+    assert_eq!(
+        files, 3,
+        "the diff touches effect.rs, registry.rs and string.rs"
     );
 }

@@ -16,6 +16,7 @@ struct Tables {
     acronyms: std::collections::HashSet<&'static str>,
 }
 
+/// Built once from const data and never changed: one copy for the process.
 fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| {

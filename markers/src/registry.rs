@@ -383,7 +383,8 @@ impl Registry {
         }
     }
 
-    /// The process-wide registry.
+    /// The process-wide registry: built once from the const tables above and never changed, so one copy
+    /// serves every run and thread.
     pub fn get() -> &'static Registry {
         static REG: OnceLock<Registry> = OnceLock::new();
         REG.get_or_init(Registry::build)
@@ -415,6 +416,21 @@ impl Registry {
             return Some((def, i));
         }
         None
+    }
+
+    /// Whether `text` (a marker without its `+`) is in rkb's vocabulary's territory: a known marker (however its
+    /// value is spaced), or any name in the namespaces whose every name is this vocabulary's (`kubebuilder:`,
+    /// `k8s:`), known or not. Other `+words` may belong to other tools.
+    pub fn owns(&self, text: &str) -> bool {
+        let name = text
+            .split(|c: char| c == '=' || c.is_whitespace())
+            .next()
+            .unwrap_or(text);
+        self.lookup(text).is_some()
+            || self.by_name(name).is_some()
+            || ["kubebuilder:", "k8s:"]
+                .iter()
+                .any(|ns| name.starts_with(ns))
     }
 
     /// The closest known name to `name`, if close enough to be a likely typo.
@@ -454,6 +470,28 @@ mod tests {
         let (d, _) = r.lookup("kubebuilder:subresource:status").unwrap();
         assert_eq!(d.name, "kubebuilder:subresource:status");
         assert!(r.lookup("kubebuilder:validation:Minimun=1").is_none());
+    }
+
+    #[test]
+    fn owns_known_markers_and_its_namespaces_only() {
+        let r = Registry::get();
+        for ours in [
+            "groupName=apps.example.com",
+            "groupName = apps.example.com",
+            "kubebuilder:validation:Minimun=1",
+            "k8s:some-future-tag",
+            "listType=map",
+        ] {
+            assert!(r.owns(ours), "{ours}");
+        }
+        for theirs in [
+            "optionalOldSelf",
+            "protobuf=true",
+            "genclientx",
+            "kubebuilderish",
+        ] {
+            assert!(!r.owns(theirs), "{theirs}");
+        }
     }
 
     #[test]

@@ -447,6 +447,8 @@ fn mark_storage_version(
     others: &[ResourceConfig],
     kind: &str,
 ) -> Result<()> {
+    // These files are rkb's own scaffolds: their marker lines are found as text, as kubebuilder's scaffold
+    // edits find theirs, not through rkb-manifests' model (which would need the whole project to be valid).
     let marker = "+kubebuilder:storageversion";
     let files: Vec<PathBuf> = others
         .iter()

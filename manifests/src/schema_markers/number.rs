@@ -6,45 +6,56 @@ use rkb_markers::{NumberMarker, Value as MarkerValue};
 
 pub fn apply(m: NumberMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     let numeric = matches!(type_of(s), "integer" | "number");
-    let short = at.short;
-    let msg = format!("{short} applies to numbers, found {}", found(s));
+    let msg = format!("{} applies to numbers, found {}", at.short, found(s));
     match m {
-        NumberMarker::Maximum | NumberMarker::Minimum | NumberMarker::MultipleOf => {
-            need(
-                numeric,
-                msg,
-                "use MinLength/MaxLength for strings, MinItems/MaxItems for lists",
-            )?;
-            let f = at.value().and_then(MarkerValue::as_f64).unwrap_or(0.0);
-            if type_of(s) == "integer" && f.fract() != 0.0 {
-                return Err((
-                    format!(
-                        "cannot apply non-integral {} ({f}) to an integer",
-                        short.to_lowercase()
-                    ),
-                    None,
-                ));
-            }
-            let key = match m {
-                NumberMarker::Maximum => "maximum",
-                NumberMarker::Minimum => "minimum",
-                _ => "multipleOf",
-            };
-            s.insert(key.into(), MarkerValue::Number(f).to_json());
-        }
-        NumberMarker::ExclusiveMaximum | NumberMarker::ExclusiveMinimum => {
-            need(numeric, msg, "only numbers have exclusive bounds")?;
-            let key = if m == NumberMarker::ExclusiveMaximum {
-                "exclusiveMaximum"
-            } else {
-                "exclusiveMinimum"
-            };
-            set_flag(
-                s,
-                key,
-                at.value().and_then(MarkerValue::as_bool).unwrap_or(false),
-            );
-        }
+        NumberMarker::Maximum => set_bound(s, "maximum", at, numeric, msg),
+        NumberMarker::Minimum => set_bound(s, "minimum", at, numeric, msg),
+        NumberMarker::MultipleOf => set_bound(s, "multipleOf", at, numeric, msg),
+        NumberMarker::ExclusiveMaximum => set_exclusive(s, "exclusiveMaximum", at, numeric, msg),
+        NumberMarker::ExclusiveMinimum => set_exclusive(s, "exclusiveMinimum", at, numeric, msg),
     }
+}
+
+/// A numeric bound; an integer's must be integral.
+fn set_bound(
+    s: &mut Schema,
+    key: &str,
+    at: &Applying,
+    numeric: bool,
+    msg: String,
+) -> Result<(), ApplyErr> {
+    need(
+        numeric,
+        msg,
+        "use MinLength/MaxLength for strings, MinItems/MaxItems for lists",
+    )?;
+    let f = at.value().and_then(MarkerValue::as_f64).unwrap_or(0.0);
+    if type_of(s) == "integer" && f.fract() != 0.0 {
+        return Err((
+            format!(
+                "cannot apply non-integral {} ({f}) to an integer",
+                at.short.to_lowercase()
+            ),
+            None,
+        ));
+    }
+    s.insert(key.into(), MarkerValue::Number(f).to_json());
+    Ok(())
+}
+
+/// Whether Maximum or Minimum excludes its own value.
+fn set_exclusive(
+    s: &mut Schema,
+    key: &str,
+    at: &Applying,
+    numeric: bool,
+    msg: String,
+) -> Result<(), ApplyErr> {
+    need(numeric, msg, "only numbers have exclusive bounds")?;
+    set_flag(
+        s,
+        key,
+        at.value().and_then(MarkerValue::as_bool).unwrap_or(false),
+    );
     Ok(())
 }

@@ -8,19 +8,8 @@ use serde_json::json;
 
 pub fn apply(m: ObjectMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     match m {
-        ObjectMarker::MaxProperties | ObjectMarker::MinProperties => {
-            need(
-                type_of(s) == "object",
-                format!("{} applies to objects, found {}", at.short, found(s)),
-                "use it on a map field or on the struct type itself",
-            )?;
-            let key = if m == ObjectMarker::MaxProperties {
-                "maxProperties"
-            } else {
-                "minProperties"
-            };
-            set_int(s, key, at);
-        }
+        ObjectMarker::MaxProperties => set_property_count(s, "maxProperties", at)?,
+        ObjectMarker::MinProperties => set_property_count(s, "minProperties", at)?,
         ObjectMarker::PreserveUnknownFields => {
             s.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
         }
@@ -28,5 +17,16 @@ pub fn apply(m: ObjectMarker, s: &mut Schema, at: &Applying) -> Result<(), Apply
             s.insert("x-kubernetes-embedded-resource".into(), json!(true));
         }
     }
+    Ok(())
+}
+
+/// A bound on an object's number of properties.
+fn set_property_count(s: &mut Schema, key: &str, at: &Applying) -> Result<(), ApplyErr> {
+    need(
+        type_of(s) == "object",
+        format!("{} applies to objects, found {}", at.short, found(s)),
+        "use it on a map field or on the struct type itself",
+    )?;
+    set_int(s, key, at);
     Ok(())
 }

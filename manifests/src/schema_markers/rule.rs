@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 pub fn apply(m: RuleMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     match m {
         RuleMarker::XValidation => x_validation(s, at.marker)?,
-        RuleMarker::AtMostOneOf | RuleMarker::ExactlyOneOf | RuleMarker::AtLeastOneOf => {
-            one_of(m, s, at)?
-        }
+        RuleMarker::AtMostOneOf => one_of(s, at, ("<= 1", "at most one", "may"))?,
+        RuleMarker::ExactlyOneOf => one_of(s, at, ("== 1", "exactly one", "must"))?,
+        RuleMarker::AtLeastOneOf => one_of(s, at, (">= 1", "at least one", "must"))?,
         RuleMarker::Immutable => push_rule(
             s,
             json!({"rule": "self == oldSelf", "message": "field is immutable"}),
@@ -80,7 +80,13 @@ fn check_optional_old_self(rule: &str, optional: bool) -> Result<(), ApplyErr> {
     Ok(())
 }
 
-fn one_of(m: RuleMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+/// A rule on how many of the marker's fields are set: `op` compares their count (`<= 1`); `how_many` and `modal`
+/// word its message ("at most one", "may").
+fn one_of(
+    s: &mut Schema,
+    at: &Applying,
+    (op, how_many, modal): (&str, &str, &str),
+) -> Result<(), ApplyErr> {
     let short = at.short;
     let fields = at.value().map(MarkerValue::as_str_list).unwrap_or_default();
     if let Some(bad) = fields.iter().find(|f| f.contains('.')) {
@@ -93,20 +99,7 @@ fn one_of(m: RuleMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> 
         return Ok(());
     }
     let list = format!("[{}]", fields.join(" "));
-    let (op, msg) = match m {
-        RuleMarker::AtMostOneOf => (
-            "<= 1",
-            format!("at most one of the fields in {list} may be set"),
-        ),
-        RuleMarker::ExactlyOneOf => (
-            "== 1",
-            format!("exactly one of the fields in {list} must be set"),
-        ),
-        _ => (
-            ">= 1",
-            format!("at least one of the fields in {list} must be set"),
-        ),
-    };
+    let msg = format!("{how_many} of the fields in {list} {modal} be set");
     push_rule(s, json!({"rule": one_of_rule(&fields, op), "message": msg}));
     Ok(())
 }
