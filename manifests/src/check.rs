@@ -1,5 +1,5 @@
 //! Stage 5, check: the rules the API server applies to a CRD's schemas, run on each CRD's resolved schemas
-//! (schema.rs) before anything of it is generated (crd.rs `crd_document`, yaml.rs).
+//! (schema.rs) before anything of it is generated (crd_document.rs, yaml.rs).
 //!
 //! Contract:
 //! - Each rule is one function over one resolved version, listed in [`RULES`] in the order it runs; a rule reports

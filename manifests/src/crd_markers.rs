@@ -2,8 +2,8 @@
 //! columns, names and scope, versions, the CRD's own metadata and selectable fields. The match in [`apply`] is
 //! exhaustive, so a CRD marker added to the vocabulary without an effect does not compile.
 
-use crate::crd::{CrdPlan, marker_diag, set_kv};
 use crate::model::Model;
+use crate::plan::{CrdPlan, marker_diag, set_kv};
 use rkb_markers::{CrdMarker, Diagnostic, Marker, Value as MarkerValue};
 use serde_json::{Map, Value, json};
 

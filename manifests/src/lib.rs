@@ -4,20 +4,23 @@
 //! How a run goes (each stage collects every diagnostic it can; nothing is generated unless the CRDs were
 //! resolved and checked without an error, and nothing is written unless the whole run succeeded):
 //! 1. **read**: `load` reads the files; `scan` (or syn, `outline::from_syn`, where the scanner steps aside) turns
-//!    each into an `outline`.
+//!    each into an `outline`. `settings` reads the project's `[package.metadata.rkb]` from Cargo.toml.
 //! 2. **model**: `model` builds packages, types and fields; `doc_comment` hands `+` lines to rkb-markers, which
 //!    checks each marker against the vocabulary (name, arguments, target) and gives it its `Effect`;
 //!    `doc_comment` also checks conflicts between the markers of one item.
-//! 3. **plan**: `crd::find_roots` and `crd::plan_crds` group root kinds into CRDs and apply CRD markers
-//!    (`crd_markers`); `rbac` collects rules.
-//! 4. **resolve**: `schema` resolves each version's types into its schema (a `node` tree: keywords as JSON,
-//!    sub-schemas typed, a k8s type's children shared through the run's `shared` store), applying schema markers
-//!    (`schema_markers`, one file per concern). Each marker checks the schema it lands on (e.g. Maximum needs a
-//!    number) as it is applied: what a field's type is, resolving finds.
+//! 3. **plan**: `plan::find_roots` and `plan::plan_crds` group root kinds into CRDs, apply CRD markers
+//!    (`crd_markers`) and check the versions of each (one storage version); `rbac` collects rules;
+//!    `webhook::configurations` reads and checks the webhook markers.
+//! 4. **resolve**: `resolve` drives stages 4 and 5 for each CRD, version by version: `schema` resolves the
+//!    version's types into its schema (a `node` tree: keywords as JSON, sub-schemas typed, a k8s type's children
+//!    shared through the run's `shared` store), applying schema markers (`schema_markers`, one file per concern). Each marker checks the schema it lands on (e.g. Maximum needs a
+//!    number) as it is applied: what a field's type is, resolving finds. XValidation rules are parsed (`cel`).
 //! 5. **check**: `check` runs its rules, one function each, on every CRD's resolved schemas: the API server's
-//!    structural and map-list rules (`structural`), its defaults (`defaults`), its CEL cost limits (`cel_cost`).
-//! 6. **generate**: `crd::crd_document` assembles each checked CRD (a `node::Doc`) and `yaml` prints it,
-//!    controller-gen's key order and quoting; neither can fail.
+//!    structural and map-list rules (`structural`), its defaults (`defaults`: each held to its schema's formats,
+//!    `formats`, and CEL rules, `cel_eval`), its CEL cost limits (`cel_cost`).
+//! 6. **generate**: `crd_document` assembles each checked CRD (a `node::Doc`) and `yaml` prints it,
+//!    controller-gen's key order and quoting; `rbac::roles` and `webhook::Configurations::document` print the
+//!    role and the webhook configurations. None of them can fail.
 //! 7. **write**: `output` skips what is up to date and writes the rest all or nothing (`write`), or diffs it
 //!    (`--check`); stale generated CRDs are removed.
 //!
@@ -34,7 +37,7 @@ mod cel;
 mod cel_cost;
 mod cel_eval;
 mod check;
-mod crd;
+mod crd_document;
 mod crd_markers;
 mod defaults;
 mod doc_comment;
@@ -47,7 +50,9 @@ mod node;
 mod outline;
 mod output;
 mod parallel;
+mod plan;
 mod rbac;
+mod resolve;
 mod scan;
 mod schema;
 mod schema_markers;
@@ -59,7 +64,7 @@ mod webhook;
 pub mod write;
 mod yaml;
 
-pub use crd::CONTROLLER_GEN_VERSION;
+pub use crd_document::CONTROLLER_GEN_VERSION;
 pub use error::Error;
 pub use load::module_path;
 pub use rkb_markers::{Diagnostic, Severity, plural_of};
@@ -169,7 +174,7 @@ pub struct KindIdentity {
 
 struct Analysis {
     model: model::Model,
-    plans: Vec<crd::CrdPlan>,
+    plans: Vec<plan::CrdPlan>,
     diags: Vec<Diagnostic>,
 }
 
@@ -181,8 +186,8 @@ fn analyze(project_root: &Path) -> Result<Analysis, Error> {
         load::kube_derives(f, &mut diags);
     }
     let mut model = model::Model::build(files, &mut diags);
-    let roots = crd::find_roots(&model, &mut diags);
-    let plans = crd::plan_crds(&model, &roots, &mut diags);
+    let roots = plan::find_roots(&model, &mut diags);
+    let plans = plan::plan_crds(&model, &roots, &mut diags);
     let settings = settings::Settings::read(project_root, &mut diags);
     settings.apply(&mut diags);
     model.k8s = settings.k8s_version;
@@ -224,7 +229,7 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         }
     };
     let roles = rbac::roles(&model.rbac, &opts.role_name);
-    let webhooks = webhook::manifests(&model, &mut diags);
+    let webhooks = webhook::configurations(&model, &mut diags);
     let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
     // Freeing the model (many small allocations, made on the parsing threads) is slow and nothing
     // waits for it. Should no thread start, the closure and the model are dropped right here.
@@ -248,7 +253,7 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
     Ok(Output {
         crds,
         rbac,
-        webhooks,
+        webhooks: webhooks.document(),
         warnings,
         source_files,
     })
@@ -260,7 +265,7 @@ fn crd_yamls(
     model: &model::Model,
     uses: &[usize],
     shared: &shared::SharedSchemas,
-    plans: &[crd::CrdPlan],
+    plans: &[plan::CrdPlan],
     opts: &Options,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<String>> {
@@ -268,7 +273,9 @@ fn crd_yamls(
     let yamls = plans
         .iter()
         .zip(schemas)
-        .map(|(plan, schemas)| yaml::crd_document(&crd::crd_document(plan, schemas), shared))
+        .map(|(plan, schemas)| {
+            yaml::crd_document(&crd_document::crd_document(plan, schemas), shared)
+        })
         .collect();
     Some(yamls)
 }
@@ -279,7 +286,7 @@ fn resolve_and_check_all(
     model: &model::Model,
     uses: &[usize],
     shared: &shared::SharedSchemas,
-    plans: &[crd::CrdPlan],
+    plans: &[plan::CrdPlan],
     max_desc_len: Option<usize>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Vec<schema::Schema>>> {
@@ -288,7 +295,7 @@ fn resolve_and_check_all(
     sg.earlier_errors = diags.iter().any(Diagnostic::is_error);
     let schemas = plans
         .iter()
-        .map(|plan| crd::resolve_and_check(&mut sg, plan, max_desc_len))
+        .map(|plan| resolve::resolve_and_check(&mut sg, plan, max_desc_len))
         .collect();
     let failed = sg.earlier_errors || sg.diags.iter().any(Diagnostic::is_error);
     diags.append(&mut sg.diags);
@@ -304,7 +311,7 @@ fn crd_yamls_parallel(
     model: &model::Model,
     uses: &[usize],
     shared: &shared::SharedSchemas,
-    plans: &[crd::CrdPlan],
+    plans: &[plan::CrdPlan],
     opts: &Options,
 ) -> Option<Vec<String>> {
     if parallel::threads_for(plans.len(), parallel::MIN_CRDS_TO_BUILD) == 1 {
@@ -315,11 +322,11 @@ fn crd_yamls_parallel(
         parallel::MIN_CRDS_TO_BUILD,
         || schema::SchemaGen::new(model, uses, shared, opts.max_desc_len.is_none()),
         |sg, i| {
-            let schemas = crd::resolve_and_check(sg, &plans[i], opts.max_desc_len);
+            let schemas = resolve::resolve_and_check(sg, &plans[i], opts.max_desc_len);
             // Diagnostics stay in the generator: any at all sends the caller to the one-thread build.
-            sg.diags
-                .is_empty()
-                .then(|| yaml::crd_document(&crd::crd_document(&plans[i], schemas), shared))
+            sg.diags.is_empty().then(|| {
+                yaml::crd_document(&crd_document::crd_document(&plans[i], schemas), shared)
+            })
         },
     )
     .into_iter()
@@ -398,20 +405,24 @@ pub fn stale_crds(
     Ok(stale)
 }
 
-/// What a project's sources look like on disk (path, size, mtime of every `src/**/*.rs`): when it is
-/// unchanged, results computed for it are still valid. The derive macro runs once per kind in one compiler
-/// process, so without this every kind would re-read and re-generate the whole project.
+/// What a project's inputs look like on disk (path, size, mtime of every `src/**/*.rs`, and of Cargo.toml, whose
+/// `[package.metadata.rkb]` settings change the output): when it is unchanged, results computed for it are still
+/// valid. The derive macro runs once per kind in one compiler process, so without this every kind would re-read
+/// and re-generate the whole project; a long-lived process (rust-analyzer's macro server) sees edits.
 type Fingerprint = Vec<(PathBuf, u64, Option<std::time::SystemTime>)>;
 
 fn fingerprint(root: &Path) -> Fingerprint {
-    let mut v: Fingerprint = walkdir::WalkDir::new(root.join("src"))
+    let sources = walkdir::WalkDir::new(root.join("src"))
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rs"))
-        .map(|e| {
-            let md = e.metadata().ok();
+        .map(walkdir::DirEntry::into_path);
+    let mut v: Fingerprint = sources
+        .chain([root.join("Cargo.toml")])
+        .map(|path| {
+            let md = std::fs::metadata(&path).ok();
             (
-                e.into_path(),
+                path,
                 md.as_ref().map_or(0, |m| m.len()),
                 md.and_then(|m| m.modified().ok()),
             )
@@ -543,7 +554,7 @@ fn crd_jsons(project_root: &Path) -> Result<Vec<(String, String, String)>, Error
         .iter()
         .zip(schemas)
         .map(|(plan, schemas)| {
-            let doc = crd::crd_document(plan, schemas);
+            let doc = crd_document::crd_document(plan, schemas);
             (
                 plan.group.clone(),
                 plan.kind.clone(),

@@ -1,7 +1,7 @@
 //! Stage 4, resolve: OpenAPI v3 schemas for types, the way controller-gen builds them: each type gets its own
-//! schema with `$ref`s to the types it uses, markers applied in priority order; then references are
-//! flattened (field docs and field-level validation kept over the referenced type) and `allOf` branches
-//! merged.
+//! schema with `$ref`s to the types it uses, markers applied in `schema_markers::order` (controller-gen's
+//! ApplyPriority); then references are flattened (field docs and field-level validation kept over the
+//! referenced type) and `allOf` branches merged.
 
 use crate::model::{At, Field, Model, OwnJson, Prim, Resolved, TypeKind};
 use crate::schema_markers;
@@ -610,7 +610,8 @@ impl<'m> SchemaGen<'m> {
         self.error(at, format!("cannot resolve type `{name}`"), Some(hint));
     }
 
-    /// Applies schema markers in controller-gen's priority order, then the `items:` variants.
+    /// Applies schema markers in `schema_markers::order` (controller-gen's ApplyPriority), then the `items:`
+    /// variants.
     fn apply_markers(
         &mut self,
         s: &mut Schema,
@@ -624,7 +625,7 @@ impl<'m> SchemaGen<'m> {
             match m.def.effect {
                 Effect::Schema(sm) => main.push((m, sm)),
                 Effect::ItemsSchema(sm) => items.push((m, sm)),
-                // Applied elsewhere: presence and Schemaless in struct_schema, the rest by crd.rs, model.rs,
+                // Applied elsewhere: presence and Schemaless in struct_schema, the rest by plan.rs, model.rs,
                 // rbac.rs, webhook.rs and the derive.
                 Effect::Package(_)
                 | Effect::Presence(_)

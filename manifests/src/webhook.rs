@@ -17,8 +17,16 @@ use crate::model::{At, Model};
 use rkb_markers::{Diagnostic, Marker, WebhookMarker};
 use serde_json::{Map, Value, json};
 
-/// The text of manifests.yaml, or `None` when the project has no webhook markers.
-pub fn manifests(model: &Model, diags: &mut Vec<Diagnostic>) -> Option<String> {
+/// The two configurations the markers describe, every webhook checked and in controller-gen's form, sorted by
+/// name. Built in the check stage; [`Configurations::document`] prints them and cannot fail.
+pub struct Configurations {
+    names: ConfigNames,
+    mutating: Vec<Value>,
+    validating: Vec<Value>,
+}
+
+/// Reads and checks every webhook marker of the project; each problem is a located error in `diags`.
+pub fn configurations(model: &Model, diags: &mut Vec<Diagnostic>) -> Configurations {
     let mut names = ConfigNames::default();
     let (mut mutating, mut validating) = (Vec::new(), Vec::new());
     for (kind, (file, m)) in &model.webhooks {
@@ -35,31 +43,45 @@ pub fn manifests(model: &Model, diags: &mut Vec<Diagnostic>) -> Option<String> {
             },
         }
     }
-    if mutating.is_empty() && validating.is_empty() {
-        return None;
+    Configurations {
+        names,
+        mutating: sorted_unique(model, mutating, diags),
+        validating: sorted_unique(model, validating, diags),
     }
-    let mut out = String::new();
-    for (kind, webhooks, name) in [
-        ("MutatingWebhookConfiguration", mutating, names.mutating),
-        (
-            "ValidatingWebhookConfiguration",
-            validating,
-            names.validating,
-        ),
-    ] {
-        if webhooks.is_empty() {
-            continue;
+}
+
+impl Configurations {
+    /// The text of manifests.yaml, or `None` when the project has no webhook markers.
+    pub fn document(self) -> Option<String> {
+        if self.mutating.is_empty() && self.validating.is_empty() {
+            return None;
         }
-        let webhooks = sorted_unique(model, webhooks, diags);
-        let doc = json!({
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": kind,
-            "metadata": {"name": name.unwrap_or_else(|| default_name(kind))},
-            "webhooks": webhooks,
-        });
-        out.push_str(&crate::yaml::document(&doc));
+        let mut out = String::new();
+        for (kind, webhooks, name) in [
+            (
+                "MutatingWebhookConfiguration",
+                self.mutating,
+                self.names.mutating,
+            ),
+            (
+                "ValidatingWebhookConfiguration",
+                self.validating,
+                self.names.validating,
+            ),
+        ] {
+            if webhooks.is_empty() {
+                continue;
+            }
+            let doc = json!({
+                "apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": kind,
+                "metadata": {"name": name.unwrap_or_else(|| default_name(kind))},
+                "webhooks": webhooks,
+            });
+            out.push_str(&crate::yaml::document(&doc));
+        }
+        Some(out)
     }
-    Some(out)
 }
 
 fn default_name(kind: &str) -> String {

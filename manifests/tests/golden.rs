@@ -197,4 +197,15 @@ fn crd_yaml_memo_follows_source_edits() {
     assert!(second.contains("description: Labels, edited.") && !first.contains("Labels, edited."));
     let ids = rkb_manifests::kind_identities(dir.path()).unwrap();
     assert_eq!(ids[0].kind, "Demo");
+    // Cargo.toml's settings are inputs too: a bad one is seen at once.
+    let manifest = dir.path().join("Cargo.toml");
+    let settings = "\n[package.metadata.rkb]\nallow-unknown-markers = sure\n";
+    fs::write(&manifest, fs::read_to_string(&manifest).unwrap() + settings).unwrap();
+    let refused = rkb_manifests::crd_yaml(dir.path(), "devops.my.domain", "Demo").unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("`allow-unknown-markers` must be true or false"),
+        "{refused}"
+    );
 }
