@@ -367,10 +367,8 @@ fn what_the_api_server_refuses_is_rejected_before_writing() {
 /// as warnings that say why.
 #[test]
 fn unknown_markers_are_errors_unless_the_project_allows_them() {
-    let types = format!(
-        "pub struct ThingSpec {{\n    /// +kubebuilder:validation:nullable\n    pub a: Option<String>,\n}}\n"
-    );
-    let dir = thing_project(&types);
+    let types = "pub struct ThingSpec {\n    /// +kubebuilder:validation:nullable\n    pub a: Option<String>,\n}\n";
+    let dir = thing_project(types);
     let e = diagnostics(dir.path());
     assert!(
         e.contains("error: unknown marker `kubebuilder:validation:nullable`"),
@@ -539,10 +537,8 @@ pub struct NotAKind {
 /// CRD ("x-kubernetes-list-map-keys: Required value").
 #[test]
 fn a_map_list_without_keys_is_an_error() {
-    let types = format!(
-        "pub struct ThingSpec {{\n    /// +listType=map\n    pub ports: Vec<Port>,\n}}\npub struct Port {{ pub name: String }}\n"
-    );
-    let dir = thing_project(&types);
+    let types = "pub struct ThingSpec {\n    /// +listType=map\n    pub ports: Vec<Port>,\n}\npub struct Port { pub name: String }\n";
+    let dir = thing_project(types);
     let e = diagnostics(dir.path());
     assert!(
         e.starts_with(

@@ -28,7 +28,7 @@ use rkb_runtime::conditions::{FALSE, TRUE, find_condition};
 use rkb_runtime::envtest::{Environment, eventually};
 use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
 use rkb_runtime::k8s_openapi::api::core::v1::ContainerPort;
-use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use rkb_runtime::kube::api::{
     DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
@@ -173,6 +173,14 @@ async fn deleted_at<K: Resource>(mut events: Events<K>) -> anyhow::Result<u64> {
     Ok(deleted.parse()?)
 }
 
+/// What the story's steps share: the DemoMicroService and Deployment APIs (as the test's admin), and the client
+/// the manager runs with.
+struct Story {
+    api: Api<DemoMicroService>,
+    deployments: Api<Deployment>,
+    manager_client: Client,
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> anyhow::Result<()> {
     let env = Environment::builder()
@@ -181,8 +189,6 @@ async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> 
         .start()
         .await?;
     let client = env.client();
-    let api: Api<DemoMicroService> = Api::namespaced(client.clone(), NAMESPACE);
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
     // The manager acts as it does in a cluster: holding only the generated role.yaml, so a missing
     // +kubebuilder:rbac marker fails the test (the admin client would hide it).
     let manager_client = env
@@ -194,237 +200,297 @@ async fn a_demomicroservice_runs_as_a_deployment_from_creation_to_deletion() -> 
             )),
         )
         .await?;
-    let manager = start_manager(&manager_client).await?;
-
-    // The CRD validates: an image is required and not empty.
-    let empty = DemoMicroService::new(
-        "no-image",
-        DemoMicroServiceSpec {
-            image: String::new(),
-        },
-    );
-    let refused = api.create(&PostParams::default(), &empty).await;
-    assert!(
-        matches!(&refused, Err(rkb_runtime::kube::Error::Api(s)) if s.code == 422),
-        "an empty spec.image must be refused with 422, got {refused:?}"
-    );
-
-    // Create: the Deployment the seed describes, owned by the DemoMicroService.
-    let spec = DemoMicroServiceSpec {
-        image: "stefanprodan/podinfo:0.0.1".into(),
+    let story = Story {
+        api: Api::namespaced(client.clone(), NAMESPACE),
+        deployments: Api::namespaced(client, NAMESPACE),
+        manager_client,
     };
-    let created = api
-        .create(&PostParams::default(), &DemoMicroService::new(NAME, spec))
+    let manager = start_manager(&story.manager_client).await?;
+
+    story.an_empty_image_is_refused().await?;
+    let deployment = story.create_makes_the_seeds_deployment().await?;
+    let available_since = story.status_follows_the_rollout().await?;
+    story
+        .an_update_changes_the_deployment_in_place(&deployment, available_since)
         .await?;
-    let deployment = deployment_with_image(&deployments, "stefanprodan/podinfo:0.0.1").await?;
-    let labels = BTreeMap::from([("app".to_string(), NAME.to_string())]);
-    assert_eq!(deployment.metadata.namespace.as_deref(), Some(NAMESPACE));
-    assert_eq!(
-        deployment.metadata.owner_references,
-        Some(vec![OwnerReference {
-            api_version: "devops.my.domain/v1".into(),
-            kind: "DemoMicroService".into(),
-            name: NAME.into(),
-            uid: created.uid().expect("the server sets a uid"),
-            controller: Some(true),
-            block_owner_deletion: Some(true),
-        }])
-    );
-    let spec = deployment.spec.clone().expect("a Deployment has a spec");
-    assert_eq!(
-        spec.replicas,
-        Some(1),
-        "replicas is left to the API server's default"
-    );
-    assert_eq!(spec.selector.match_labels.as_ref(), Some(&labels));
-    assert_eq!(spec.selector.match_expressions, None);
-    assert_eq!(
-        spec.template
-            .metadata
-            .as_ref()
-            .and_then(|m| m.labels.as_ref()),
-        Some(&labels)
-    );
-    let pod = spec.template.spec.expect("a pod template has a spec");
-    assert_eq!(
-        pod.containers.len(),
-        1,
-        "one container: {:?}",
-        pod.containers
-    );
-    let container = &pod.containers[0];
-    assert_eq!(container.name, NAME);
-    assert_eq!(container.image_pull_policy.as_deref(), Some("Always"));
-    assert_eq!(
-        container.ports,
-        Some(vec![ContainerPort {
-            container_port: 9898,
-            protocol: Some("TCP".into()),
-            ..ContainerPort::default()
-        }])
-    );
-    let applied_by: Vec<_> = deployment
-        .metadata
-        .managed_fields
-        .iter()
-        .flatten()
-        .map(|m| {
-            (
-                m.manager.as_deref().unwrap_or_default(),
-                m.operation.as_deref().unwrap_or_default(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        applied_by,
-        [(MANAGER, "Apply")],
-        "written by server-side apply only"
-    );
-    assert!(
-        api.get(NAME)
-            .await?
-            .finalizers()
-            .iter()
-            .any(|f| f == FINALIZER),
-        "the finalizer is set"
-    );
-
-    // Status follows the Deployment: nothing available yet, then the rollout completes.
-    status_is(&api, 1, FALSE, TRUE).await?;
-    report_rollout_done(&deployments).await?;
-    let ready = status_is(&api, 1, TRUE, FALSE).await?;
-    let available_since = find_condition(&ready.status.unwrap_or_default().conditions, AVAILABLE)
-        .map(|c| c.last_transition_time.clone())
-        .expect("Available is set");
-
-    // Update: a new image changes the same Deployment in place (the seed's create failed with "already exists").
-    let new_image = json!({ "spec": { "image": "stefanprodan/podinfo:0.0.2" } });
-    api.patch(NAME, &PatchParams::default(), &Patch::Merge(&new_image))
-        .await?;
-    let updated = deployment_with_image(&deployments, "stefanprodan/podinfo:0.0.2").await?;
-    assert_eq!(
-        updated.uid(),
-        deployment.uid(),
-        "the Deployment is updated, not replaced"
-    );
-    assert_eq!(updated.metadata.generation, Some(2));
-    // The Deployment's new generation is not rolled out yet; Available keeps its transition time.
-    let rolling = status_is(&api, 2, TRUE, TRUE).await?;
-    let available = find_condition(
-        &rolling.status.clone().unwrap_or_default().conditions,
-        AVAILABLE,
-    )
-    .cloned();
-    assert_eq!(
-        available.map(|c| c.last_transition_time),
-        Some(available_since)
-    );
-    report_rollout_done(&deployments).await?;
-    status_is(&api, 2, TRUE, FALSE).await?;
-
-    // Drift: a hand edit of the Deployment is put back (the controller watches the Deployments it owns).
-    let hand_edit = json!({ "spec": { "template": { "spec": { "containers": [
-        { "name": NAME, "image": "localhost:5000/hand-edited:1" }
-    ]}}}});
-    let edited = deployments
-        .patch(NAME, &PatchParams::default(), &Patch::Strategic(&hand_edit))
-        .await?;
-    assert_eq!(
-        container_image(&edited).as_deref(),
-        Some("localhost:5000/hand-edited:1")
-    );
-    let repaired = deployment_with_image(&deployments, "stefanprodan/podinfo:0.0.2").await?;
-    assert_eq!(repaired.uid(), deployment.uid());
-
-    // Delete with the controller stopped: the finalizer holds the DemoMicroService, and its Deployment stays.
-    // A foreign finalizer on the Deployment will keep it terminating for a while once the controller deletes it.
+    story.a_hand_edit_is_put_back(&deployment).await?;
     manager.stop().await?;
-    let hold = json!({ "metadata": { "finalizers": [HOLD] } });
-    deployments
-        .patch(NAME, &PatchParams::default(), &Patch::Merge(&hold))
+    story
+        .the_finalizer_holds_the_object_while_the_controller_is_away(&deployment)
         .await?;
-    api.delete(NAME, &DeleteParams::default()).await?;
-    // The stopped manager writes nothing; the garbage collector, the only other actor, reads DemoMicroServices in
-    // order: once it has handled a later deletion, it has seen this one and done whatever it was to do about it.
-    // (A foreground deletion waits for the garbage collector to release it.)
-    api.create(
-        &PostParams::default(),
-        &DemoMicroService::new("gc-witness", DemoMicroServiceSpec { image: "w".into() }),
-    )
-    .await?;
-    api.delete("gc-witness", &DeleteParams::foreground())
+    story
+        .the_deployment_goes_before_the_demomicroservice()
         .await?;
-    eventually(
-        "the garbage collector releases gc-witness",
-        TIMEOUT,
-        || async {
-            Ok::<_, rkb_runtime::kube::Error>(
-                api.get_opt("gc-witness").await?.is_none().then_some(()),
-            )
-        },
-    )
-    .await?;
-    let held = api
-        .get_opt(NAME)
-        .await?
-        .expect("the finalizer keeps the DemoMicroService");
-    assert!(held.metadata.deletion_timestamp.is_some());
-    assert_eq!(held.finalizers(), [FINALIZER]);
-    let kept = deployments.get(NAME).await?;
-    assert_eq!(kept.uid(), deployment.uid());
-    assert!(
-        kept.metadata.deletion_timestamp.is_none(),
-        "nobody deleted the Deployment yet"
-    );
 
-    // With the controller back, the Deployment is deleted; while it terminates, the DemoMicroService waits.
-    let deployment_events = watch_named(&deployments).await?;
-    let dms_events = watch_named(&api).await?;
-    let manager = start_manager(&manager_client).await?;
-    eventually("the controller deletes the Deployment", TIMEOUT, || async {
-        Ok::<_, rkb_runtime::kube::Error>(
-            deployments
-                .get(NAME)
-                .await?
-                .metadata
-                .deletion_timestamp
-                .map(|_| ()),
-        )
-    })
-    .await?;
-    // Reconciles run one at a time: once a DemoMicroService created now is reconciled, the reconcile that deleted
-    // the Deployment has ended, and released the finalizer if it was going to.
-    api.create(
-        &PostParams::default(),
-        &DemoMicroService::new("witness", DemoMicroServiceSpec { image: "w".into() }),
-    )
-    .await?;
-    eventually("the controller to reconcile witness", TIMEOUT, || async {
-        Ok::<_, rkb_runtime::kube::Error>(deployments.get_opt("witness").await?.map(|_| ()))
-    })
-    .await?;
-    let waiting = api
-        .get_opt(NAME)
-        .await?
-        .expect("the DemoMicroService waits for its Deployment");
-    assert_eq!(waiting.finalizers(), [FINALIZER]);
-
-    // Once the Deployment is gone, so is the DemoMicroService, in that order (etcd revisions order them).
-    let release = json!({ "metadata": { "finalizers": null } });
-    deployments
-        .patch(NAME, &PatchParams::default(), &Patch::Merge(&release))
-        .await?;
-    let deployment_gone = deleted_at(deployment_events).await?;
-    let dms_gone = deleted_at(dms_events).await?;
-    assert!(
-        deployment_gone < dms_gone,
-        "the Deployment (deleted at revision {deployment_gone}) must go before the DemoMicroService \
-         (revision {dms_gone})"
-    );
-    assert!(deployments.get_opt(NAME).await?.is_none());
-    assert!(api.get_opt(NAME).await?.is_none());
-
-    manager.stop().await?;
     env.stop().await?;
     Ok(())
+}
+
+impl Story {
+    /// The CRD validates: an image is required and not empty.
+    async fn an_empty_image_is_refused(&self) -> anyhow::Result<()> {
+        let empty = DemoMicroService::new(
+            "no-image",
+            DemoMicroServiceSpec {
+                image: String::new(),
+            },
+        );
+        let refused = self.api.create(&PostParams::default(), &empty).await;
+        assert!(
+            matches!(&refused, Err(rkb_runtime::kube::Error::Api(s)) if s.code == 422),
+            "an empty spec.image must be refused with 422, got {refused:?}"
+        );
+        Ok(())
+    }
+
+    /// Create: the Deployment the seed describes, owned by the DemoMicroService, written by server-side apply.
+    async fn create_makes_the_seeds_deployment(&self) -> anyhow::Result<Deployment> {
+        let spec = DemoMicroServiceSpec {
+            image: "stefanprodan/podinfo:0.0.1".into(),
+        };
+        let created = self
+            .api
+            .create(&PostParams::default(), &DemoMicroService::new(NAME, spec))
+            .await?;
+        let deployment =
+            deployment_with_image(&self.deployments, "stefanprodan/podinfo:0.0.1").await?;
+        let labels = BTreeMap::from([("app".to_string(), NAME.to_string())]);
+        assert_eq!(deployment.metadata.namespace.as_deref(), Some(NAMESPACE));
+        assert_eq!(
+            deployment.metadata.owner_references,
+            Some(vec![OwnerReference {
+                api_version: "devops.my.domain/v1".into(),
+                kind: "DemoMicroService".into(),
+                name: NAME.into(),
+                uid: created.uid().expect("the server sets a uid"),
+                controller: Some(true),
+                block_owner_deletion: Some(true),
+            }])
+        );
+        let spec = deployment.spec.clone().expect("a Deployment has a spec");
+        assert_eq!(
+            spec.replicas,
+            Some(1),
+            "replicas is left to the API server's default"
+        );
+        assert_eq!(spec.selector.match_labels.as_ref(), Some(&labels));
+        assert_eq!(spec.selector.match_expressions, None);
+        assert_eq!(
+            spec.template
+                .metadata
+                .as_ref()
+                .and_then(|m| m.labels.as_ref()),
+            Some(&labels)
+        );
+        let pod = spec.template.spec.expect("a pod template has a spec");
+        assert_eq!(
+            pod.containers.len(),
+            1,
+            "one container: {:?}",
+            pod.containers
+        );
+        let container = &pod.containers[0];
+        assert_eq!(container.name, NAME);
+        assert_eq!(container.image_pull_policy.as_deref(), Some("Always"));
+        assert_eq!(
+            container.ports,
+            Some(vec![ContainerPort {
+                container_port: 9898,
+                protocol: Some("TCP".into()),
+                ..ContainerPort::default()
+            }])
+        );
+        let applied_by: Vec<_> = deployment
+            .metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .map(|m| {
+                (
+                    m.manager.as_deref().unwrap_or_default(),
+                    m.operation.as_deref().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            applied_by,
+            [(MANAGER, "Apply")],
+            "written by server-side apply only"
+        );
+        assert!(
+            self.api
+                .get(NAME)
+                .await?
+                .finalizers()
+                .iter()
+                .any(|f| f == FINALIZER),
+            "the finalizer is set"
+        );
+        Ok(deployment)
+    }
+
+    /// Status follows the Deployment: nothing available yet, then the rollout completes. Returns when Available
+    /// turned true.
+    async fn status_follows_the_rollout(&self) -> anyhow::Result<Time> {
+        status_is(&self.api, 1, FALSE, TRUE).await?;
+        report_rollout_done(&self.deployments).await?;
+        let ready = status_is(&self.api, 1, TRUE, FALSE).await?;
+        Ok(
+            find_condition(&ready.status.unwrap_or_default().conditions, AVAILABLE)
+                .map(|c| c.last_transition_time.clone())
+                .expect("Available is set"),
+        )
+    }
+
+    /// Update: a new image changes the same Deployment in place (the seed's create failed with "already exists").
+    /// While the new generation rolls out, Available keeps the transition time it had.
+    async fn an_update_changes_the_deployment_in_place(
+        &self,
+        deployment: &Deployment,
+        available_since: Time,
+    ) -> anyhow::Result<()> {
+        let new_image = json!({ "spec": { "image": "stefanprodan/podinfo:0.0.2" } });
+        self.api
+            .patch(NAME, &PatchParams::default(), &Patch::Merge(&new_image))
+            .await?;
+        let updated =
+            deployment_with_image(&self.deployments, "stefanprodan/podinfo:0.0.2").await?;
+        assert_eq!(
+            updated.uid(),
+            deployment.uid(),
+            "the Deployment is updated, not replaced"
+        );
+        assert_eq!(updated.metadata.generation, Some(2));
+        let rolling = status_is(&self.api, 2, TRUE, TRUE).await?;
+        let available = find_condition(
+            &rolling.status.clone().unwrap_or_default().conditions,
+            AVAILABLE,
+        )
+        .cloned();
+        assert_eq!(
+            available.map(|c| c.last_transition_time),
+            Some(available_since)
+        );
+        report_rollout_done(&self.deployments).await?;
+        status_is(&self.api, 2, TRUE, FALSE).await?;
+        Ok(())
+    }
+
+    /// Drift: a hand edit of the Deployment is put back (the controller watches the Deployments it owns).
+    async fn a_hand_edit_is_put_back(&self, deployment: &Deployment) -> anyhow::Result<()> {
+        let hand_edit = json!({ "spec": { "template": { "spec": { "containers": [
+            { "name": NAME, "image": "localhost:5000/hand-edited:1" }
+        ]}}}});
+        let edited = self
+            .deployments
+            .patch(NAME, &PatchParams::default(), &Patch::Strategic(&hand_edit))
+            .await?;
+        assert_eq!(
+            container_image(&edited).as_deref(),
+            Some("localhost:5000/hand-edited:1")
+        );
+        let repaired =
+            deployment_with_image(&self.deployments, "stefanprodan/podinfo:0.0.2").await?;
+        assert_eq!(repaired.uid(), deployment.uid());
+        Ok(())
+    }
+
+    /// Delete with the controller stopped: the finalizer holds the DemoMicroService, and its Deployment stays.
+    /// A foreign finalizer on the Deployment will keep it terminating for a while once the controller deletes it.
+    async fn the_finalizer_holds_the_object_while_the_controller_is_away(
+        &self,
+        deployment: &Deployment,
+    ) -> anyhow::Result<()> {
+        let (api, deployments) = (&self.api, &self.deployments);
+        let hold = json!({ "metadata": { "finalizers": [HOLD] } });
+        deployments
+            .patch(NAME, &PatchParams::default(), &Patch::Merge(&hold))
+            .await?;
+        api.delete(NAME, &DeleteParams::default()).await?;
+        // The stopped manager writes nothing; the garbage collector, the only other actor, reads
+        // DemoMicroServices in order: once it has handled a later deletion, it has seen this one and done whatever
+        // it was to do about it. (A foreground deletion waits for the garbage collector to release it.)
+        api.create(
+            &PostParams::default(),
+            &DemoMicroService::new("gc-witness", DemoMicroServiceSpec { image: "w".into() }),
+        )
+        .await?;
+        api.delete("gc-witness", &DeleteParams::foreground())
+            .await?;
+        eventually(
+            "the garbage collector releases gc-witness",
+            TIMEOUT,
+            || async {
+                Ok::<_, rkb_runtime::kube::Error>(
+                    api.get_opt("gc-witness").await?.is_none().then_some(()),
+                )
+            },
+        )
+        .await?;
+        let held = api
+            .get_opt(NAME)
+            .await?
+            .expect("the finalizer keeps the DemoMicroService");
+        assert!(held.metadata.deletion_timestamp.is_some());
+        assert_eq!(held.finalizers(), [FINALIZER]);
+        let kept = deployments.get(NAME).await?;
+        assert_eq!(kept.uid(), deployment.uid());
+        assert!(
+            kept.metadata.deletion_timestamp.is_none(),
+            "nobody deleted the Deployment yet"
+        );
+        Ok(())
+    }
+
+    /// With the controller back, the Deployment is deleted; while it terminates, the DemoMicroService waits; once
+    /// it is gone, so is the DemoMicroService, in that order (etcd revisions order them).
+    async fn the_deployment_goes_before_the_demomicroservice(&self) -> anyhow::Result<()> {
+        let (api, deployments) = (&self.api, &self.deployments);
+        let deployment_events = watch_named(deployments).await?;
+        let dms_events = watch_named(api).await?;
+        let manager = start_manager(&self.manager_client).await?;
+        eventually("the controller deletes the Deployment", TIMEOUT, || async {
+            Ok::<_, rkb_runtime::kube::Error>(
+                deployments
+                    .get(NAME)
+                    .await?
+                    .metadata
+                    .deletion_timestamp
+                    .map(|_| ()),
+            )
+        })
+        .await?;
+        // Reconciles run one at a time: once a DemoMicroService created now is reconciled, the reconcile that
+        // deleted the Deployment has ended, and released the finalizer if it was going to.
+        api.create(
+            &PostParams::default(),
+            &DemoMicroService::new("witness", DemoMicroServiceSpec { image: "w".into() }),
+        )
+        .await?;
+        eventually("the controller to reconcile witness", TIMEOUT, || async {
+            Ok::<_, rkb_runtime::kube::Error>(deployments.get_opt("witness").await?.map(|_| ()))
+        })
+        .await?;
+        let waiting = api
+            .get_opt(NAME)
+            .await?
+            .expect("the DemoMicroService waits for its Deployment");
+        assert_eq!(waiting.finalizers(), [FINALIZER]);
+
+        let release = json!({ "metadata": { "finalizers": null } });
+        deployments
+            .patch(NAME, &PatchParams::default(), &Patch::Merge(&release))
+            .await?;
+        let deployment_gone = deleted_at(deployment_events).await?;
+        let dms_gone = deleted_at(dms_events).await?;
+        assert!(
+            deployment_gone < dms_gone,
+            "the Deployment (deleted at revision {deployment_gone}) must go before the DemoMicroService \
+             (revision {dms_gone})"
+        );
+        assert!(deployments.get_opt(NAME).await?.is_none());
+        assert!(api.get_opt(NAME).await?.is_none());
+        manager.stop().await?;
+        Ok(())
+    }
 }
