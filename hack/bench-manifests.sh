@@ -8,6 +8,8 @@
 #   hack/bench-manifests.sh            # needs Go, hyperfine (apt-get install -y hyperfine)
 #   RKB_BENCH_RUNS=20 hack/bench-manifests.sh     # more runs (default 10)
 #   RKB_BENCH_WORK=/tmp/bench hack/bench-manifests.sh   # keep the corpus copy and the synthetic project
+#   RKB_BENCH_WORK=/tmp/bench RKB_BENCH_PROJECT_ONLY=1 hack/bench-manifests.sh   # only write the synthetic
+#                                      # project to $RKB_BENCH_WORK/synthetic (hack/bench-rkb-ab.py uses this)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,11 +17,16 @@ RUNS="${RKB_BENCH_RUNS:-10}"
 KINDS="${RKB_BENCH_KINDS:-100}"
 log() { echo "bench-manifests: $*" >&2; }
 
-command -v hyperfine >/dev/null || { log "error: hyperfine is needed (apt-get install -y hyperfine)"; exit 1; }
-CONTROLLER_GEN="$("$ROOT/hack/install-controller-gen.sh" | tail -n1)"
-log "building rkb (release)"
-(cd "$ROOT" && cargo build --release -q -p rkb)
-RKB="${CARGO_TARGET_DIR:-$ROOT/target}/release/rkb"
+PROJECT_ONLY="${RKB_BENCH_PROJECT_ONLY:-}"
+if [ -z "$PROJECT_ONLY" ]; then
+  command -v hyperfine >/dev/null || { log "error: hyperfine is needed (apt-get install -y hyperfine)"; exit 1; }
+  CONTROLLER_GEN="$("$ROOT/hack/install-controller-gen.sh" | tail -n1)"
+  log "building rkb (release)"
+  (cd "$ROOT" && cargo build --release -q -p rkb)
+  RKB="${CARGO_TARGET_DIR:-$ROOT/target}/release/rkb"
+elif [ -z "${RKB_BENCH_WORK:-}" ]; then
+  log "error: RKB_BENCH_PROJECT_ONLY needs RKB_BENCH_WORK, the directory to write the project to"; exit 1
+fi
 
 if [ -n "${RKB_BENCH_WORK:-}" ]; then # keep the generated projects, e.g. to profile them
   WORK="$RKB_BENCH_WORK"; rm -rf "$WORK"; mkdir -p "$WORK"
@@ -240,6 +247,7 @@ RS
   printf '//! %s\n' "$rbac" >>"$SYN/src/controller/mod.rs"
 done
 printf '\n// Reconciler is a placeholder for the markers above.\ntype Reconciler struct{}\n' >>"$SYN/internal/controller/rbac.go"
+if [ -n "$PROJECT_ONLY" ]; then log "synthetic project written to $SYN"; exit 0; fi
 
 # Both tools must succeed before timing them, and write the same files for the synthetic project.
 (cd "$WORK/corpus" && "$CONTROLLER_GEN" crd:allowDangerousTypes=true paths=./... output:crd:dir="$WORK/out-cg" >/dev/null)
