@@ -13,8 +13,9 @@
 //!    `webhook::configurations` reads and checks the webhook markers.
 //! 4. **resolve**: `resolve` drives stages 4 and 5 for each CRD, version by version: `schema` resolves the
 //!    version's types into its schema (a `node` tree: keywords as JSON, sub-schemas typed, a k8s type's children
-//!    shared through the run's `shared` store), applying schema markers (`schema_markers`, one file per concern). Each marker checks the schema it lands on (e.g. Maximum needs a
-//!    number) as it is applied: what a field's type is, resolving finds. XValidation rules are parsed (`cel`).
+//!    shared through the run's `shared` store), applying schema markers (`schema_markers`, one file per
+//!    concern). Each marker checks the schema it lands on (e.g. Maximum needs a number) as it is applied: what a
+//!    field's type is, resolving finds. XValidation rules are parsed (`cel`).
 //! 5. **check**: `check` runs its rules, one function each, on every CRD's resolved schemas: the API server's
 //!    structural and map-list rules (`structural`), its defaults (`defaults`: each held to its schema's formats,
 //!    `formats`, and CEL rules, `cel_eval`), its CEL cost limits (`cel_cost`).

@@ -18,7 +18,7 @@ use rkb_markers::{Diagnostic, Marker, WebhookMarker};
 use serde_json::{Map, Value, json};
 
 /// The two configurations the markers describe, every webhook checked and in controller-gen's form, sorted by
-/// name. Built in the check stage; [`Configurations::document`] prints them and cannot fail.
+/// name. Built before anything is generated (stage 3); [`Configurations::document`] prints them and cannot fail.
 pub struct Configurations {
     names: ConfigNames,
     mutating: Vec<Value>,

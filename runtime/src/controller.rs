@@ -383,14 +383,16 @@ where
     /// reconcile it again.
     async fn reconcile(&self, obj: Arc<K>) -> Action {
         let key = ObjectRef::from_obj(&*obj);
-        if !self.ctx.wait_for_leadership().await {
-            return Action::await_change();
-        }
         // While the API server does not answer, nothing reconciles (outage.rs); at shutdown, nothing new starts.
         tokio::select! {
             biased;
             () = self.ctx.outage().wait() => {}
             () = self.ctx.shutdown_signal() => return Action::await_change(),
+        }
+        // Leadership is asked last: from here to the reconciler nothing waits, so a reconcile that waited out an
+        // outage, or was frozen with its process, starts only while this manager's term runs (leader.rs).
+        if !self.ctx.wait_for_leadership().await {
+            return Action::await_change();
         }
         // A follower may have waited long for leadership: reconcile what the cache holds now.
         let Some(obj) = self.store.get(&key) else {
@@ -432,6 +434,7 @@ where
         // The version reconciled, to tell after a conflict whether the cache has seen a newer one.
         let version = obj.meta().resource_version.clone();
         let recording = self.metrics.reconcile();
+        span.in_scope(|| tracing::debug!("reconcile started"));
         let outcome =
             AssertUnwindSafe((self.reconcile)(obj, self.ctx.clone()).instrument(span.clone()))
                 .catch_unwind()
