@@ -181,8 +181,13 @@ fn read_tags<'a>(
             }
             Ok(None) | Err(_) => continue,
         };
-        let tag = match marker.def.effect {
-            Effect::Derive(DeriveMarker::Genclient) => {
+        // Markers of other effects are rkb-manifests' to apply; among the derive's own, each is handled here or
+        // named as another file's.
+        let Effect::Derive(derive) = marker.def.effect else {
+            continue;
+        };
+        let tag = match derive {
+            DeriveMarker::Genclient => {
                 if marker.value.is_some() {
                     errors.push(err(
                         line.span,
@@ -195,19 +200,9 @@ fn read_tags<'a>(
                 g.enabled = Some(line.span);
                 continue;
             }
-            Effect::Derive(DeriveMarker::GenclientTag(tag)) => tag,
-            // Not client-gen's: deep copy is read by deep_copy.rs, the rest by rkb-manifests.
-            Effect::Derive(DeriveMarker::DeepCopy)
-            | Effect::Package(_)
-            | Effect::Presence(_)
-            | Effect::Schema(_)
-            | Effect::ItemsSchema(_)
-            | Effect::Schemaless
-            | Effect::Crd(_)
-            | Effect::Rbac
-            | Effect::Webhook(_)
-            | Effect::Root
-            | Effect::Ignored => continue,
+            DeriveMarker::GenclientTag(tag) => tag,
+            // Read by deep_copy.rs.
+            DeriveMarker::DeepCopy => continue,
         };
         tags.tagged.push(line);
         match tag {

@@ -5,28 +5,29 @@ use crate::schema::Schema;
 use rkb_markers::{NumberMarker, Value as MarkerValue};
 
 pub fn apply(m: NumberMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
-    let numeric = matches!(type_of(s), "integer" | "number");
-    let msg = format!("{} applies to numbers, found {}", at.short, found(s));
     match m {
-        NumberMarker::Maximum => set_bound(s, "maximum", at, numeric, msg),
-        NumberMarker::Minimum => set_bound(s, "minimum", at, numeric, msg),
-        NumberMarker::MultipleOf => set_bound(s, "multipleOf", at, numeric, msg),
-        NumberMarker::ExclusiveMaximum => set_exclusive(s, "exclusiveMaximum", at, numeric, msg),
-        NumberMarker::ExclusiveMinimum => set_exclusive(s, "exclusiveMinimum", at, numeric, msg),
+        NumberMarker::Maximum => set_bound(s, "maximum", at),
+        NumberMarker::Minimum => set_bound(s, "minimum", at),
+        NumberMarker::MultipleOf => set_bound(s, "multipleOf", at),
+        NumberMarker::ExclusiveMaximum => set_exclusive(s, "exclusiveMaximum", at),
+        NumberMarker::ExclusiveMinimum => set_exclusive(s, "exclusiveMinimum", at),
     }
 }
 
-/// A numeric bound; an integer's must be integral.
-fn set_bound(
-    s: &mut Schema,
-    key: &str,
-    at: &Applying,
-    numeric: bool,
-    msg: String,
-) -> Result<(), ApplyErr> {
+/// Every number marker lands on an integer or a number; `hint` says where the marker's kin for other types is.
+fn need_number(s: &Schema, at: &Applying, hint: &str) -> Result<(), ApplyErr> {
     need(
-        numeric,
-        msg,
+        matches!(type_of(s), "integer" | "number"),
+        format!("{} applies to numbers, found {}", at.short, found(s)),
+        hint,
+    )
+}
+
+/// A numeric bound; an integer's must be integral.
+fn set_bound(s: &mut Schema, key: &str, at: &Applying) -> Result<(), ApplyErr> {
+    need_number(
+        s,
+        at,
         "use MinLength/MaxLength for strings, MinItems/MaxItems for lists",
     )?;
     let f = at.value().and_then(MarkerValue::as_f64).unwrap_or(0.0);
@@ -44,14 +45,8 @@ fn set_bound(
 }
 
 /// Whether Maximum or Minimum excludes its own value.
-fn set_exclusive(
-    s: &mut Schema,
-    key: &str,
-    at: &Applying,
-    numeric: bool,
-    msg: String,
-) -> Result<(), ApplyErr> {
-    need(numeric, msg, "only numbers have exclusive bounds")?;
+fn set_exclusive(s: &mut Schema, key: &str, at: &Applying) -> Result<(), ApplyErr> {
+    need_number(s, at, "only numbers have exclusive bounds")?;
     set_flag(
         s,
         key,
