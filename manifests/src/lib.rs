@@ -45,8 +45,10 @@ mod doc_comment;
 mod error;
 mod formats;
 pub mod k8s;
+mod kinds;
 mod load;
 mod model;
+mod modules;
 mod node;
 mod outline;
 mod output;
@@ -181,13 +183,13 @@ struct Analysis {
 
 fn analyze(project_root: &Path) -> Result<Analysis, Error> {
     let mut diags = Vec::new();
-    let files = load::load_sources(project_root)?;
+    let files = load::load_sources(project_root, &mut diags)?;
     for f in &files {
         load::plain_comment_markers(f, &mut diags);
         load::kube_derives(f, &mut diags);
     }
     let mut model = model::Model::build(files, &mut diags);
-    let roots = plan::find_roots(&model, &mut diags);
+    let roots = kinds::find_roots(&model, &mut diags);
     let plans = plan::plan_crds(&model, &roots, &mut diags);
     let settings = settings::Settings::read(project_root, &mut diags);
     settings.apply(&mut diags);

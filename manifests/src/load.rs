@@ -1,7 +1,9 @@
-//! Stage 1, read: read every `src/**/*.rs`; syn-parse one (when the scanner steps aside) and pull doc comments
+//! Stage 1, read: read the files of the module tree (modules.rs); syn-parse one (when the scanner steps aside) and pull doc comments
 //! (with their positions) off its items.
 
+use crate::modules;
 use rkb_markers::Diagnostic;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// One Rust source file, parsed.
@@ -55,8 +57,13 @@ fn line_starts(text: &str) -> Vec<usize> {
     v
 }
 
-/// Walks `root/src` and reads every `.rs` file, on every core ([`parse`] parses one).
-pub fn load_sources(root: &Path) -> Result<Vec<SourceFile>, crate::Error> {
+/// Reads the files of the module tree cargo compiles (modules.rs), level by level, each level on every core; sorted
+/// by path. A broken tree (a declared module without its file, an unreadable file) is an error with every such
+/// declaration located, and nothing else is read. Warnings for files the tree does not reach go to `diags`.
+pub fn load_sources(
+    root: &Path,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<Vec<SourceFile>, crate::Error> {
     let src = root.join("src");
     if !src.is_dir() {
         return Err(crate::Error::Diagnostics(vec![
@@ -65,38 +72,65 @@ pub fn load_sources(root: &Path) -> Result<Vec<SourceFile>, crate::Error> {
             ),
         ]));
     }
-    let mut paths: Vec<PathBuf> = walkdir::WalkDir::new(&src)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rs"))
-        .map(|e| e.into_path())
-        .collect();
-    paths.sort();
-    crate::parallel::map_indexed(
-        paths.len(),
-        crate::parallel::MIN_FILES_TO_READ,
-        || (),
-        |(), i| read_source(root, &paths[i]),
-    )
-    .into_iter()
-    .collect()
+    let mut level = modules::crate_roots(root).map_err(|d| crate::Error::Diagnostics(vec![d]))?;
+    let mut seen: HashSet<PathBuf> = level.iter().map(|r| r.abs.clone()).collect();
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    while !level.is_empty() {
+        let read = crate::parallel::map_indexed(
+            level.len(),
+            crate::parallel::MIN_FILES_TO_READ,
+            || (),
+            |(), i| read_source(root, &level[i]),
+        );
+        let mut next = Vec::new();
+        for (reached, file) in level.iter().zip(read) {
+            let file = match file {
+                Ok(file) => file,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
+            for child in modules::children(&file, reached, &mut errors) {
+                if seen.insert(child.abs.clone()) {
+                    next.push(child);
+                }
+            }
+            files.push(file);
+        }
+        level = next;
+    }
+    if !errors.is_empty() {
+        return Err(crate::Error::Diagnostics(errors));
+    }
+    diags.extend(modules::unreached_with_markers(root, &seen));
+    files.sort_by(|a, b| a.abs.cmp(&b.abs));
+    Ok(files)
 }
 
-fn read_source(root: &Path, abs: &Path) -> Result<SourceFile, crate::Error> {
-    let text = std::fs::read_to_string(abs).map_err(|source| crate::Error::Io {
-        path: abs.to_path_buf(),
-        source,
-    })?;
+/// Reads the file `reached` names. A file that cannot be read is an error at the `mod` that declares it (a crate
+/// root's error names the root).
+fn read_source(root: &Path, reached: &modules::Reached) -> Result<SourceFile, Diagnostic> {
+    let abs = &reached.abs;
     let rel = abs.strip_prefix(root).unwrap_or(abs).to_path_buf();
-    let (module, is_module_root) = module_of(&rel, abs);
+    let text = std::fs::read_to_string(abs).map_err(|e| {
+        let d = Diagnostic::error(format!("cannot read {}: {e}", rel.display()));
+        match &reached.declared_at {
+            Some(at) => at
+                .locate(d)
+                .with_hint(format!("module `{}` is declared here; make its file a readable UTF-8 file, or remove the declaration", at.name)),
+            None => d.with_hint("make the crate root a readable UTF-8 file"),
+        }
+    })?;
+    let has_dir = abs.with_extension("").is_dir();
     Ok(SourceFile {
         rel,
         abs: abs.to_path_buf(),
         line_starts: line_starts(&text),
         text,
-        module,
-        is_module_root,
+        module: reached.module.clone(),
+        is_module_root: reached.mod_rs || has_dir,
     })
 }
 

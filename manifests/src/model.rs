@@ -845,7 +845,7 @@ mod resolve_tests {
             fs::write(p, text).unwrap();
         }
         let mut diags = Vec::new();
-        let srcs = crate::load::load_sources(dir.path()).unwrap();
+        let srcs = crate::load::load_sources(dir.path(), &mut diags).unwrap();
         let m = Model::build(srcs, &mut diags);
         (dir, m, diags)
     }

@@ -1,123 +1,12 @@
 //! Stage 3, plan: the CustomResourceDefinitions, one per group+kind with all its versions, before any schema is
 //! resolved: which types are root kinds, which versions each CRD has (one stored, served or not), and what the
-//! CRD markers on them say (applied through crd_markers.rs).
+//! CRD markers on them say (applied through crd_markers.rs). Which structs are kinds, kinds.rs decides.
 
 use crate::crd_markers;
-use crate::model::{At, Model, Resolved, TypeKind};
-use crate::type_expr::TypeExpr;
-use rkb_markers::{CrdMarker, Diagnostic, Effect, Marker, Value as MarkerValue};
+use crate::kinds::Root;
+use crate::model::{At, Model};
+use rkb_markers::{CrdMarker, Diagnostic, Effect, Marker};
 use serde_json::Value;
-
-/// A root kind found in the model: a struct marked `+kubebuilder:object:root=true` with an ObjectMeta
-/// `metadata` field, in a package with a group.
-#[derive(Clone, Debug)]
-pub struct Root {
-    pub ty: usize,
-    pub pkg: usize,
-}
-
-pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
-    let mut roots = Vec::new();
-    for (i, t) in model.types.iter().enumerate() {
-        let TypeKind::Struct(fields) = &t.kind else {
-            continue;
-        };
-        let meta = |name: &str| {
-            fields
-                .iter()
-                .find_map(|f| k8s_type_of(model, t.file, &f.ty, name))
-        };
-        match t.doc.get(Effect::Root) {
-            // controller-gen makes a CRD for any type embedding TypeMeta and ObjectMeta; rkb asks for the marker,
-            // and says so for a struct shaped like a kind (metadata: ObjectMeta beside a flattened TypeMeta).
-            None => {
-                let type_meta = fields.iter().any(|f| {
-                    f.flatten && k8s_type_of(model, t.file, &f.ty, "TypeMeta") == Some(false)
-                });
-                if type_meta && meta("ObjectMeta") == Some(false) {
-                    diags.push(type_diag(
-                        model,
-                        i,
-                        Diagnostic::warning(format!(
-                            "`{}` has `metadata: ObjectMeta` and a flattened `TypeMeta` but no `+kubebuilder:object:root=true`: no CRD is generated for it",
-                            t.name
-                        )),
-                        "add `/// +kubebuilder:object:root=true` to make it a kind, or `/// +kubebuilder:object:root=false` to say it is not one",
-                    ));
-                }
-                continue;
-            }
-            Some(mk) if mk.value.as_ref().and_then(MarkerValue::as_bool) == Some(false) => continue,
-            Some(_) => {}
-        }
-        match (meta("ObjectMeta"), meta("ListMeta")) {
-            (Some(false), _) => {}
-            // A list type (`metadata: ListMeta`) is a root for deep copy and clients, not a kind.
-            (None, Some(_)) => continue,
-            (optional, _) => {
-                let hint = if optional == Some(true) {
-                    "a kind's metadata is never absent: make it `metadata: ObjectMeta` with `#[serde(default)]`"
-                } else {
-                    "add `#[serde(default)] pub metadata: ObjectMeta`, or remove the marker if it is not a kind"
-                };
-                diags.push(type_diag(
-                    model,
-                    i,
-                    Diagnostic::warning(format!(
-                        "`{}` is marked `+kubebuilder:object:root=true` but has no `metadata: ObjectMeta` field: it is not a kind, so no CRD is generated",
-                        t.name
-                    )),
-                    hint,
-                ));
-                continue;
-            }
-        }
-        let pkg = &model.packages[t.package];
-        if pkg.skip {
-            continue;
-        }
-        if pkg.group.is_none() {
-            diags.push(type_diag(
-                model,
-                i,
-                Diagnostic::warning(format!(
-                    "root kind `{}` is in a module without `+groupName`: no CRD generated",
-                    t.name
-                )),
-                &format!(
-                    "add `//! +groupName=<group>` to the version module `{}`",
-                    pkg.module_path()
-                ),
-            ));
-            continue;
-        }
-        roots.push(Root {
-            ty: i,
-            pkg: t.package,
-        });
-    }
-    roots
-}
-
-/// Whether `ty` names k8s-openapi's type `name` (`Some(false)`), an `Option` of it (`Some(true)`), or neither.
-fn k8s_type_of(model: &Model, file: usize, ty: &TypeExpr, name: &str) -> Option<bool> {
-    let TypeExpr::Path { segments, args } = ty else {
-        return None;
-    };
-    match model.resolve(file, segments) {
-        Resolved::K8s(ref path) if path.rsplit("::").next() == Some(name) => Some(false),
-        Resolved::Wrapper if segments.last().is_some_and(|s| s == "Option") => args
-            .first()
-            .and_then(|inner| k8s_type_of(model, file, inner, name))
-            .map(|_| true),
-        _ => None,
-    }
-}
-
-/// `d` placed on type `ty`'s name, with `hint`.
-fn type_diag(model: &Model, ty: usize, d: Diagnostic, hint: &str) -> Diagnostic {
-    model.locate(model.type_at(ty), d).with_hint(hint)
-}
 
 /// Everything about one version of a CRD except its schema.
 #[derive(Clone, Debug)]
@@ -147,6 +36,8 @@ pub struct CrdPlan {
     pub annotations: Vec<(String, String)>,
     pub labels: Vec<(String, String)>,
     pub versions: Vec<VersionPlan>,
+    /// Where the plural and scope were decided (the first version's `+kubebuilder:resource`, else its type).
+    pub names_at: Option<At>,
 }
 
 impl CrdPlan {
@@ -168,6 +59,7 @@ pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> 
         finish_versions(model, plan, &skipped, diags);
     }
     plans.retain(|p| !p.versions.is_empty());
+    plural_clashes(model, &plans, diags);
     // controller-gen orders kinds by "Kind.group".
     plans.sort_by(|a, b| format!("{}.{}", a.kind, a.group).cmp(&format!("{}.{}", b.kind, b.group)));
     plans
@@ -196,6 +88,7 @@ fn group_versions(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) ->
                     annotations: Vec::new(),
                     labels: Vec::new(),
                     versions: Vec::new(),
+                    names_at: None,
                 });
                 plans.len() - 1
             }
@@ -230,15 +123,19 @@ fn group_versions(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) ->
 }
 
 /// Applies the CRD markers of every version's type (crd_markers.rs); returns the versions `+kubebuilder:skipversion`
-/// leaves out.
+/// leaves out. Each version's markers decide its plural and scope on their own (a version without
+/// `+kubebuilder:resource` says the defaults); when two versions disagree, both places get an error.
 fn apply_crd_markers(
     model: &Model,
     plan: &mut CrdPlan,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
     let mut skipped: Vec<String> = Vec::new();
+    let defaults = (plan.plural.clone(), plan.scope.clone());
+    let mut said: Vec<VersionNames> = Vec::new();
     for vi in 0..plan.versions.len() {
         let ty = plan.versions[vi].ty;
+        (plan.plural, plan.scope) = defaults.clone();
         for m in &model.types[ty].doc.markers {
             let crd_marker = match m.def.effect {
                 Effect::Crd(c) => c,
@@ -263,8 +160,125 @@ fn apply_crd_markers(
             };
             crd_markers::apply(crd_marker, &at, plan, vi, &mut skipped, diags);
         }
+        let at = model.types[ty]
+            .doc
+            .get(Effect::Crd(CrdMarker::Resource))
+            .map_or(model.type_at(ty), |m| At::marker(model.types[ty].file, m));
+        said.push(VersionNames {
+            version: plan.versions[vi].name.clone(),
+            plural: plan.plural.clone(),
+            scope: plan.scope.clone(),
+            at,
+        });
     }
+    if let Some(first) = said.first() {
+        (plan.plural, plan.scope) = (first.plural.clone(), first.scope.clone());
+        plan.names_at = Some(first.at);
+    }
+    version_name_conflicts(model, plan, &said, diags);
     skipped
+}
+
+/// The plural and scope one version of a kind says, and where it says them (its `+kubebuilder:resource`, else
+/// the type).
+struct VersionNames {
+    version: String,
+    plural: String,
+    scope: String,
+    at: At,
+}
+
+/// An error at both versions for each version whose plural or scope differs from the first version's: the API
+/// server has one of each per CRD, so merging them would rename the CRD or change its scope without a word.
+fn version_name_conflicts(
+    model: &Model,
+    plan: &CrdPlan,
+    said: &[VersionNames],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some((first, rest)) = said.split_first() else {
+        return;
+    };
+    for other in rest {
+        for (what, a, b) in [
+            ("plural", &first.plural, &other.plural),
+            ("scope", &first.scope, &other.scope),
+        ] {
+            if a == b {
+                continue;
+            }
+            let hint = "a kind has one plural and one scope in all its versions: write the same `+kubebuilder:resource` on every version";
+            for (here, there) in [(first, other), (other, first)] {
+                let there_at = location(model, there.at);
+                let value = if what == "plural" {
+                    &here.plural
+                } else {
+                    &here.scope
+                };
+                let theirs = if what == "plural" {
+                    &there.plural
+                } else {
+                    &there.scope
+                };
+                diags.push(
+                    model
+                        .locate(
+                            here.at,
+                            Diagnostic::error(format!(
+                                "version {} of {}/{} has {what} `{value}`, but version {} has {what} `{theirs}` ({there_at})",
+                                here.version, plan.group, plan.kind, there.version
+                            )),
+                        )
+                        .with_hint(hint),
+                );
+            }
+        }
+    }
+}
+
+/// `file:line:col` of `at`, for a message that points at a second place.
+fn location(model: &Model, at: At) -> String {
+    format!(
+        "{}:{}:{}",
+        model.files[at.file].rel.display(),
+        at.span.line,
+        at.span.col
+    )
+}
+
+/// An error at both kinds for each two kinds of one group with the same plural: they would be one CRD
+/// (`<plural>.<group>`) and one file.
+fn plural_clashes(model: &Model, plans: &[CrdPlan], diags: &mut Vec<Diagnostic>) {
+    for (i, a) in plans.iter().enumerate() {
+        for b in &plans[i + 1..] {
+            if a.group != b.group || a.plural != b.plural {
+                continue;
+            }
+            let (Some(a_at), Some(b_at)) = (a.names_at, b.names_at) else {
+                continue;
+            };
+            for (here, here_at, there, there_at) in [(a, a_at, b, b_at), (b, b_at, a, a_at)] {
+                diags.push(
+                    model
+                        .locate(
+                            here_at,
+                            Diagnostic::error(format!(
+                                "kinds `{}` and `{}` of group {} both have the plural `{}` ({} is the other)",
+                                here.kind,
+                                there.kind,
+                                here.group,
+                                here.plural,
+                                location(model, there_at)
+                            )),
+                        )
+                        .with_hint(format!(
+                            "the plural names the CRD (`{}.{}`): give one of them another with `+kubebuilder:resource:path=<plural>`",
+                            here.plural, here.group
+                        )),
+                );
+            }
+        }
+    }
 }
 
 /// Drops skipped versions, orders the rest, and checks what the API server requires: exactly one storage version

@@ -281,7 +281,12 @@ async fn the_api_server_refuses_what_rkb_refuses() {
             "Cargo.toml",
             "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
         ),
-        ("src/api/v1/mod.rs", "//! +groupName=rules.example.com\n"),
+        ("src/lib.rs", "pub mod api;\n"),
+        ("src/api/mod.rs", "pub mod v1;\n"),
+        (
+            "src/api/v1/mod.rs",
+            "//! +groupName=rules.example.com\nmod thing_types;\n",
+        ),
         (
             "src/api/v1/thing_types.rs",
             "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;

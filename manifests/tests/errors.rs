@@ -5,6 +5,8 @@ use rkb_manifests::{Error, Options, Output, generate};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+mod support;
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -126,6 +128,7 @@ fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
         fs::write(p, text).unwrap();
     }
     dir
+    support::declare_modules(dir.path());
 }
 
 const ROOT: &str = "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -453,83 +456,224 @@ fn stale_generated_crds_are_reported_and_removed() {
     assert_eq!(rkb_manifests::check(dir.path(), &opts, &out).unwrap(), None);
 }
 
-/// Kinds rkb would skip say so: a kind-shaped struct without the root marker, and a root without
-/// `metadata: ObjectMeta` (an optional one included). List types and `root=false` stay quiet.
+/// A kind as `rkb create api` writes it, with its root marker and kind-level markers taken off: controller-gen makes
+/// a CRD for any type with TypeMeta and ObjectMeta, and so does rkb, through the paths users really import them by.
+const SCAFFOLDED_KIND: &str = "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use rkb_runtime::{DeepCopy, Kind, TypeMeta};
+use serde::{Deserialize, Serialize};
+
+/// GuestbookSpec defines the desired state of Guestbook.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
+#[serde(rename_all = \"camelCase\")]
+pub struct GuestbookSpec {
+    /// +optional
+    #[serde(default, skip_serializing_if = \"Option::is_none\")]
+    pub foo: Option<String>,
+}
+
+/// GuestbookStatus defines the observed state of Guestbook.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
+pub struct GuestbookStatus {
+    /// +optional
+    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]
+    pub conditions: Vec<Condition>,
+}
+
+/// Guestbook is the Schema for the guestbooks API.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Kind)]
+pub struct Guestbook {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    /// +optional
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: GuestbookSpec,
+    /// +optional
+    #[serde(default, skip_serializing_if = \"Option::is_none\")]
+    pub status: Option<GuestbookStatus>,
+}
+";
+
+/// The kinds of one version module `files` (name, text) in group `g.example.com`.
+fn kinds_project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let mut all = vec![("src/api/v1/mod.rs", "//! +groupName=g.example.com\n")];
+    all.extend_from_slice(files);
+    project(&all)
+}
+
+/// Each path a user imports TypeMeta by makes a kind without the root marker: the scaffold's `rkb_runtime`, kube's
+/// `kube::core` and `kube::api`. Breaking the recognition of any of them loses its CRD here.
 #[test]
-fn skipped_kinds_are_warned_about() {
-    let types =
-        "use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta, TypeMeta};
-pub struct Spec { pub a: String }
-pub struct Unmarked {
+fn kinds_without_the_root_marker_get_their_crd() {
+    let kube_core = "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+pub struct Shelf { pub size: i32 }
+pub struct Library {
+    #[serde(flatten)]
+    pub types: kube::core::TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: Shelf,
+}
+";
+    let kube_api = "use kube::api::{ObjectMeta, TypeMeta};
+pub struct Reading {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    pub metadata: ObjectMeta,
+}
+";
+    let dir = kinds_project(&[
+        ("src/api/v1/guestbook_types.rs", SCAFFOLDED_KIND),
+        ("src/api/v1/library_types.rs", kube_core),
+        ("src/api/v1/reading_types.rs", kube_api),
+    ]);
+    let out = generated(dir.path());
+    let files: Vec<&str> = out.crds.iter().map(|c| c.file_name.as_str()).collect();
+    assert_eq!(
+        files,
+        [
+            "g.example.com_guestbooks.yaml",
+            "g.example.com_libraries.yaml",
+            "g.example.com_readings.yaml"
+        ]
+    );
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let guestbook: serde_yaml::Value = serde_yaml::from_str(&out.crds[0].yaml).unwrap();
+    let props = &guestbook["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"];
+    for key in ["apiVersion", "kind", "metadata", "spec", "status"] {
+        assert!(!props[key].is_null(), "{key} missing from {props:?}");
+    }
+}
+
+/// `+kubebuilder:object:root=false` says a kind-shaped struct is not a kind; a list type keeps its root marker
+/// without a word.
+#[test]
+fn root_false_and_lists_are_not_kinds() {
+    let types = "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta};
+use rkb_runtime::TypeMeta;
+/// +kubebuilder:object:root=false
+pub struct Snapshot {
     #[serde(flatten)]
     pub type_meta: TypeMeta,
     #[serde(default)]
     pub metadata: ObjectMeta,
-    pub spec: Spec,
 }
 /// +kubebuilder:object:root=true
 pub struct Optional {
+pub struct SnapshotList {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    #[serde(default)]
+    pub metadata: ListMeta,
+    pub items: Vec<Snapshot>,
+}
+";
+    let dir = kinds_project(&[("src/api/v1/snapshot_types.rs", types)]);
+    let out = generated(dir.path());
+    assert!(out.crds.is_empty(), "{:?}", out.crds);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
+
+/// A Go file ported as it is often carries the kind's marker group on its Spec, where controller-gen ignores it:
+/// the kind still gets its CRD (without what those markers say), and the markers a warning naming the kind.
+#[test]
+fn kind_markers_on_the_spec_are_warned_about() {
+    let ported = SCAFFOLDED_KIND.replace(
+        "/// GuestbookSpec defines the desired state of Guestbook.\n",
+        "/// +kubebuilder:object:root=true\n/// +kubebuilder:subresource:status\n/// GuestbookSpec defines the desired state of Guestbook.\n",
+    );
+    let dir = kinds_project(&[("src/api/v1/guestbook_types.rs", &ported)]);
+    let out = generated(dir.path());
+    assert_eq!(out.crds.len(), 1);
+    assert!(!out.crds[0].yaml.contains("subresources"), "{}", out.crds[0].yaml);
+    let rendered: Vec<String> = out.warnings.iter().map(|w| w.render()).collect();
+    assert_eq!(
+        rendered,
+        ["warning: `+kubebuilder:object:root`, `+kubebuilder:subresource:status` on `GuestbookSpec`, which is not a kind: no CRD reads them
+ --> src/api/v1/guestbook_types.rs:5:5
+  |
+5 | /// +kubebuilder:object:root=true
+  |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  = help: move them to the kind `Guestbook` (a Go file ported as it is often has them on the Spec)
+"]
+    );
+}
+
+/// Structs rkb does not make a kind, although they look like one, say why: an optional ObjectMeta (warning), a root
+/// marker on a struct without metadata that no kind uses (warning); a kind whose ObjectMeta is flattened or renamed
+/// would describe an object the API server does not store (error at the field).
+#[test]
+fn almost_kinds_are_diagnosed() {
+    let warned = "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rkb_runtime::TypeMeta;
+pub struct Spec { pub a: String }
     pub metadata: Option<ObjectMeta>,
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
     pub spec: Spec,
 }
 /// +kubebuilder:object:root=true
 pub struct NoMeta {
     pub spec: Spec,
 }
-/// +kubebuilder:object:root=true
-pub struct OptionalList {
-    #[serde(default)]
-    pub metadata: ListMeta,
-    pub items: Vec<Spec>,
-}
-/// +kubebuilder:object:root=false
-pub struct NotAKind {
+";
+    let dir = kinds_project(&[("src/api/v1/kinds.rs", warned)]);
+    let out = generated(dir.path());
+    assert!(out.crds.is_empty());
+    let rendered: Vec<String> = out.warnings.iter().map(|w| w.render()).collect();
+    assert_eq!(
+        rendered,
+        [
+            "warning: `Optional` is a kind but its `metadata` is an `Option<ObjectMeta>`: no CRD is generated
+ --> src/api/v1/kinds.rs:4:12
+  |
+4 | pub struct Optional {
+  |            ^^^^^^^^
+  = help: a kind's metadata is never absent: make it `metadata: ObjectMeta` with `#[serde(default)]`
+",
+            "warning: `+kubebuilder:object:root` on `NoMeta`, which is not a kind: no CRD is generated for it
+  --> src/api/v1/kinds.rs:10:5
+   |
+10 | /// +kubebuilder:object:root=true
+   |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = help: a kind has a flattened `TypeMeta` and `metadata: ObjectMeta`; add them if it is one, else remove the markers
+"
+        ]
+    );
+
+    let refused = "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rkb_runtime::TypeMeta;
+pub struct Flat {
     #[serde(flatten)]
     pub type_meta: TypeMeta,
-    #[serde(default)]
+    #[serde(flatten)]
+    pub object_meta: ObjectMeta,
+}
+/// +kubebuilder:object:root=true
+pub struct Renamed {
+    #[serde(rename = \"meta\")]
     pub metadata: ObjectMeta,
 }
 ";
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        ("src/api/v1/kinds.rs", types),
-    ]);
-    let out = generated(dir.path());
-    assert!(out.crds.is_empty());
-    let warnings: Vec<(String, usize, String)> = out
-        .warnings
-        .iter()
-        .map(|w| {
-            (
-                w.message.clone(),
-                w.line,
-                w.hint.clone().unwrap_or_default(),
-            )
-        })
-        .collect();
-    assert_eq!(warnings.len(), 3, "{warnings:#?}");
+    let dir = kinds_project(&[("src/api/v1/kinds.rs", refused)]);
     assert_eq!(
-        warnings[0].0,
-        "`Unmarked` has `metadata: ObjectMeta` and a flattened `TypeMeta` but no `+kubebuilder:object:root=true`: no CRD is generated for it"
-    );
-    assert_eq!(warnings[0].1, 3);
-    assert!(warnings[0].2.contains("root=false"), "{warnings:#?}");
-    assert!(warnings[1].0.starts_with("`Optional` is marked `+kubebuilder:object:root=true` but has no `metadata: ObjectMeta` field"));
-    assert!(
-        warnings[1]
-            .2
-            .starts_with("a kind's metadata is never absent"),
-        "{warnings:#?}"
-    );
-    assert!(
-        warnings[2].0.starts_with("`NoMeta` is marked"),
-        "{warnings:#?}"
-    );
-    assert!(
-        warnings[2]
-            .2
-            .starts_with("add `#[serde(default)] pub metadata: ObjectMeta`"),
-        "{warnings:#?}"
+        diagnostics(dir.path()),
+        "error: the ObjectMeta of kind `Flat` is flattened
+ --> src/api/v1/kinds.rs:7:9
+  |
+7 |     pub object_meta: ObjectMeta,
+  |         ^^^^^^^^^^^
+  = help: remove `#[serde(flatten)]`: the API server keeps a kind's metadata under `metadata`
+
+error: the ObjectMeta of kind `Renamed` is renamed to `meta`
+  --> src/api/v1/kinds.rs:12:9
+   |
+12 |     pub metadata: ObjectMeta,
+   |         ^^^^^^^^
+   = help: name it `metadata` on the wire (remove the `#[serde(rename)]`): the API server keeps a kind's metadata under `metadata`
+
+error: aborting due to 2 previous errors; no file written
+"
     );
 }
 

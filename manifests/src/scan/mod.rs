@@ -9,7 +9,7 @@
 //! What this gives up: outside the items it reads, only tokens are checked (balanced delimiters,
 //! terminated literals). A syntax error inside a function body is left to `cargo build`.
 
-mod lex;
+pub(crate) mod lex;
 
 use crate::load::{DocForm, DocLine, SourceFile, place_doc};
 use crate::outline::{Field, Fields, Ident, Item, Outline, SerdeAttrs, SerdeKey, UseName, Variant};

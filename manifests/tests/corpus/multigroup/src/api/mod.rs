@@ -1,0 +1,2 @@
+pub mod sea;
+pub mod ship;

@@ -1,0 +1,2 @@
+pub mod v1;
+pub mod v1beta1;

@@ -1,0 +1,2 @@
+pub mod air;
+pub mod sea;
