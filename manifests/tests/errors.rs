@@ -127,8 +127,8 @@ fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(p, text).unwrap();
     }
-    dir
     support::declare_modules(dir.path());
+    dir
 }
 
 const ROOT: &str = "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -458,7 +458,8 @@ fn stale_generated_crds_are_reported_and_removed() {
 
 /// A kind as `rkb create api` writes it, with its root marker and kind-level markers taken off: controller-gen makes
 /// a CRD for any type with TypeMeta and ObjectMeta, and so does rkb, through the paths users really import them by.
-const SCAFFOLDED_KIND: &str = "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+const SCAFFOLDED_KIND: &str =
+    "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use rkb_runtime::{DeepCopy, Kind, TypeMeta};
 use serde::{Deserialize, Serialize};
 
@@ -549,7 +550,8 @@ pub struct Reading {
 /// without a word.
 #[test]
 fn root_false_and_lists_are_not_kinds() {
-    let types = "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta};
+    let types =
+        "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta};
 use rkb_runtime::TypeMeta;
 /// +kubebuilder:object:root=false
 pub struct Snapshot {
@@ -559,7 +561,6 @@ pub struct Snapshot {
     pub metadata: ObjectMeta,
 }
 /// +kubebuilder:object:root=true
-pub struct Optional {
 pub struct SnapshotList {
     #[serde(flatten)]
     pub type_meta: TypeMeta,
@@ -585,7 +586,11 @@ fn kind_markers_on_the_spec_are_warned_about() {
     let dir = kinds_project(&[("src/api/v1/guestbook_types.rs", &ported)]);
     let out = generated(dir.path());
     assert_eq!(out.crds.len(), 1);
-    assert!(!out.crds[0].yaml.contains("subresources"), "{}", out.crds[0].yaml);
+    assert!(
+        !out.crds[0].yaml.contains("subresources"),
+        "{}",
+        out.crds[0].yaml
+    );
     let rendered: Vec<String> = out.warnings.iter().map(|w| w.render()).collect();
     assert_eq!(
         rendered,
@@ -607,9 +612,10 @@ fn almost_kinds_are_diagnosed() {
     let warned = "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use rkb_runtime::TypeMeta;
 pub struct Spec { pub a: String }
-    pub metadata: Option<ObjectMeta>,
+pub struct Optional {
     #[serde(flatten)]
     pub type_meta: TypeMeta,
+    pub metadata: Option<ObjectMeta>,
     pub spec: Spec,
 }
 /// +kubebuilder:object:root=true
