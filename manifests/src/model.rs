@@ -204,20 +204,25 @@ impl Model {
             file_pkg.push(idx);
         }
         let mut serde_impls = Vec::new();
+        // The file each package marker is in, beside the package's markers.
+        let mut marker_files: Vec<Vec<usize>> = vec![Vec::new(); m.packages.len()];
         for (fi, items) in walk_files(&files, &file_pkg).into_iter().enumerate() {
             m.types.extend(items.types);
             serde_impls.extend(items.serde_impls.into_iter().map(|i| (fi, i)));
             m.rbac.extend(items.rbac);
             m.webhooks
                 .extend(items.webhooks.into_iter().map(|(w, mk)| (w, (fi, mk))));
+            marker_files[file_pkg[fi]].extend(items.package_markers.iter().map(|_| fi));
             m.packages[file_pkg[fi]]
                 .markers
                 .extend(items.package_markers);
             m.uses.push(items.uses);
             diags.extend(items.diags);
         }
-        for p in &mut m.packages {
-            for mk in &p.markers {
+        for (p, in_files) in m.packages.iter_mut().zip(&marker_files) {
+            // Where the version is named: its `+versionName`, else the `+groupName` that makes the module a version.
+            let mut version_named_at = None;
+            for (mk, &fi) in p.markers.iter().zip(in_files) {
                 match mk.def.effect {
                     Effect::Package(PackageMarker::GroupName) => {
                         p.group = Some(
@@ -226,11 +231,13 @@ impl Model {
                                 .and_then(|v| v.as_str())
                                 .unwrap_or("")
                                 .to_string(),
-                        )
+                        );
+                        version_named_at.get_or_insert((fi, mk, false));
                     }
                     Effect::Package(PackageMarker::VersionName) => {
                         if let Some(v) = mk.value.as_ref().and_then(|v| v.as_str()) {
                             p.version = v.to_string();
+                            version_named_at = Some((fi, mk, true));
                         }
                     }
                     Effect::Package(PackageMarker::Skip) => p.skip = true,
@@ -250,6 +257,12 @@ impl Model {
                     | Effect::Derive(_)
                     | Effect::Ignored => {}
                 }
+            }
+            if let Some((fi, mk, by_marker)) = version_named_at
+                && p.group.is_some()
+                && !p.skip
+            {
+                diags.extend(version_name_error(&p.version, by_marker, &files[fi], mk));
             }
         }
         m.by_pkg = vec![HashMap::new(); m.packages.len()];
@@ -354,6 +367,21 @@ impl Model {
         self.resolve_full(fi, segs)
     }
 
+    /// The full path of `segs`, written in file `fi`, when it names an item of another crate: through the file's
+    /// `use` of its first segment, it starts with neither `crate`, `self` nor `super`, nor with a module of this
+    /// crate.
+    pub fn foreign_path(&self, fi: usize, segs: &[String]) -> Option<Vec<String>> {
+        let first = segs.first()?;
+        let full: Vec<String> = match self.uses[fi].names.get(first) {
+            Some(prefix) => prefix.iter().chain(&segs[1..]).cloned().collect(),
+            None => segs.to_vec(),
+        };
+        let root = full.first()?;
+        let local = PATH_ROOTS.contains(&root.as_str())
+            || self.packages.iter().any(|p| p.module.first() == Some(root));
+        (full.len() > 1 && !local).then_some(full)
+    }
+
     fn file_package(&self, fi: usize) -> usize {
         let f = &self.files[fi];
         let pm = if f.is_module_root || f.module.is_empty() {
@@ -405,6 +433,46 @@ impl Model {
         Resolved::Unknown
     }
 }
+
+/// An error at `mk` when `version`, the name of a version module's CRD versions, is one the API server refuses: it
+/// must be a DNS-1035 label. `by_marker`: `mk` is the `+versionName` that gives it, else the `+groupName` of a
+/// module whose name it is.
+fn version_name_error(
+    version: &str,
+    by_marker: bool,
+    file: &SourceFile,
+    mk: &Marker,
+) -> Option<Diagnostic> {
+    let problem = rkb_markers::dns1035_label_problem(version)?;
+    let fix = match rkb_markers::dns1035_label_like(version) {
+        Some(label) => format!("`//! +versionName={label}`"),
+        None => "`//! +versionName=v1`".into(),
+    };
+    let rule = rkb_markers::DNS1035_LABEL_RULE;
+    let hint = if by_marker {
+        format!("the API server requires a CRD version name to be {rule}: e.g. {fix}")
+    } else {
+        format!(
+            "the version is the module's name, and the API server requires a CRD version name to be {rule}: name \
+             the version with {fix} beside `+groupName`"
+        )
+    };
+    let message = if version.is_empty() {
+        "the crate root has no module name to be its CRD version name".to_string()
+    } else {
+        format!("`{version}` is not a valid CRD version name: {problem}")
+    };
+    let Span { line, col, len } = mk.span;
+    Some(
+        Diagnostic::error(message)
+            .at(&file.rel, line, col, len)
+            .with_source_line(file.line(line))
+            .with_hint(hint),
+    )
+}
+
+/// The first segments of paths inside this crate.
+const PATH_ROOTS: [&str; 3] = ["crate", "self", "super"];
 
 /// Paths to things the generator knows without looking at the project.
 fn external(segs: &[String]) -> Option<Resolved> {

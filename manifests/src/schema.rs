@@ -439,7 +439,7 @@ impl<'m> SchemaGen<'m> {
             return false;
         };
         match self.model.resolve(file, segments) {
-            Resolved::Unknown => segments.len() > 1,
+            Resolved::Unknown => self.model.foreign_path(file, segments).is_some(),
             Resolved::Local(t) => self.model.types[t].own_json.is_some(),
             Resolved::Wrapper => args
                 .first()
@@ -527,7 +527,7 @@ impl<'m> SchemaGen<'m> {
             }
             Resolved::Local(t) => self.local_ref_schema(t),
             Resolved::Unknown => {
-                self.unresolved_error(segs, at);
+                self.unresolved_error(file, segs, at);
                 Schema::new()
             }
         }
@@ -577,37 +577,64 @@ impl<'m> SchemaGen<'m> {
         s
     }
 
-    /// A path that names no type rkb reads: the closest local type's name, or where such types come from.
-    fn unresolved_error(&mut self, segs: &[String], at: At) {
+    /// A path in file `file` that names no type rkb reads: for another crate's type, how to describe its JSON;
+    /// else the closest local type's name, or where types come from.
+    fn unresolved_error(&mut self, file: usize, segs: &[String], at: At) {
         let name = segs.join("::");
         let last = segs.last().map(String::as_str).unwrap_or("");
-        let close = self
-            .model
-            .types
-            .iter()
-            .map(|t| {
-                (
-                    rkb_markers::levenshtein(&t.name.to_lowercase(), &last.to_lowercase()),
-                    &t.name,
-                )
-            })
-            .filter(|(d, n)| *d <= 2 && n.as_str() != last)
-            .min()
-            .map(|(_, n)| n.clone());
-        let hint = if let Some(n) = close {
+        let close = || {
+            self.model
+                .types
+                .iter()
+                .map(|t| {
+                    (
+                        rkb_markers::levenshtein(&t.name.to_lowercase(), &last.to_lowercase()),
+                        &t.name,
+                    )
+                })
+                .filter(|(d, n)| *d <= 2 && n.as_str() != last)
+                .min()
+                .map(|(_, n)| n.clone())
+        };
+        let hint = if let Some(full) = self.model.foreign_path(file, segs) {
+            self.foreign_type_hint(&full.join("::"), at)
+        } else if let Some(n) = close() {
             format!("did you mean `{n}`?")
         } else if segs.len() == 1 {
             format!(
                 "define `{name}` under src/, or import it (e.g. `use k8s_openapi::api::core::v1::{name};`)"
             )
         } else {
-            format!(
-                "rkb reads types under src/, k8s_openapi, std and serde_json; describe `{name}` by its JSON instead: \
-                 `+kubebuilder:validation:Type=<type>` (and Format) on this field or on a newtype around it, as \
-                 controller-gen takes a type with its own JSON format from its markers"
-            )
+            format!("no type `{last}` is defined at this path under src/")
         };
         self.error(at, format!("cannot resolve type `{name}`"), Some(hint));
+    }
+
+    /// How to describe `path`, another crate's type whose JSON rkb cannot read, where it was met (`at`): by a Type
+    /// marker on the newtype or alias being resolved, or else on the field.
+    fn foreign_type_hint(&self, path: &str, at: At) -> String {
+        let wrapper = self
+            .in_progress
+            .last()
+            .map(|&t| &self.model.types[t])
+            .filter(|td| {
+                matches!(td.kind, TypeKind::Alias(_) | TypeKind::Newtype(_))
+                    && td.file == at.file
+                    && td.span == at.span
+            });
+        match wrapper {
+            Some(td) => format!(
+                "`{path}` is another crate's type, whose JSON rkb cannot read: add a Type marker to `{name}` that says \
+                 what JSON `{path}` serializes as, e.g. `/// +kubebuilder:validation:Type=string` (and Format, ...), as \
+                 controller-gen takes a type with its own JSON format from its markers",
+                name = td.name
+            ),
+            None => format!(
+                "rkb reads types under src/, k8s_openapi, std and serde_json; describe `{path}` by its JSON instead: \
+                 `+kubebuilder:validation:Type=<type>` (and Format) on this field or on a newtype around it, as \
+                 controller-gen takes a type with its own JSON format from its markers"
+            ),
+        }
     }
 
     /// Applies schema markers in `schema_markers::order` (controller-gen's ApplyPriority), then the `items:`

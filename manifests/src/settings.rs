@@ -90,23 +90,26 @@ impl Settings {
     }
 
     /// Applies the settings to a run's diagnostics: with `allow-unknown-markers`, unknown markers become
-    /// warnings that say they were ignored and why.
+    /// warnings that say they were ignored and why; without it, their errors say how to accept them.
     pub fn apply(&self, diags: &mut [Diagnostic]) {
-        if !self.allow_unknown_markers {
-            return;
-        }
         for d in diags.iter_mut() {
-            if d.code == Some(UNKNOWN_MARKER) && d.severity == Severity::Error {
+            if d.code != Some(UNKNOWN_MARKER) || d.severity != Severity::Error {
+                continue;
+            }
+            let note = if self.allow_unknown_markers {
                 d.severity = Severity::Warning;
                 d.message = format!("{} ignored", d.message);
-                let because = format!(
-                    "ignored because Cargo.toml's {TABLE} sets {ALLOW_UNKNOWN_MARKERS} = true"
-                );
-                d.hint = Some(match d.hint.take() {
-                    Some(hint) => format!("{hint} ({because})"),
-                    None => because,
-                });
-            }
+                format!("ignored because Cargo.toml's {TABLE} sets {ALLOW_UNKNOWN_MARKERS} = true")
+            } else {
+                format!(
+                    "markers of other tools are accepted, as warnings, with `{ALLOW_UNKNOWN_MARKERS} = true` in \
+                     Cargo.toml's {TABLE}"
+                )
+            };
+            d.hint = Some(match d.hint.take() {
+                Some(hint) => format!("{hint} ({note})"),
+                None => note,
+            });
         }
     }
 }
@@ -231,6 +234,14 @@ mod tests {
         let mut strict = unknown();
         Settings::default().apply(&mut strict);
         assert!(strict.iter().all(Diagnostic::is_error));
+        assert_eq!(
+            strict[0].hint.as_deref(),
+            Some(
+                "did you mean `+nullable`? (markers of other tools are accepted, as warnings, with \
+                 `allow-unknown-markers = true` in Cargo.toml's [package.metadata.rkb])"
+            )
+        );
+        assert_eq!(strict[1].hint, None, "other errors keep their hints");
         let mut allowed = unknown();
         Settings {
             allow_unknown_markers: true,

@@ -41,7 +41,8 @@ fn unknown_marker_has_did_you_mean_and_caret() {
              |\n\
              8 |     /// +kubebuilder:validation:Minimun=1\n  \
              |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  \
-             = help: did you mean `+kubebuilder:validation:Minimum`?\n"
+             = help: did you mean `+kubebuilder:validation:Minimum`? (markers of other tools are accepted, as \
+             warnings, with `allow-unknown-markers = true` in Cargo.toml's [package.metadata.rkb])\n"
         ),
         "{r}"
     );
@@ -1267,5 +1268,134 @@ pub struct Range {
          10 |     /// +kubebuilder:default=2\n   \
          |         ^^^^^^^^^^^^^^^^^^^^^^\n   \
          = help: make sure the default satisfies the rule, e.g. by installing the CRD in a test API server (envtest)\n\n"
+    );
+}
+
+/// An Enum marker without values (`Enum=`, `Enum={}`) would write `enum: []`, which the API server drops: the field
+/// would take any value. An error at the marker.
+#[test]
+fn an_enum_marker_without_values_is_an_error() {
+    let spec = "pub struct ThingSpec {
+    /// +kubebuilder:validation:Enum=
+    pub mode: String,
+    /// +kubebuilder:validation:items:Enum={}
+    pub tiers: Vec<String>,
+}
+";
+    let dir = thing_project(spec);
+    let help = |name: &str| {
+        format!(
+            "= help: an empty enum allows any value (the API server drops `enum: []`): list the allowed values, \
+             `+{name}=a;b`, or remove the marker\n"
+        )
+    };
+    assert_eq!(
+        diagnostics(dir.path()),
+        format!(
+            "error: marker `kubebuilder:validation:Enum` lists no values\n \
+             --> src/api/v1/thing_types.rs:9:37\n  |\n9 |     /// +kubebuilder:validation:Enum=\n  \
+             |                                     ^\n  {}\n\
+             error: marker `kubebuilder:validation:items:Enum` lists no values\n  \
+             --> src/api/v1/thing_types.rs:11:43\n   |\n11 |     /// +kubebuilder:validation:items:Enum={{}}\n   \
+             |                                           ^^^\n   {}\n\
+             error: aborting due to 2 previous errors; no file written\n",
+            help("kubebuilder:validation:Enum"),
+            help("kubebuilder:validation:items:Enum"),
+        )
+    );
+    rewrite_spec(
+        &dir,
+        &spec
+            .replace("Enum=\n", "Enum=fast;safe\n")
+            .replace("Enum={}", "Enum={gold,silver}"),
+    );
+    let yaml = &generated(dir.path()).crds[0].yaml;
+    assert!(
+        yaml.contains(
+            "mode:\n                enum:\n                - fast\n                - safe\n"
+        ),
+        "{yaml}"
+    );
+}
+
+/// A CRD version's name is a DNS-1035 label, or the API server refuses the CRD: the version module's name (an
+/// error at its `+groupName`) or its `+versionName` (an error there) must be one.
+#[test]
+fn version_names_the_api_server_refuses_are_errors() {
+    let types = format!("{ROOT}pub struct ThingSpec {{ pub a: String }}\n");
+    let dir = project(&[
+        ("src/api/v1_alpha1/mod.rs", "//! +groupName=t.example.com\n"),
+        ("src/api/v1_alpha1/thing_types.rs", &types),
+    ]);
+    assert_eq!(
+        diagnostics(dir.path()),
+        "error: `v1_alpha1` is not a valid CRD version name: it holds `_`\n \
+         --> src/api/v1_alpha1/mod.rs:1:5\n  |\n1 | //! +groupName=t.example.com\n  \
+         |     ^^^^^^^^^^^^^^^^^^^^^^^^\n  = help: the version is the module's name, and the API server requires a \
+         CRD version name to be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter and \
+         ending with a letter or a digit, at most 63 characters): name the version with \
+         `//! +versionName=v1alpha1` beside `+groupName`\n\n\
+         error: aborting due to 1 previous error; no file written\n"
+    );
+    let long = format!("v1-{}", "x".repeat(61));
+    fs::write(
+        dir.path().join("src/api/v1_alpha1/mod.rs"),
+        format!("//! +groupName=t.example.com\n//! +versionName={long}\npub mod thing_types;\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        diagnostics(dir.path()),
+        format!(
+            "error: `{long}` is not a valid CRD version name: it is 64 characters long\n \
+             --> src/api/v1_alpha1/mod.rs:2:5\n  |\n2 | //! +versionName={long}\n  |     {}\n  \
+             = help: the API server requires a CRD version name to be a DNS-1035 label (lower-case letters, digits \
+             and '-', starting with a letter and ending with a letter or a digit, at most 63 characters): e.g. \
+             `//! +versionName={}`\n\n\
+             error: aborting due to 1 previous error; no file written\n",
+            "^".repeat(13 + 64),
+            &long[..63],
+        )
+    );
+    fs::write(
+        dir.path().join("src/api/v1_alpha1/mod.rs"),
+        "//! +groupName=t.example.com\n//! +versionName=v1alpha1\npub mod thing_types;\n",
+    )
+    .unwrap();
+    assert_eq!(generated(dir.path()).crds.len(), 1);
+}
+
+/// A newtype over another crate's type (here `url::Url`, without a Type marker) is described by a Type marker on
+/// the newtype: the hint says so, and names no local type that merely looks like the crate's.
+#[test]
+fn a_newtype_over_another_crates_type_is_told_to_take_a_type_marker() {
+    let spec = "pub struct ThingSpec {
+    pub endpoint: Endpoint,
+}
+pub struct Endpoint(pub url::Url);
+pub struct Url2 {
+    pub host: String,
+}
+";
+    let dir = thing_project(spec);
+    assert_eq!(
+        diagnostics(dir.path()),
+        "error: cannot resolve type `url::Url`\n  --> src/api/v1/thing_types.rs:11:12\n   |\n\
+         11 | pub struct Endpoint(pub url::Url);\n   |            ^^^^^^^^\n   = help: `url::Url` is another crate's \
+         type, whose JSON rkb cannot read: add a Type marker to `Endpoint` that says what JSON `url::Url` serializes \
+         as, e.g. `/// +kubebuilder:validation:Type=string` (and Format, ...), as controller-gen takes a type with \
+         its own JSON format from its markers\n\n\
+         error: aborting due to 1 previous error; no file written\n"
+    );
+    rewrite_spec(
+        &dir,
+        &spec.replace(
+            "pub struct Endpoint",
+            "/// +kubebuilder:validation:Type=string\n/// +kubebuilder:validation:Format=uri\npub struct Endpoint",
+        ),
+    );
+    let yaml = &generated(dir.path()).crds[0].yaml;
+    assert!(
+        yaml.contains("endpoint:\n                format: uri\n                type: string\n"),
+        "{yaml}"
     );
 }

@@ -12,6 +12,7 @@
 //! ```
 
 mod diag;
+mod dns;
 mod effect;
 mod keywords;
 mod naming;
@@ -21,6 +22,7 @@ mod suggest;
 mod value;
 
 pub use diag::{Diagnostic, Severity, UNKNOWN_MARKER, render_all};
+pub use dns::{DNS1035_LABEL_RULE, dns1035_label_like, dns1035_label_problem};
 pub use effect::{
     CrdMarker, DeriveMarker, Effect, GenclientTag, ListMarker, NumberMarker, ObjectMarker,
     PackageMarker, Presence, RuleMarker, SchemaMarker, StringMarker, TopologyMarker, ValueMarker,

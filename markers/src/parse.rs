@@ -1,7 +1,7 @@
 //! Parsing one marker line against the registry: name lookup, argument grammar, target and type checks.
 
 use crate::diag::{Diagnostic, Severity};
-use crate::effect::{DeriveMarker, Effect};
+use crate::effect::{DeriveMarker, Effect, SchemaMarker, ValueMarker};
 use crate::registry::{ArgDef, Args, MarkerDef, Registry, Target};
 use crate::value::{ArgType, Cursor, Value, ValueError, parse_value};
 use std::path::Path;
@@ -87,6 +87,12 @@ pub fn marker_in(text: &str) -> Option<&str> {
     text.strip_prefix('+')?
         .starts_with(|c: char| c.is_ascii_alphabetic())
         .then_some(text)
+}
+
+/// An Enum marker (on a value or on list items): its list is the values a field may take, so it cannot be empty.
+fn lists_allowed_values(def: &MarkerDef) -> bool {
+    let allowed = SchemaMarker::Value(ValueMarker::Enum);
+    matches!(def.effect, Effect::Schema(s) | Effect::ItemsSchema(s) if s == allowed)
 }
 
 fn char_col(text: &str, byte_offset: usize, base_col: usize) -> usize {
@@ -300,6 +306,23 @@ impl MarkerLine<'_> {
                         base,
                     )
                     .with_hint(format!("`+{}` takes one {}", self.def.name, ty)));
+            }
+            if lists_allowed_values(self.def)
+                && matches!(&v, Value::List(items) if items.is_empty())
+            {
+                return Err(diag_at(
+                    Severity::Error,
+                    format!("marker `{}` lists no values", self.def.name),
+                    self.text,
+                    name_end,
+                    self.text.len() - name_end,
+                    self.loc,
+                )
+                .with_hint(format!(
+                    "an empty enum allows any value (the API server drops `enum: []`): list the allowed values, \
+                     `+{}=a;b`, or remove the marker",
+                    self.def.name
+                )));
             }
             value = Some(v);
         }
@@ -681,6 +704,32 @@ mod tests {
             e.message,
             "package marker `versionName` on a type is ignored"
         );
+    }
+
+    #[test]
+    fn an_enum_must_list_values() {
+        for (line, caret) in [
+            ("/// +kubebuilder:validation:Enum=", (33, 1)),
+            ("/// +kubebuilder:validation:Enum={}", (33, 3)),
+            ("/// +kubebuilder:validation:items:Enum={ }", (39, 4)),
+        ] {
+            let e = parse(line, Target::Field).unwrap_err();
+            let name = &line[5..line.find('=').unwrap()];
+            assert_eq!(
+                e.message,
+                format!("marker `{name}` lists no values"),
+                "{line}"
+            );
+            assert_eq!((e.col, e.len), caret, "{line}");
+        }
+        // One value, even the empty string, is a list.
+        for line in [
+            "/// +kubebuilder:validation:Enum=\"\"",
+            "/// +kubebuilder:validation:Enum=;",
+            "/// +kubebuilder:validation:Enum=a",
+        ] {
+            assert!(parse(line, Target::Field).is_ok(), "{line}");
+        }
     }
 
     #[test]
