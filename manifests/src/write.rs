@@ -1,10 +1,13 @@
 //! All-or-nothing file writes, shared by `rkb manifests` and the scaffolding commands.
 //!
 //! Contract: every file is first written to a temporary sibling (`.<name>.rkb-tmp`, in the directory it goes
-//! to, so the final rename stays on one file system). Only when all of them are written are they renamed into
-//! place, then the files to remove are removed. When staging fails, the temporaries and every directory this
-//! call created are removed, and nothing the user had is touched. A failure after staging (a rename or a
-//! removal refused) is reported with its path; files renamed before it stay written.
+//! to, so the final rename stays on one file system). Only when all of them are written are they put in place:
+//! each file it replaces, and each file to remove, is first kept as `.<name>.rkb-old` beside it. When any step
+//! fails, everything is undone (the kept files put back, the new ones and every directory this call created
+//! removed), so the tree is as it was; the error names the file the user asked for, never a staging file. Only
+//! when every step succeeded are the kept files deleted. Two writes to one path are refused before anything
+//! is written. What cannot be undone is a crash of the process itself: it may leave `.rkb-tmp`/`.rkb-old`
+//! files, which the next run overwrites.
 
 use std::path::{Path, PathBuf};
 
@@ -42,48 +45,135 @@ fn at(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError + '_ {
     }
 }
 
-/// Writes `files` and removes `remove`, all or nothing (see the module docs).
-pub fn write_atomically(files: &[FileWrite], remove: &[PathBuf]) -> Result<(), WriteError> {
-    let mut created_dirs = Vec::new();
-    let mut staged: Vec<PathBuf> = Vec::new();
-    let staging = files
-        .iter()
-        .try_for_each(|f| stage(f, &mut created_dirs, &mut staged));
-    if let Err(e) = staging {
-        for tmp in &staged {
+/// `.<name><suffix>` beside `path`.
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}{suffix}"))
+}
+
+/// What a call has done so far, to undo it.
+#[derive(Default)]
+struct Journal {
+    created_dirs: Vec<PathBuf>,
+    staged: Vec<PathBuf>,
+    /// (the file, where its old content is kept) for each file replaced or removed so far.
+    kept: Vec<(PathBuf, PathBuf)>,
+    /// Files put in place that did not exist before.
+    placed_new: Vec<PathBuf>,
+}
+
+impl Journal {
+    /// Puts the tree back as it was before the call, as far as the file system lets it.
+    fn undo(self) {
+        for path in self.placed_new.iter().rev() {
+            let _ = std::fs::remove_file(path);
+        }
+        for (path, old) in self.kept.iter().rev() {
+            let _ = std::fs::rename(old, path);
+        }
+        for tmp in &self.staged {
             let _ = std::fs::remove_file(tmp);
         }
-        for dir in created_dirs.iter().rev() {
+        for dir in self.created_dirs.iter().rev() {
             let _ = std::fs::remove_dir(dir);
         }
-        return Err(e);
     }
-    for (tmp, f) in staged.iter().zip(files) {
-        std::fs::rename(tmp, &f.path).map_err(at(&f.path))?;
+}
+
+/// Writes `files` and removes `remove`, all or nothing (see the module docs).
+pub fn write_atomically(files: &[FileWrite], remove: &[PathBuf]) -> Result<(), WriteError> {
+    refuse_duplicates(files, remove)?;
+    let mut journal = Journal::default();
+    match stage_and_place(files, remove, &mut journal) {
+        Ok(()) => {
+            for (_, old) in &journal.kept {
+                let _ = std::fs::remove_file(old);
+            }
+            Ok(())
+        }
+        Err(e) => {
+            journal.undo();
+            Err(e)
+        }
     }
-    for path in remove {
-        std::fs::remove_file(path).map_err(at(path))?;
+}
+
+/// Two writes to one path (or a write and a removal of it) would leave only one of them: refused up front.
+fn refuse_duplicates(files: &[FileWrite], remove: &[PathBuf]) -> Result<(), WriteError> {
+    let mut seen = std::collections::HashSet::new();
+    for path in files.iter().map(|f| &f.path).chain(remove) {
+        if !seen.insert(path) {
+            return Err(WriteError {
+                path: path.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "two outputs of this run go to this file",
+                ),
+            });
+        }
     }
     Ok(())
 }
 
-fn stage(
-    f: &FileWrite,
-    created_dirs: &mut Vec<PathBuf>,
-    staged: &mut Vec<PathBuf>,
+fn stage_and_place(
+    files: &[FileWrite],
+    remove: &[PathBuf],
+    journal: &mut Journal,
 ) -> Result<(), WriteError> {
+    for f in files {
+        stage(f, journal)?;
+    }
+    for (tmp, f) in journal.staged.clone().iter().zip(files) {
+        let existed = keep_old(&f.path, journal, false)?;
+        std::fs::rename(tmp, &f.path).map_err(at(&f.path))?;
+        journal.staged.retain(|s| s != tmp);
+        if !existed {
+            journal.placed_new.push(f.path.clone());
+        }
+    }
+    for path in remove {
+        keep_old(path, journal, true)?;
+    }
+    Ok(())
+}
+
+/// Keeps the current content of `path`, if any, as `.<name>.rkb-old`: a hard link (the file stays in place until
+/// the new one replaces it), or the file itself moved there when `moving` (a removal). Whether it existed.
+fn keep_old(path: &Path, journal: &mut Journal, moving: bool) -> Result<bool, WriteError> {
+    match path.symlink_metadata() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(at(path)(e)),
+        Ok(md) if md.is_dir() => {
+            return Err(at(path)(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "a directory is in the way of this file",
+            )));
+        }
+        Ok(_) => {}
+    }
+    let old = sibling(path, ".rkb-old");
+    let _ = std::fs::remove_file(&old);
+    let kept = if moving {
+        std::fs::rename(path, &old)
+    } else {
+        std::fs::hard_link(path, &old).or_else(|_| std::fs::copy(path, &old).map(|_| ()))
+    };
+    kept.map_err(at(path))?;
+    journal.kept.push((path.to_path_buf(), old));
+    Ok(true)
+}
+
+fn stage(f: &FileWrite, journal: &mut Journal) -> Result<(), WriteError> {
     let dir = f.path.parent().unwrap_or(Path::new("."));
-    create_dir_all_tracked(dir, created_dirs)?;
-    let name = f
-        .path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.rkb-tmp"));
-    std::fs::write(&tmp, f.content).map_err(at(&tmp))?;
-    staged.push(tmp.clone());
+    create_dir_all_tracked(dir, &mut journal.created_dirs)?;
+    let tmp = sibling(&f.path, ".rkb-tmp");
+    std::fs::write(&tmp, f.content).map_err(at(&f.path))?;
+    journal.staged.push(tmp.clone());
     if f.executable {
-        set_executable(&tmp).map_err(at(&tmp))?;
+        set_executable(&tmp).map_err(at(&f.path))?;
     }
     Ok(())
 }
@@ -96,7 +186,17 @@ fn create_dir_all_tracked(dir: &Path, created: &mut Vec<PathBuf>) -> Result<(), 
     if let Some(parent) = dir.parent() {
         create_dir_all_tracked(parent, created)?;
     }
-    std::fs::create_dir(dir).map_err(at(dir))?;
+    std::fs::create_dir(dir).map_err(|e| {
+        let e = if e.kind() == std::io::ErrorKind::AlreadyExists {
+            std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                "not a directory: a file is in the way",
+            )
+        } else {
+            e
+        };
+        at(dir)(e)
+    })?;
     created.push(dir.to_path_buf());
     Ok(())
 }
@@ -145,6 +245,71 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["blocker", "kept.yaml"]);
+    }
+
+    /// Every file under `dir` (dotfiles included) with its content, for before/after comparisons.
+    fn tree(dir: &Path) -> Vec<(PathBuf, Option<String>)> {
+        let mut v: Vec<_> = walkdir::WalkDir::new(dir)
+            .into_iter()
+            .map(|e| {
+                let e = e.unwrap();
+                let content = e
+                    .file_type()
+                    .is_file()
+                    .then(|| std::fs::read_to_string(e.path()).unwrap());
+                (e.into_path(), content)
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// A rename that fails after others succeeded (a directory where the last file goes) puts back every file
+    /// already replaced and removes every new one: the tree is as before, staging files included.
+    #[test]
+    fn a_failed_rename_undoes_the_renames_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let replaced = dir.path().join("crd/a.yaml");
+        let removed = dir.path().join("crd/stale.yaml");
+        std::fs::create_dir_all(dir.path().join("crd/blocked.yaml")).unwrap();
+        std::fs::write(&replaced, "old").unwrap();
+        std::fs::write(&removed, "stale").unwrap();
+        let before = tree(dir.path());
+        let files = [
+            write(replaced.clone(), "new"),
+            write(dir.path().join("crd/new.yaml"), "n"),
+            write(dir.path().join("rbac/role.yaml"), "r"),
+            write(dir.path().join("crd/blocked.yaml"), "b"),
+        ];
+        let e = write_atomically(&files, std::slice::from_ref(&removed)).unwrap_err();
+        assert_eq!(e.path, dir.path().join("crd/blocked.yaml"));
+        assert_eq!(tree(dir.path()), before);
+    }
+
+    /// A staging file that cannot be written is reported as the file the caller asked for.
+    #[test]
+    fn errors_name_the_file_not_its_staging_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("role.yaml");
+        std::fs::create_dir(dir.path().join(".role.yaml.rkb-tmp")).unwrap();
+        let before = tree(dir.path());
+        let e = write_atomically(&[write(target.clone(), "x")], &[]).unwrap_err();
+        assert_eq!(e.path, target);
+        assert_eq!(tree(dir.path()), before);
+    }
+
+    #[test]
+    fn two_writes_to_one_path_are_refused_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/x.yaml");
+        let e = write_atomically(&[write(path.clone(), "a"), write(path.clone(), "b")], &[])
+            .unwrap_err();
+        assert_eq!(e.path, path);
+        assert_eq!(
+            e.source.to_string(),
+            "two outputs of this run go to this file"
+        );
+        assert!(!dir.path().join("sub").exists());
     }
 
     #[test]
