@@ -1,0 +1,2 @@
+// +groupName=e16.errors.rkb.io
+package v1

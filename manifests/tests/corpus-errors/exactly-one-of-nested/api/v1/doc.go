@@ -1,0 +1,5 @@
+// +k8s:deepcopy-gen=package
+// +groupName=e17.errors.rkb.io
+
+// Package v1 is written for Kubernetes' code generators: its kinds carry no kubebuilder root marker.
+package v1

@@ -1,0 +1,2 @@
+// +groupName=e18.errors.rkb.io
+package v1

@@ -1,0 +1,2 @@
+pub mod fleet;
+pub mod net;

@@ -1,0 +1,2 @@
+pub mod api;
+mod wire;
