@@ -125,9 +125,35 @@ pub struct Output {
     pub warnings: Vec<Diagnostic>,
     /// Every file read.
     pub source_files: Vec<PathBuf>,
+    /// The struct names of each API group the sources hold, to say why a CRD is no longer generated.
+    groups: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 impl Output {
+    /// Why the generated CRD `crd_text` (a file this output does not write) is no longer generated: its group's
+    /// `+groupName` is gone, its type is gone, or the type is no longer a kind.
+    pub fn why_not_generated(&self, crd_text: &str) -> String {
+        // A generated CRD's layout is fixed: `spec:` holds `  group:` and `  names:`, which holds `    kind:`.
+        let value = |key: &str| {
+            crd_text
+                .lines()
+                .skip_while(|l| *l != "spec:")
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().trim_matches(['\'', '"']))
+                .unwrap_or_default()
+        };
+        let (group, kind) = (value("  group: "), value("    kind: "));
+        match self.groups.get(group) {
+            None => format!("no version module has `+groupName={group}` any more"),
+            Some(types) if !types.contains(kind) => {
+                format!("no type `{kind}` is left in group {group}")
+            }
+            Some(_) => format!(
+                "`{kind}` of group {group} is no longer a kind (one has a flattened `TypeMeta` and `metadata: ObjectMeta`) or has no version left"
+            ),
+        }
+    }
+
     /// The files this output writes: (absolute path, path relative to the project root, content).
     pub fn files(&self, project_root: &Path, opts: &Options) -> Vec<(PathBuf, PathBuf, String)> {
         let mut v = Vec::new();
@@ -234,6 +260,7 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
     let roles = rbac::roles(&model.rbac, &opts.role_name);
     let webhooks = webhook::configurations(&model, &mut diags);
     let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
+    let groups = model.struct_names_by_group();
     // Freeing the model (many small allocations, made on the parsing threads) is slow and nothing
     // waits for it. Should no thread start, the closure and the model are dropped right here.
     let _ = std::thread::Builder::new().spawn(move || drop(model));
@@ -259,6 +286,7 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
         webhooks: webhooks.document(),
         warnings,
         source_files,
+        groups,
     })
 }
 
@@ -348,7 +376,7 @@ pub struct Written {
 /// Writes `out` under `project_root`: only files whose content changed, all-or-nothing (temp file + rename), then
 /// removes the stale CRDs ([`stale_crds`]).
 pub fn write(project_root: &Path, opts: &Options, out: &Output) -> Result<Written, Error> {
-    let stale = located(project_root, stale_crds(project_root, opts, out)?);
+    let stale = located(project_root, out, stale_crds(project_root, opts, out)?)?;
     output::write_all(&out.planned(project_root, opts), &stale)
 }
 
@@ -357,14 +385,29 @@ pub fn write(project_root: &Path, opts: &Options, out: &Output) -> Result<Writte
 /// operator's build, never diffs.
 #[cfg(feature = "check")]
 pub fn check(project_root: &Path, opts: &Options, out: &Output) -> Result<Option<String>, Error> {
-    let stale = located(project_root, stale_crds(project_root, opts, out)?);
+    let stale = located(project_root, out, stale_crds(project_root, opts, out)?)?;
     output::diff_all(&out.planned(project_root, opts), &stale)
 }
 
-/// (absolute path, path relative to the project) of each of `rel`.
-fn located(project_root: &Path, rel: Vec<PathBuf>) -> Vec<(PathBuf, PathBuf)> {
+/// Each stale CRD of `rel` with its absolute path and why it is no longer generated.
+fn located(
+    project_root: &Path,
+    out: &Output,
+    rel: Vec<PathBuf>,
+) -> Result<Vec<output::Stale>, Error> {
     rel.into_iter()
-        .map(|r| (project_root.join(&r), r))
+        .map(|rel| {
+            let path = project_root.join(&rel);
+            let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+                path: path.clone(),
+                source,
+            })?;
+            Ok(output::Stale {
+                reason: out.why_not_generated(&text),
+                path,
+                rel,
+            })
+        })
         .collect()
 }
 

@@ -150,6 +150,28 @@ impl At {
 }
 
 impl Model {
+    /// The struct names of each API group's packages.
+    pub fn struct_names_by_group(
+        &self,
+    ) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+        let mut groups: std::collections::BTreeMap<_, std::collections::BTreeSet<_>> =
+            Default::default();
+        for t in &self.types {
+            if let (Some(group), TypeKind::Struct(_)) = (&self.packages[t.package].group, &t.kind) {
+                groups
+                    .entry(group.clone())
+                    .or_default()
+                    .insert(t.name.clone());
+            }
+        }
+        for p in &self.packages {
+            if let Some(group) = &p.group {
+                groups.entry(group.clone()).or_default();
+            }
+        }
+        groups
+    }
+
     /// Where type `ty`'s name is.
     pub fn type_at(&self, ty: usize) -> At {
         let t = &self.types[ty];

@@ -25,9 +25,19 @@ fn read_existing(path: &Path) -> Result<Option<String>, Error> {
     }
 }
 
-/// Writes the files whose content changed, then removes `stale` ((absolute, relative) paths), all or nothing
+/// A generated CRD that no kind generates any more.
+pub struct Stale {
+    pub path: PathBuf,
+    #[cfg_attr(not(feature = "check"), allow(dead_code))]
+    pub rel: PathBuf,
+    /// Why (see [`crate::Output::why_not_generated`]).
+    #[cfg_attr(not(feature = "check"), allow(dead_code))]
+    pub reason: String,
+}
+
+/// Writes the files whose content changed, then removes the `stale` CRDs, all or nothing
 /// ([`crate::write::write_atomically`]): a failure while staging leaves the old files untouched.
-pub fn write_all(files: &[Planned], stale: &[(PathBuf, PathBuf)]) -> Result<Written, Error> {
+pub fn write_all(files: &[Planned], stale: &[Stale]) -> Result<Written, Error> {
     let changed: Vec<&Planned> = files
         .iter()
         .zip(up_to_date(files)?)
@@ -42,7 +52,7 @@ pub fn write_all(files: &[Planned], stale: &[(PathBuf, PathBuf)]) -> Result<Writ
             executable: false,
         })
         .collect();
-    let removed: Vec<PathBuf> = stale.iter().map(|(path, _)| path.clone()).collect();
+    let removed: Vec<PathBuf> = stale.iter().map(|s| s.path.clone()).collect();
     write_atomically(&writes, &removed).map_err(|e| Error::Io {
         path: e.path,
         source: e.source,
@@ -67,9 +77,10 @@ fn up_to_date(files: &[Planned]) -> Result<Vec<bool>, Error> {
 }
 
 /// A unified diff (`--- a/<file>` / `+++ b/<file>`) of every file whose content would change, and of each stale
-/// file's removal (`+++ /dev/null`); `None` when everything is up to date.
+/// file's removal (`+++ /dev/null`, after a `# <file> is deleted: <reason>` line); `None` when everything is up to
+/// date.
 #[cfg(feature = "check")]
-pub fn diff_all(files: &[Planned], stale: &[(PathBuf, PathBuf)]) -> Result<Option<String>, Error> {
+pub fn diff_all(files: &[Planned], stale: &[Stale]) -> Result<Option<String>, Error> {
     let mut out = String::new();
     for f in files {
         let old = read_existing(&f.path)?.unwrap_or_default();
@@ -84,12 +95,14 @@ pub fn diff_all(files: &[Planned], stale: &[(PathBuf, PathBuf)]) -> Result<Optio
             &format!("b/{rel}"),
         ));
     }
-    for (path, rel) in stale {
-        let old = read_existing(path)?.unwrap_or_default();
+    for s in stale {
+        let old = read_existing(&s.path)?.unwrap_or_default();
+        // Text before a file's `---` line is not part of the diff to patch and git apply.
+        out.push_str(&format!("# {} is deleted: {}\n", s.rel.display(), s.reason));
         out.push_str(&unified(
             &old,
             "",
-            &format!("a/{}", rel.display()),
+            &format!("a/{}", s.rel.display()),
             "/dev/null",
         ));
     }

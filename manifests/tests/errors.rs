@@ -447,7 +447,7 @@ fn stale_generated_crds_are_reported_and_removed() {
         .unwrap()
         .expect("stale");
     assert!(
-        diff.starts_with("--- a/config/crd/bases/old.example.com_gadgets.yaml\n+++ /dev/null\n"),
+        diff.starts_with("# config/crd/bases/old.example.com_gadgets.yaml is deleted: no version module has `+groupName=old.example.com` any more\n--- a/config/crd/bases/old.example.com_gadgets.yaml\n+++ /dev/null\n"),
         "{diff}"
     );
     let done = rkb_manifests::write(dir.path(), &opts, &out).unwrap();
