@@ -600,12 +600,8 @@ fn walk_files(files: &[SourceFile], file_pkg: &[usize]) -> Vec<FileItems> {
                 let mut items = FileItems::default();
                 let f = &files[fi];
                 // The scanner reads most files; syn reads the rest, and reports syntax errors.
-                let outline = match crate::scan::scan(f) {
-                    Some(outline) => outline,
-                    None => match crate::load::parse(f, &mut items.diags) {
-                        Some(ast) => outline::from_syn(&ast, f),
-                        None => return items,
-                    },
+                let Some(outline) = outline::read(f, &mut items.diags) else {
+                    return items;
                 };
                 let mut walk = Walk {
                     out: &mut items,

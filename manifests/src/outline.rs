@@ -4,7 +4,61 @@
 //! the fallback). A test checks that the two agree on every file both can read.
 
 use crate::load::{DocLine, SourceFile, doc_lines};
+use crate::scan::{Scanned, nesting};
 use crate::type_expr::TypeExpr;
+use rkb_markers::Diagnostic;
+
+/// The outline of `file`: the scanner's, else syn's ([`with_syn`]). Nesting deeper than
+/// [`nesting::MAX_NESTING`] and syntax errors go to `diags`, and give `None`.
+pub fn read(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Option<Outline> {
+    match crate::scan::scan(file) {
+        Scanned::Outline(outline) => Some(outline),
+        Scanned::TooDeep(d) => {
+            diags.push(d);
+            None
+        }
+        Scanned::Unsure => with_syn(file, diags, |ast| from_syn(ast, file)),
+    }
+}
+
+/// The stack of the thread syn parses on: syn recurses a few times per level of what nests, taking about
+/// 40 KiB per level of generic arguments in a debug build (measured), so [`nesting::MAX_NESTING`] levels take
+/// some 5 MiB, more than the 2 MiB of a worker or test thread. Only the pages used are taken.
+const SYN_STACK: usize = 64 << 20;
+
+/// Parses `file` with syn (a syntax error goes to `diags`) and hands its tree to `read`, on a thread with a stack
+/// of [`SYN_STACK`] (syn's trees cannot leave the thread that parsed them: `read` takes what it needs). A file
+/// nested deeper than [`nesting::MAX_NESTING`] levels is not parsed: the error goes to `diags`. The caller sets
+/// up the lexer ([`crate::load::with_fallback_lexer`]).
+pub fn with_syn<T: Send>(
+    file: &SourceFile,
+    diags: &mut Vec<Diagnostic>,
+    read: impl FnOnce(&syn::File) -> T + Send,
+) -> Option<T> {
+    if let Some(d) = nesting::too_deep(file) {
+        diags.push(d);
+        return None;
+    }
+    let mut job = Some(move || crate::load::parse(file, diags).map(|ast| read(&ast)));
+    let ran = std::thread::scope(|scope| {
+        let job = &mut job;
+        std::thread::Builder::new()
+            .name("rkb-syn".into())
+            .stack_size(SYN_STACK)
+            .spawn_scoped(scope, move || job.take().and_then(|parse| parse()))
+            .ok()
+            .map(|parser| {
+                parser
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
+    });
+    match ran {
+        Some(outcome) => outcome,
+        // No thread to be had: parse here.
+        None => job.take().and_then(|parse| parse()),
+    }
+}
 
 /// The items of a file, or of an inline module's body.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

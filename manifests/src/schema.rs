@@ -4,6 +4,7 @@
 //! referenced type) and `allOf` branches merged.
 
 use crate::model::{At, Field, Model, OwnJson, Prim, Resolved, TypeKind};
+use crate::scan::nesting::MAX_NESTING;
 use crate::schema_markers;
 use crate::shared::SharedSchemas;
 use crate::type_expr::TypeExpr;
@@ -39,6 +40,19 @@ pub struct SchemaGen<'m> {
     /// flattened schema moved into that one use instead of copied out of the cache (which kept every
     /// CRD's spec alive).
     uses: &'m [usize],
+    /// How many levels deep the generator is: each type it resolves inside another, each type expression, each
+    /// level of the schema it flattens. At most [`MAX_NESTING`]: past it, what is deeper is an error and left out,
+    /// so that no stage recurses without bound.
+    nesting: usize,
+    /// The deepest `nesting` reached since the flattening of the current type began, counting what the cached
+    /// schemas it uses span.
+    deepest: usize,
+    /// Per flattened `$ref` key, how many levels its schema spans below the level it is used at: a cached schema
+    /// used deeper than where it was made may not pass the limit either.
+    heights: HashMap<String, usize>,
+    /// The kinds whose schema was found too deep (one error each: what is left out below the first cut would only
+    /// repeat it).
+    too_deep_kinds: Vec<Option<usize>>,
 }
 
 /// How many field types name each local type of `model`, by type index; computed once per run and
@@ -115,7 +129,56 @@ impl<'m> SchemaGen<'m> {
             recursive: Vec::new(),
             earlier_errors: false,
             uses,
+            nesting: 0,
+            deepest: 0,
+            heights: HashMap::new(),
+            too_deep_kinds: Vec::new(),
         }
+    }
+
+    /// Goes one level deeper, for what is at `at`; past [`MAX_NESTING`] levels, reports that instead and returns
+    /// false: the caller leaves out what is deeper.
+    fn enter(&mut self, at: At) -> bool {
+        if self.nesting >= MAX_NESTING {
+            self.too_deep(at);
+            return false;
+        }
+        self.nesting += 1;
+        self.deepest = self.deepest.max(self.nesting);
+        true
+    }
+
+    fn leave(&mut self) {
+        self.nesting -= 1;
+    }
+
+    /// The error for nesting past [`MAX_NESTING`] at `at`, naming the kind whose schema is being built (once per
+    /// kind).
+    fn too_deep(&mut self, at: At) {
+        let kind = self.flattening.first().and_then(|k| local_type(k));
+        if self.too_deep_kinds.contains(&kind) {
+            return;
+        }
+        self.too_deep_kinds.push(kind);
+        let within = kind.map_or(String::new(), |t| {
+            format!(" in the schema of `{}`", self.model.types[t].name)
+        });
+        self.error(
+            at,
+            format!("nested deeper than {MAX_NESTING} levels{within}"),
+            Some(format!(
+                "rkb follows at most {MAX_NESTING} levels, counting each type resolved inside another (a field's \
+                 type, a type argument, an alias's or newtype's target) and each level of the schema; a structure \
+                 that nests without end belongs in a type that refers to itself (written as `{{}}` inside, as \
+                 controller-gen does) or in serde_json::Value"
+            )),
+        );
+    }
+
+    /// Where the local type being flattened is (for errors found in its schema).
+    fn flattening_at(&self) -> Option<At> {
+        let t = self.flattening.last().and_then(|k| local_type(k))?;
+        Some(self.model.type_at(t))
     }
 
     pub fn error(&mut self, at: At, msg: impl Into<String>, hint: Option<String>) {
@@ -144,12 +207,16 @@ impl<'m> SchemaGen<'m> {
             );
             return Schema::new();
         }
-        self.in_progress.push(t);
         let td = &self.model.types[t];
         let at = At {
             file: td.file,
             span: td.span,
         };
+        if !self.enter(at) {
+            return Schema::new();
+        }
+        self.in_progress.push(t);
+        let td = &self.model.types[t];
         // controller-gen's type with its own JSON format: with a Type marker, its markers alone describe it.
         let by_markers = self.described_by_markers(t);
         let mut s = match &td.kind {
@@ -197,6 +264,7 @@ impl<'m> SchemaGen<'m> {
         }
         self.apply_markers(&mut s, &td.doc.markers, td.file, enum_values);
         self.in_progress.pop();
+        self.leave();
         // Flattening asks once per type (its result is cached); field types ask again for named basic
         // types. A struct named by at most one field is not asked for twice: don't keep a copy.
         let asked_again =
@@ -406,6 +474,15 @@ impl<'m> SchemaGen<'m> {
 
     /// Schema of a type expression in a field (Go's typeToSchema with no type info).
     pub fn expr_schema(&mut self, file: usize, ty: &TypeExpr, at: At) -> Schema {
+        if !self.enter(at) {
+            return Schema::new();
+        }
+        let s = self.expr_schema_inner(file, ty, at);
+        self.leave();
+        s
+    }
+
+    fn expr_schema_inner(&mut self, file: usize, ty: &TypeExpr, at: At) -> Schema {
         match ty {
             TypeExpr::Path { segments, args } => {
                 let r = self.model.resolve(file, segments);
@@ -750,17 +827,24 @@ impl<'m> SchemaGen<'m> {
     /// The flattened schema behind a `$ref` key (`local:N`, `k8s:path`, `typemeta`).
     pub fn flattened(&mut self, key: &str) -> Rc<Schema> {
         if let Some(s) = self.flat.get(key) {
+            let s = Rc::clone(s);
             if self.flattening.iter().any(|k| k == key)
-                && let Some(t) = key
-                    .strip_prefix("local:")
-                    .and_then(|i| i.parse::<usize>().ok())
+                && let Some(t) = local_type(key)
             {
                 let name = self.model.types[t].name.clone();
                 if !self.recursive.contains(&name) {
                     self.recursive.push(name);
                 }
             }
-            return Rc::clone(s);
+            let reach = self.nesting + self.heights.get(key).copied().unwrap_or(0);
+            if reach > MAX_NESTING {
+                if let Some(t) = local_type(key) {
+                    self.too_deep(self.model.type_at(t));
+                }
+                return Rc::new(Schema::new());
+            }
+            self.deepest = self.deepest.max(reach);
+            return s;
         }
         if let Some(p) = key.strip_prefix("k8s:") {
             // Already flattened by the k8s module.
@@ -770,13 +854,30 @@ impl<'m> SchemaGen<'m> {
         }
         // A type that refers to itself flattens its inner reference to an empty schema, as controller-gen does.
         self.flat.insert(key.to_string(), Rc::new(Schema::new()));
+        let local = local_type(key);
+        if let Some(t) = local
+            && !self.enter(self.model.type_at(t))
+        {
+            return Rc::new(Schema::new());
+        }
         self.flattening.push(key.to_string());
-        let mut s = match key.strip_prefix("local:") {
-            Some(i) => self.type_schema(i.parse().unwrap_or(0)),
+        let (entry, outer_deepest) = (
+            self.nesting,
+            std::mem::replace(&mut self.deepest, self.nesting),
+        );
+        let mut s = match local {
+            Some(t) => self.type_schema(t),
             None => type_meta_schema(),
         };
         self.flatten_refs(&mut s);
+        // Counted from the level the schema is used at (this type's own level included).
+        self.heights
+            .insert(key.to_string(), self.deepest + 1 - entry);
+        self.deepest = self.deepest.max(outer_deepest);
         self.flattening.pop();
+        if local.is_some() {
+            self.leave();
+        }
         let s = Rc::new(s);
         self.flat.insert(key.to_string(), Rc::clone(&s));
         s
@@ -809,12 +910,11 @@ impl<'m> SchemaGen<'m> {
             .clone()
     }
 
+    /// Replaces the `$ref`s in `node` and below with the flattened schemas they stand for. Its sub-schemas are one
+    /// level deeper: past [`MAX_NESTING`], the node is left out (and the error reported).
     pub fn flatten_refs(&mut self, node: &mut Schema) {
         if let Some(Value::String(r)) = node.get("$ref").cloned() {
-            let used_once = r
-                .strip_prefix("local:")
-                .and_then(|i| i.parse::<usize>().ok())
-                .is_some_and(|t| self.uses.get(t) == Some(&1));
+            let used_once = local_type(&r).is_some_and(|t| self.uses.get(t) == Some(&1));
             // Inside its own flattening a type is the `{}` placeholder: leave that in the cache.
             let ty = if used_once && !self.flattening.contains(&r) {
                 self.take_flattened(&r)
@@ -825,8 +925,21 @@ impl<'m> SchemaGen<'m> {
             *node = preserve_fields(ty, field);
             return;
         }
+        let Some(at) = self.flattening_at() else {
+            return node.for_each_own_mut(&mut |c| self.flatten_refs(c));
+        };
+        if !self.enter(at) {
+            *node = Schema::new();
+            return;
+        }
         node.for_each_own_mut(&mut |c| self.flatten_refs(c));
+        self.leave();
     }
+}
+
+/// The local type a `$ref` key (`local:N`) stands for.
+fn local_type(key: &str) -> Option<usize> {
+    key.strip_prefix("local:")?.parse().ok()
 }
 
 const DOC_KEYS: [&str; 4] = ["description", "title", "externalDocs", "example"];

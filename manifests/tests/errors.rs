@@ -1399,3 +1399,146 @@ pub struct Url2 {
         "{yaml}"
     );
 }
+
+/// Runs `f` on a thread with the default 2 MiB stack of a test thread, whatever RUST_MIN_STACK says.
+fn on_a_test_threads_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn_scoped(s, f)
+            .unwrap()
+            .join()
+            .unwrap()
+    })
+}
+
+/// Types nested 20,000 levels deep (generated input: generic arguments, a chain of structs through Box, of
+/// newtypes) aborted the run with a stack overflow. Each is an error at the level past the limit, on a 2 MiB stack,
+/// whichever reader meets it: the scanner, the check before syn parses a file the scanner steps aside for, the
+/// schema generator.
+#[test]
+fn types_nested_twenty_thousand_levels_deep_are_errors_not_stack_overflows() {
+    const DEPTH: usize = 20_000;
+    let source_help = "= help: rkb reads at most 128 levels of nesting (each `<`, `(`, `[` and `{` opens one), far \
+                       more than an API type needs; input this deep is generated or broken\n";
+    let schema_help = "= help: rkb follows at most 128 levels, counting each type resolved inside another (a \
+                       field's type, a type argument, an alias's or newtype's target) and each level of the schema; a \
+                       structure that nests without end belongs in a type that refers to itself (written as `{}` \
+                       inside, as controller-gen does) or in serde_json::Value\n";
+    let one_error = |at: &str, line: &str, caret: &str, help: &str| {
+        let num = at.split(':').next().unwrap();
+        let pad = " ".repeat(num.len());
+        format!(
+            "error: nested deeper than 128 levels{at_kind}\n{pad}--> src/api/v1/thing_types.rs:{at}\n{pad} |\n\
+             {num} | {line}\n{pad} | {caret}\n{pad} {help}\n\
+             error: aborting due to 1 previous error; no file written\n",
+            at_kind = if help == schema_help {
+                " in the schema of `Thing`"
+            } else {
+                ""
+            },
+        )
+    };
+    let generics = format!("{}String{}", "Option<\n".repeat(DEPTH), ">".repeat(DEPTH));
+    // The scanner reads the field's type level by level.
+    let scanned = format!("pub struct ThingSpec {{\n    pub a: {generics},\n}}\n");
+    // A `where` clause makes the scanner step aside: the file is measured before syn parses it.
+    let parsed = format!(
+        "pub struct Wrapper<T> where T: Clone {{\n    pub t: T,\n}}\npub struct ThingSpec {{\n    pub a: {}String{},\n}}\n",
+        "Vec<\n".repeat(DEPTH),
+        ">".repeat(DEPTH)
+    );
+    let boxed: String = (0..DEPTH)
+        .map(|i| {
+            format!(
+                "pub struct A{i} {{\n    pub a: Option<Box<A{}>>,\n}}\n",
+                i + 1
+            )
+        })
+        .collect();
+    let chain = format!(
+        "pub struct ThingSpec {{\n    pub a: Box<A0>,\n}}\n{boxed}pub struct A{DEPTH} {{\n    pub a: String,\n}}\n"
+    );
+    let newtypes: String = (0..DEPTH)
+        .map(|i| format!("pub struct A{i}(pub A{});\n", i + 1))
+        .collect();
+    let wrapped = format!(
+        "pub struct ThingSpec {{\n    pub a: A0,\n}}\n{newtypes}pub struct A{DEPTH}(pub String);\n"
+    );
+    for (what, spec, expected) in [
+        (
+            "generics the scanner reads",
+            scanned,
+            one_error("137:1", "Option<", "^", source_help),
+        ),
+        (
+            "generics syn would parse",
+            parsed,
+            one_error("139:4", "Vec<", "   ^", source_help),
+        ),
+        (
+            "structs through Box",
+            chain,
+            one_error(
+                "192:9",
+                "    pub a: Option<Box<A61>>,",
+                "        ^",
+                schema_help,
+            ),
+        ),
+        (
+            "newtypes",
+            wrapped,
+            one_error(
+                "72:12",
+                "pub struct A61(pub A62);",
+                "           ^^^",
+                schema_help,
+            ),
+        ),
+    ] {
+        let dir = thing_project(&spec);
+        let rendered = on_a_test_threads_stack(|| diagnostics(dir.path()));
+        assert_eq!(rendered, expected, "{what}");
+    }
+}
+
+/// A type's schema is resolved once and reused: used again deeper than where it was first resolved, it is held to
+/// the same limit (what it spans counts from where it is used).
+#[test]
+fn a_schema_reused_deeper_is_held_to_the_nesting_limit() {
+    let chain = |name: &str, len: usize, end: &str| -> String {
+        (0..len)
+            .map(|i| {
+                let next = if i + 1 == len {
+                    end.to_string()
+                } else {
+                    format!("{name}{}", i + 1)
+                };
+                format!("pub struct {name}{i} {{\n    pub next: {next},\n}}\n")
+            })
+            .collect()
+    };
+    // `a_shallow` resolves D0 first, 50 structs deep; `b_deep` reaches it again below 40 more.
+    let spec = format!(
+        "pub struct ThingSpec {{\n    pub a_shallow: D0,\n    pub b_deep: W0,\n}}\n{}{}",
+        chain("D", 50, "String"),
+        chain("W", 40, "D0")
+    );
+    let dir = thing_project(&spec);
+    let e = on_a_test_threads_stack(|| diagnostics(dir.path()));
+    assert!(
+        e.starts_with(
+            "error: nested deeper than 128 levels in the schema of `Thing`\n  \
+             --> src/api/v1/thing_types.rs:12:12\n   |\n12 | pub struct D0 {\n   |            ^^\n"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.ends_with("error: aborting due to 1 previous error; no file written\n"),
+        "{e}"
+    );
+    // Each use alone is within the limit.
+    rewrite_spec(&dir, &spec.replace("    pub b_deep: W0,\n", ""));
+    on_a_test_threads_stack(|| generated(dir.path()));
+}

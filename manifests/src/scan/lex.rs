@@ -209,7 +209,7 @@ fn matching(open: u8) -> u8 {
 }
 
 /// End of a (nested) block comment starting at `i`.
-fn block_comment_end(b: &[u8], mut i: usize) -> Option<usize> {
+pub(super) fn block_comment_end(b: &[u8], mut i: usize) -> Option<usize> {
     let mut depth = 0usize;
     while i + 1 < b.len() {
         match (b[i], b[i + 1]) {
@@ -231,7 +231,7 @@ fn block_comment_end(b: &[u8], mut i: usize) -> Option<usize> {
 }
 
 /// End (after the closing quote) of a string whose body starts at `i`.
-fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+pub(super) fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
     while i < b.len() {
         match b[i] {
             b'\\' => i += 2,
@@ -276,7 +276,7 @@ fn suffix_end(b: &[u8], mut i: usize) -> usize {
 
 /// A literal with a letter prefix at `i` (`r"…"`, `r#"…"#`, `b"…"`, `b'…'`, `br"…"`, `c"…"`, `cr"…"`):
 /// `Some(Some(end))`; `Some(None)` when `i` starts an identifier; `None` when unsure.
-fn prefixed_literal(b: &[u8], i: usize) -> Option<Option<usize>> {
+pub(super) fn prefixed_literal(b: &[u8], i: usize) -> Option<Option<usize>> {
     let at = |k: usize| b.get(i + k).copied();
     let end = match (b[i], at(1), at(2)) {
         (b'r', Some(b'"'), _) => raw_string_end(b, i + 1)?,
@@ -303,7 +303,7 @@ fn char_end(b: &[u8], mut i: usize) -> Option<usize> {
 }
 
 /// A `'` at `i`: a character literal or a lifetime (or a loop label).
-fn quote_token(text: &str, i: usize) -> Option<(usize, Kind)> {
+pub(super) fn quote_token(text: &str, i: usize) -> Option<(usize, Kind)> {
     let b = text.as_bytes();
     if b.get(i + 1) == Some(&b'\\') {
         return Some((suffix_end(b, char_end(b, i + 1)?), Kind::Literal));

@@ -10,21 +10,55 @@
 //! terminated literals). A syntax error inside a function body is left to `cargo build`.
 
 pub(crate) mod lex;
+pub mod nesting;
 
 use crate::load::{DocForm, DocLine, SourceFile, place_doc};
 use crate::outline::{Field, Fields, Ident, Item, Outline, SerdeAttrs, SerdeKey, UseName, Variant};
 use crate::type_expr::TypeExpr;
 use lex::{Kind, Token};
+use nesting::MAX_NESTING;
+use rkb_markers::Diagnostic;
+use std::cell::Cell;
 
-/// The outline of `file`, or `None` when syn should read it.
-pub fn scan(file: &SourceFile) -> Option<Outline> {
-    let toks = lex::lex(&file.text)?;
+/// What the scanner made of a file.
+#[derive(Debug)]
+pub enum Scanned {
+    Outline(Outline),
+    /// The items it reads nest deeper than [`MAX_NESTING`] levels: the error, where they do.
+    TooDeep(Diagnostic),
+    /// Something only syn should judge.
+    Unsure,
+}
+
+#[cfg(test)]
+impl Scanned {
+    /// The outline, if the scanner read the file.
+    pub fn outline(self) -> Option<Outline> {
+        match self {
+            Scanned::Outline(o) => Some(o),
+            Scanned::TooDeep(_) | Scanned::Unsure => None,
+        }
+    }
+}
+
+/// The outline of `file`; or where it nests too deep; or that syn should read it.
+pub fn scan(file: &SourceFile) -> Scanned {
+    let Some(toks) = lex::lex(&file.text) else {
+        return Scanned::Unsure;
+    };
     let s = Scanner {
         file,
         text: &file.text,
         toks: &toks,
+        depth: Cell::new(0),
+        too_deep_at: Cell::new(None),
     };
-    s.module_body(0, toks.len())
+    let outline = s.module_body(0, toks.len());
+    match (s.too_deep_at.get(), outline) {
+        (Some(at), _) => Scanned::TooDeep(nesting::error(file, at)),
+        (None, Some(outline)) => Scanned::Outline(outline),
+        (None, None) => Scanned::Unsure,
+    }
 }
 
 /// Words that cannot name an item, field or path segment (`self`, `super`, `crate` and `Self` are
@@ -39,6 +73,19 @@ struct Scanner<'a> {
     file: &'a SourceFile,
     text: &'a str,
     toks: &'a [Token],
+    /// How many levels deep the scanner is in what nests: types, inline modules, `use` groups, serde lists.
+    depth: Cell<usize>,
+    /// The byte where it would have gone deeper than [`MAX_NESTING`].
+    too_deep_at: Cell<Option<usize>>,
+}
+
+/// One level of [`Scanner::depth`], left when dropped.
+struct Level<'s>(&'s Cell<usize>);
+
+impl Drop for Level<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+    }
 }
 
 /// Where an item's attributes end, and what they said.
@@ -49,6 +96,18 @@ struct Attrs {
 }
 
 impl Scanner<'_> {
+    /// One level deeper, for what starts at token `i`; `None` past [`MAX_NESTING`] (the scanner stops, and says
+    /// where).
+    fn deeper(&self, i: usize) -> Option<Level<'_>> {
+        if self.depth.get() >= MAX_NESTING {
+            let at = self.toks.get(i).map_or(self.text.len(), |t| t.start);
+            self.too_deep_at.set(self.too_deep_at.get().or(Some(at)));
+            return None;
+        }
+        self.depth.set(self.depth.get() + 1);
+        Some(Level(&self.depth))
+    }
+
     fn kind(&self, i: usize) -> Option<Kind> {
         self.toks.get(i).map(|t| t.kind)
     }
@@ -291,6 +350,7 @@ impl Scanner<'_> {
             Some(i + 3)
         } else if self.is_open(i + 2, b'{') {
             let close = self.toks[i + 2].close;
+            let _level = self.deeper(i + 2)?;
             let body = self.module_body(i + 3, close)?;
             items.push(Item::Mod {
                 docs,
@@ -740,6 +800,7 @@ impl Scanner<'_> {
         if i >= end {
             return None;
         }
+        let _level = self.deeper(i)?;
         match self.kind(i)? {
             Kind::Punct(b'&') => {
                 let mut j = i + 1;
@@ -829,6 +890,7 @@ impl Scanner<'_> {
 
     /// One `use` tree at `i` under `prefix`.
     fn use_tree(&self, i: usize, prefix: Vec<String>, out: &mut Vec<UseName>) -> Option<usize> {
+        let _level = self.deeper(i)?;
         if self.is_open(i, b'{') {
             let close = self.toks[i].close;
             let mut j = i + 1;
@@ -949,6 +1011,7 @@ impl Scanner<'_> {
         }
         if self.is_open(i, b'(') {
             let close = self.toks[i].close;
+            let _level = self.deeper(i)?;
             let mut j = i + 1;
             while j < close {
                 j = self.skip_serde_meta(j, close)?;
