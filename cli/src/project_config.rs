@@ -4,8 +4,10 @@
 
 use std::path::Path;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
+
+use crate::names;
 
 pub const FILE_NAME: &str = "PROJECT";
 /// Identifies projects rkb scaffolds, in the place kubebuilder writes `go.kubebuilder.io/v4`.
@@ -78,13 +80,35 @@ pub struct ApiConfig {
     pub namespaced: bool,
 }
 
+impl ResourceConfig {
+    /// The full API group, `<group>.<domain>`.
+    pub fn full_group(&self) -> String {
+        names::full_group(&self.group, &self.domain)
+    }
+
+    /// The resource's plural: the recorded one, else the default kubebuilder derives from the kind (PROJECT
+    /// records a plural only when it differs from that).
+    pub fn plural(&self) -> String {
+        self.plural
+            .clone()
+            .unwrap_or_else(|| names::default_plural(&self.kind))
+    }
+
+    /// Whether the kind is namespaced. PROJECT's `namespaced` is written only when true (rkb's serialiser, like
+    /// kubebuilder's, skips false), so an API without it is cluster-scoped. `None` without an API.
+    pub fn namespaced(&self) -> Option<bool> {
+        self.api.as_ref().map(|api| api.namespaced)
+    }
+}
+
 impl ProjectConfig {
     pub fn load(dir: &Path) -> Result<Self> {
+        // `PROJECT` rather than `./PROJECT` in messages when run in the project.
         let path = dir.join(FILE_NAME);
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let config: Self = serde_yaml::from_str(&text)
-            .with_context(|| format!("{} is not a valid PROJECT file", path.display()))?;
+        let path = path.strip_prefix(".").unwrap_or(&path);
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| anyhow::anyhow!("cannot read {}: {err}", path.display()))?;
+        let config: Self = serde_yaml::from_str(&text).map_err(|err| invalid(path, &text, &err))?;
         if !config.layout.iter().any(|l| l == LAYOUT) {
             anyhow::bail!(
                 "{} has layout {:?}, not {LAYOUT:?}: it was not scaffolded by rkb (a Go kubebuilder project?)",
@@ -99,11 +123,77 @@ impl ProjectConfig {
         Ok(format!("{HEADER}{}", serde_yaml::to_string(self)?))
     }
 
+    /// The 1-based line of `key:` in the `index`-th entry of `resources` in `text` (this file's text), for
+    /// diagnostics. Reads the layout serde_yaml writes and hand edits keep: one `- ` line opens each entry, its keys
+    /// are indented two columns further.
+    pub fn resource_key_line(text: &str, index: usize, key: &str) -> Option<usize> {
+        let lines: Vec<&str> = text.lines().collect();
+        let list = lines.iter().position(|l| l.trim_end() == "resources:")?;
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        let first = (list + 1..lines.len()).find(|&n| lines[n].trim_start().starts_with("- "))?;
+        let item_indent = indent(lines[first]);
+        let opens_item = |l: &str| indent(l) == item_indent && l.trim_start().starts_with("- ");
+        let in_list = |l: &str| l.trim().is_empty() || indent(l) > item_indent || opens_item(l);
+        let list_end = (first..lines.len())
+            .find(|&n| !in_list(lines[n]))
+            .unwrap_or(lines.len());
+        let starts: Vec<usize> = (first..list_end)
+            .filter(|&n| opens_item(lines[n]))
+            .collect();
+        let start = *starts.get(index)?;
+        let end = starts.get(index + 1).copied().unwrap_or(list_end);
+        let wanted = format!("{key}:");
+        (start..end)
+            .find(|&n| {
+                let line = lines[n].trim_start().trim_start_matches("- ");
+                indent(lines[n]) <= item_indent + 2 && line.starts_with(&wanted)
+            })
+            .map(|n| n + 1)
+    }
+
     pub fn find(&self, group: &str, version: &str, kind: &str) -> Option<&ResourceConfig> {
         self.resources
             .iter()
             .find(|r| r.group == group && r.version == version && r.kind == kind)
     }
+}
+
+/// A PROJECT file serde_yaml cannot read, as a rustc-style error at the place it names (the `error: ` label is
+/// main's, as for every error of the CLI).
+fn invalid(path: &Path, text: &str, err: &serde_yaml::Error) -> anyhow::Error {
+    let message = err.to_string();
+    // serde_yaml ends its message with the location, which the diagnostic shows in its own form.
+    let problem = message
+        .rfind(" at line ")
+        .map_or(message.as_str(), |at| &message[..at]);
+    let mut diagnostic =
+        rkb_markers::Diagnostic::error(format!("{} is not a valid PROJECT file: {problem}", path.display()))
+            .with_hint(
+                "PROJECT records what rkb scaffolded, and later commands read it: fix this line, or restore the file from version control",
+            );
+    diagnostic = match err.location() {
+        Some(at) => {
+            let line = text.lines().nth(at.line() - 1).unwrap_or_default();
+            // Underline the word serde_yaml points at (the value of a key, usually).
+            let word = line
+                .chars()
+                .skip(at.column() - 1)
+                .take_while(|c| !c.is_whitespace())
+                .count();
+            diagnostic
+                .at(path, at.line(), at.column(), word.max(1))
+                .with_source_line(line)
+        }
+        None => diagnostic.at(path, 0, 0, 0),
+    };
+    let rendered = diagnostic.render();
+    anyhow::anyhow!(
+        "{}",
+        rendered
+            .strip_prefix("error: ")
+            .unwrap_or(&rendered)
+            .trim_end()
+    )
 }
 
 #[cfg(test)]
@@ -155,5 +245,28 @@ mod tests {
         );
         let back: ProjectConfig = serde_yaml::from_str(&text).unwrap();
         assert_eq!(back, config);
+    }
+
+    #[test]
+    fn finds_a_key_of_the_nth_resource() {
+        // As serde_yaml writes it (list items at the key's indentation), then as a hand edit might indent it.
+        let written = "domain: d\nresources:\n- api:\n    crdVersion: v1\n  kind: A\n  webhooks:\n    spoke:\n    - v2\n- group: g\n  kind: B\nversion: '3'\n";
+        let indented = "resources:\n  - kind: A\n\n  - api: {}\n    kind: B\nversion: '3'\n";
+        for (text, index, key, line) in [
+            (written, 0, "kind", Some(5)),
+            (written, 1, "kind", Some(10)),
+            (written, 1, "group", Some(9)),
+            // The top-level `version:` is no entry's.
+            (written, 0, "version", None),
+            (written, 2, "kind", None),
+            (indented, 0, "kind", Some(2)),
+            (indented, 1, "kind", Some(5)),
+        ] {
+            assert_eq!(
+                ProjectConfig::resource_key_line(text, index, key),
+                line,
+                "{key} of entry {index} in {text:?}"
+            );
+        }
     }
 }

@@ -1,19 +1,14 @@
-//! Every refused command exits non-zero with a one-line error naming the problem and the fix, and changes nothing.
+//! Every refused command exits non-zero with a one-line error naming the problem and the fix, and changes nothing
+//! (a user's file rkb cannot parse or read is reported with the tool's own located report, as rustc's errors are).
+//! What rkb accepts with a warning (a kind PROJECT lists that lost its type) is here too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rkb_scaffold_tests::{CREATE_DEMO_API, init_multigroup_fleet, rkb, rkb_ok, snapshot};
 
 /// Runs rkb expecting failure; asserts the message and that the tree is byte-for-byte unchanged.
 fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
-    let before = snapshot(dir);
-    let out = rkb(dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "rkb {args:?} succeeded but should fail"
-    );
-    assert_eq!(out.status.code(), Some(1), "rkb {args:?}: {stderr}");
+    let stderr = failed_unchanged(dir, args);
     let first = stderr.lines().next().unwrap_or_default();
     assert!(first.starts_with("error: "), "rkb {args:?}: {stderr}");
     assert_eq!(
@@ -27,10 +22,34 @@ fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
             "rkb {args:?}: expected {needle:?} in:\n{stderr}"
         );
     }
+}
+
+/// Runs rkb expecting exit 1; asserts that the tree is unchanged, directories included, and returns stderr.
+fn failed_unchanged(dir: &Path, args: &[&str]) -> String {
+    let before = (snapshot(dir), directories(dir));
+    let out = rkb(dir, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
-        snapshot(dir) == before,
-        "rkb {args:?} changed files although it failed"
+        !out.status.success(),
+        "rkb {args:?} succeeded but should fail"
     );
+    assert_eq!(out.status.code(), Some(1), "rkb {args:?}: {stderr}");
+    assert!(
+        (snapshot(dir), directories(dir)) == before,
+        "rkb {args:?} changed files although it failed:\n{stderr}"
+    );
+    stderr
+}
+
+/// Every directory below `dir` (`snapshot` holds files only, so a directory left behind would go unseen).
+fn directories(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.into_path())
+        .collect()
 }
 
 fn project() -> tempfile::TempDir {
@@ -75,7 +94,7 @@ fn a_failing_manifests_run_writes_nothing() {
 
     // A write that fails after the CRD was staged: role.yaml changes too (a new rbac marker), and its temporary
     // file cannot be created (a directory holds the name). A writer that wrote files one by one would have
-    // written the CRD already.
+    // written the CRD already. The error names the file the user has, not the staging file.
     std::fs::write(&types, &with_field).unwrap();
     let controller = p
         .path()
@@ -94,7 +113,10 @@ fn a_failing_manifests_run_writes_nothing() {
     let out = rkb(p.path(), &["manifests"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains(".role.yaml.rkb-tmp"), "{stderr}");
+    assert!(
+        stderr.contains("config/rbac/role.yaml") && !stderr.contains(".rkb-tmp"),
+        "{stderr}"
+    );
     assert!(
         snapshot(p.path()) == before,
         "a run that failed to write role.yaml wrote the CRD"
@@ -571,13 +593,8 @@ fn create_webhook_refuses_what_it_cannot_scaffold() {
 #[test]
 fn manifests_refuse_a_version_the_conversion_leaves_out() {
     let p = project();
-    let create_version = |version| {
-        let mut args = CREATE_DEMO_API.to_vec();
-        let at = args.iter().position(|a| *a == "v1").unwrap();
-        args[at] = version;
-        args.push("--controller=false");
-        rkb_ok(p.path(), &args);
-    };
+    let create_version =
+        |version| rkb_ok(p.path(), &another_version("DemoMicroService", version, &[]));
     create_version("v2");
     rkb_ok(
         p.path(),
@@ -599,5 +616,415 @@ fn manifests_refuse_a_version_the_conversion_leaves_out() {
     assert!(
         snapshot(p.path()) == before,
         "a refused manifests run changed files"
+    );
+}
+
+/// `create api` of a further version of a kind of group devops, without a controller (the kind has one).
+fn another_version<'a>(kind: &'a str, version: &'a str, flags: &[&'a str]) -> Vec<&'a str> {
+    let mut args = create_api("devops", version, kind);
+    args.push("--controller=false");
+    args.extend_from_slice(flags);
+    args
+}
+
+/// Rewrites the file at `path` with `change`, which must change it.
+fn edit(path: &Path, change: impl FnOnce(&str) -> String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let changed = change(&text);
+    assert_ne!(
+        changed,
+        text,
+        "the edit of {} changed nothing",
+        path.display()
+    );
+    std::fs::write(path, changed).unwrap();
+}
+
+/// The plural names the CRD (`<plural>.<group>`): a second kind of the group with the same plural would share
+/// the first one's CRD, so `create api` refuses it, whichever of the two spells the plural.
+#[test]
+fn a_plural_another_kind_of_the_group_has_is_refused() {
+    let p = project();
+    rkb_ok(
+        p.path(),
+        &[
+            &create_api("devops", "v1", "Foo")[..],
+            &["--plural", "bars"],
+        ]
+        .concat(),
+    );
+    refused(
+        p.path(),
+        &create_api("devops", "v1", "Bar"),
+        &[
+            "error: kind Bar would have the plural \"bars\" (its default plural), which kind Foo of group devops.my.domain already has (PROJECT); the plural names the CRD (bars.devops.my.domain), so each kind needs its own: give Bar another with --plural <plural>",
+        ],
+    );
+    // In another version too, and through --plural: the default plural is free, so dropping --plural is the fix.
+    refused(
+        p.path(),
+        &[
+            &create_api("devops", "v2", "Frigate")[..],
+            &["--plural", "demomicroservices"],
+        ]
+        .concat(),
+        &[
+            "error: kind Frigate would have the plural \"demomicroservices\" (from --plural), which kind DemoMicroService of group devops.my.domain already has (PROJECT)",
+            "drop --plural to use Frigate's default plural \"frigates\"",
+        ],
+    );
+    rkb_ok(
+        p.path(),
+        &[
+            &create_api("devops", "v1", "Bar")[..],
+            &["--plural", "barkeeps"],
+        ]
+        .concat(),
+    );
+}
+
+/// All versions of a kind are one CRD with one scope and one plural: a further version must keep both, and the
+/// error names the versions that have them and the flag that matches.
+#[test]
+fn a_version_must_keep_the_scope_and_plural_of_the_kinds_other_versions() {
+    let p = project();
+    refused(
+        p.path(),
+        &another_version("DemoMicroService", "v2", &["--namespaced=false"]),
+        &[
+            "error: kind DemoMicroService is namespaced in v1 (PROJECT), but --namespaced=false would make v2 cluster-scoped; the versions of a kind share one CRD and its scope: pass --namespaced=true",
+        ],
+    );
+    refused(
+        p.path(),
+        &another_version("DemoMicroService", "v2", &["--plural", "dms"]),
+        &[
+            "error: kind DemoMicroService has the plural \"demomicroservices\" in v1 (PROJECT), but v2 would get \"dms\" from --plural dms; the versions of a kind share one CRD, named demomicroservices.devops.my.domain by the plural: pass --plural demomicroservices",
+        ],
+    );
+
+    // A cluster-scoped kind with its own plural: PROJECT records no `namespaced` for it (rkb writes the key only
+    // when true), which is read as cluster-scoped.
+    rkb_ok(
+        p.path(),
+        &[
+            &create_api("devops", "v1", "Frigate")[..],
+            &["--namespaced=false", "--plural", "fleet"],
+        ]
+        .concat(),
+    );
+    let config = std::fs::read_to_string(p.path().join("PROJECT")).unwrap();
+    assert!(
+        config.contains("- api:\n    crdVersion: v1\n  controller: true\n  domain: my.domain\n  group: devops\n  kind: Frigate\n"),
+        "{config}"
+    );
+    refused(
+        p.path(),
+        &another_version("Frigate", "v2", &["--plural", "fleet"]),
+        &[
+            "error: kind Frigate is cluster-scoped in v1 (PROJECT), but --namespaced=true would make v2 namespaced",
+            "pass --namespaced=false",
+        ],
+    );
+    refused(
+        p.path(),
+        &another_version("Frigate", "v2", &["--namespaced=false"]),
+        &[
+            "error: kind Frigate has the plural \"fleet\" in v1 (PROJECT), but v2 would get \"frigates\" from the default plural",
+            "pass --plural fleet",
+        ],
+    );
+    rkb_ok(
+        p.path(),
+        &another_version(
+            "Frigate",
+            "v2",
+            &["--namespaced=false", "--plural", "fleet"],
+        ),
+    );
+}
+
+/// A file where a scaffolding command creates a directory: the write fails, naming that path, and what was
+/// staged or put in place before it is undone. (A read-only directory is the other way a write fails, but these
+/// tests run as root here, and root writes there.)
+#[test]
+fn a_file_in_place_of_a_directory_leaves_the_tree_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("config"), "").unwrap();
+    refused(
+        tmp.path(),
+        &["init", "--project-name", "x"],
+        &["error: cannot write config: not a directory: a file is in the way"],
+    );
+
+    let p = project();
+    let tests = p.path().join("tests");
+    std::fs::remove_dir_all(&tests).unwrap();
+    std::fs::write(&tests, "").unwrap();
+    refused(
+        p.path(),
+        &create_api("devops", "v1", "Frigate"),
+        &["error: cannot write tests: not a directory: a file is in the way"],
+    );
+
+    let p = project();
+    std::fs::write(p.path().join("config/webhook"), "").unwrap();
+    refused(
+        p.path(),
+        &create_webhook("DemoMicroService", &["--defaulting"]),
+        &["error: cannot write config/webhook: not a directory: a file is in the way"],
+    );
+}
+
+/// A directory where `--force` rewrites a file: the files put in place before it (tests/ sorts last) are put back,
+/// the user's edit of the types included.
+#[test]
+fn a_directory_in_place_of_a_file_leaves_the_tree_as_it_was() {
+    let p = project();
+    std::fs::write(
+        p.path().join("src/api/v1/demomicroservice_types.rs"),
+        "// edited\n",
+    )
+    .unwrap();
+    let test = p.path().join("tests/demomicroservice_controller.rs");
+    std::fs::remove_file(&test).unwrap();
+    std::fs::create_dir(&test).unwrap();
+    refused(
+        p.path(),
+        &[&CREATE_DEMO_API[..], &["--force"]].concat(),
+        &[
+            "error: cannot write tests/demomicroservice_controller.rs: a directory is in the way of this file",
+        ],
+    );
+}
+
+/// rkb formats every Rust file it changes: one of the user's that does not parse is named as theirs (not as a
+/// template bug), with rustfmt's report, and nothing is written.
+#[test]
+fn a_rust_file_to_add_to_that_does_not_parse_is_the_users_to_fix() {
+    let p = project();
+    edit(&p.path().join("src/main.rs"), |text| {
+        format!("{text}\nfn broken( {{\n")
+    });
+    let stderr = failed_unchanged(p.path(), &create_api("devops", "v1", "Frigate"));
+    assert_eq!(
+        stderr.lines().next(),
+        Some(
+            "error: rkb adds to src/main.rs, but rustfmt cannot parse it, and rkb formats every Rust file it changes: fix the errors below and run again"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--> src/main.rs:"), "{stderr}");
+}
+
+/// A rustfmt.toml rustfmt cannot read fails every run: reported as the project's setup, not as a template bug.
+#[test]
+fn a_rustfmt_toml_rustfmt_refuses_is_the_projects_to_fix() {
+    let p = project();
+    std::fs::write(p.path().join("rustfmt.toml"), "max_width = \"wide\"\n").unwrap();
+    let stderr = failed_unchanged(p.path(), &create_api("devops", "v1", "Frigate"));
+    assert_eq!(
+        stderr.lines().next(),
+        Some(
+            "error: rustfmt fails before formatting the scaffolded Rust files (the project's rustfmt.toml?): fix what it reports and run again"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("The file `rustfmt.toml` failed to parse."),
+        "{stderr}"
+    );
+}
+
+/// PROJECT that serde cannot read is a located error at its line, for every command that reads it.
+#[test]
+fn an_unreadable_project_file_is_a_located_error() {
+    let p = project();
+    edit(&p.path().join("PROJECT"), |text| {
+        text.replacen("    namespaced: true\n", "    namespaced: yes\n", 1)
+    });
+    for args in [
+        create_api("devops", "v1", "Frigate"),
+        create_webhook("DemoMicroService", &["--defaulting"]),
+    ] {
+        let stderr = failed_unchanged(p.path(), &args);
+        assert_eq!(
+            stderr,
+            "error: PROJECT is not a valid PROJECT file: resources[0].api.namespaced: invalid type: string \"yes\", expected a boolean
+  --> PROJECT:13:17
+   |
+13 |     namespaced: yes
+   |                 ^^^
+   = help: PROJECT records what rkb scaffolded, and later commands read it: fix this line, or restore the file from version control
+"
+        );
+    }
+}
+
+#[test]
+fn a_file_to_add_to_that_is_not_utf8_is_named() {
+    let p = project();
+    let module = p.path().join("src/api/v1/mod.rs");
+    let mut bytes = std::fs::read(&module).unwrap();
+    bytes.extend_from_slice(b"// \xff\n");
+    std::fs::write(&module, bytes).unwrap();
+    refused(
+        p.path(),
+        &create_api("devops", "v1", "Frigate"),
+        &["error: cannot read src/api/v1/mod.rs: stream did not contain valid UTF-8"],
+    );
+}
+
+/// The lines `create webhook` adds after (or before) in the user's files: each one missing stops the run, naming
+/// the file and the line, before anything is written.
+#[test]
+fn create_webhook_refuses_files_without_their_insertion_points() {
+    let p = project();
+    let cases = [
+        (
+            "src/lib.rs",
+            "pub mod controller;\n",
+            "error: src/lib.rs has no `pub mod controller;` line to add `pub mod webhook;` after; add `pub mod webhook;` to it yourself and run again",
+        ),
+        (
+            "src/main.rs",
+            "// rkb:scaffold:controllers",
+            "error: src/main.rs has no `rkb:scaffold:controllers` line, so rkb cannot add to it; restore the line where new entries belong",
+        ),
+        (
+            "config/default/kustomization.yaml",
+            "- ../manager\n",
+            "error: config/default/kustomization.yaml has no `- ../manager` resource to add the webhook resources after; add `- ../webhook` and `- ../certmanager` yourself",
+        ),
+        (
+            "config/network-policy/kustomization.yaml",
+            "resources:\n",
+            "error: config/network-policy/kustomization.yaml has no `resources:` line to add `- allow-webhook-traffic.yaml` after; add `- allow-webhook-traffic.yaml` to it yourself and run again",
+        ),
+    ];
+    for (file, line, expected) in cases {
+        let path = p.path().join(file);
+        let original = std::fs::read_to_string(&path).unwrap();
+        edit(&path, |text| text.replacen(line, "", 1));
+        refused(
+            p.path(),
+            &create_webhook("DemoMicroService", &["--defaulting"]),
+            &[expected],
+        );
+        std::fs::write(&path, original).unwrap();
+    }
+
+    // A conversion adds its spoke's module to the spoke version's mod.rs.
+    rkb_ok(p.path(), &another_version("DemoMicroService", "v2", &[]));
+    edit(&p.path().join("src/api/v2/mod.rs"), |text| {
+        text.replace("// rkb:scaffold:types", "")
+    });
+    refused(
+        p.path(),
+        &create_webhook("DemoMicroService", &["--conversion", "--spoke", "v2"]),
+        &[
+            "error: src/api/v2/mod.rs has no `rkb:scaffold:types` line, so rkb cannot add to it; restore the line where new entries belong",
+        ],
+    );
+}
+
+/// A kind needs no root marker when it has TypeMeta and ObjectMeta, so a second version marks the first as the
+/// storage version among the kind's doc lines, root marker or not.
+#[test]
+fn a_second_version_marks_the_storage_version_without_a_root_marker() {
+    let p = project();
+    let types = p.path().join("src/api/v1/demomicroservice_types.rs");
+    edit(&types, |text| {
+        text.replace(
+            "/// +kubebuilder:object:root=true\n/// +kubebuilder:subresource:status\n",
+            "/// +kubebuilder:subresource:status\n",
+        )
+    });
+    rkb_ok(p.path(), &another_version("DemoMicroService", "v2", &[]));
+    let marked = std::fs::read_to_string(&types).unwrap();
+    assert!(
+        marked.contains(
+            "/// +kubebuilder:subresource:status\n/// +kubebuilder:storageversion\n#[derive("
+        ),
+        "{marked}"
+    );
+}
+
+/// Removes a version's types as a user retiring them would: the file, and its `mod`/`pub use` lines.
+fn remove_types(project: &Path, version: &str) {
+    let dir = project.join("src/api").join(version);
+    std::fs::remove_file(dir.join("demomicroservice_types.rs")).unwrap();
+    edit(&dir.join("mod.rs"), |text| {
+        text.lines()
+            .filter(|l| !l.contains("demomicroservice_types"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    });
+}
+
+/// `rkb manifests`' stderr, after asserting that it succeeded.
+fn manifests_warnings(project: &Path) -> String {
+    let out = rkb(project, &["manifests"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    stderr
+}
+
+/// A kind PROJECT lists that yields no CRD, or no version of its CRD, is warned about at its PROJECT line, naming
+/// the file PROJECT's path points at. The run goes on (exit 0): removing a kind is also how a user retires it.
+#[test]
+fn a_listed_kind_without_its_crd_is_warned_about_at_its_project_line() {
+    let p = project();
+    rkb_ok(p.path(), &another_version("DemoMicroService", "v2", &[]));
+    rkb_ok(p.path(), &["manifests"]);
+    remove_types(p.path(), "v2");
+    assert_eq!(
+        manifests_warnings(p.path()),
+        "warning: kind DemoMicroService (devops.my.domain) is listed in PROJECT with version v2, but its CRD has no version v2
+  --> PROJECT:25:9
+   |
+25 |   kind: DemoMicroService
+   |         ^^^^^^^^^^^^^^^^
+   = help: PROJECT's path `demo::api::v2` points at src/api/v2/demomicroservice_types.rs, which does not exist: restore the type, or remove the entry from PROJECT if the kind (or this version) is gone
+
+"
+    );
+
+    remove_types(p.path(), "v1");
+    let stderr = manifests_warnings(p.path());
+    assert!(
+        stderr.starts_with(
+            "warning: kind DemoMicroService (devops.my.domain/v1) is listed in PROJECT, but no CRD was generated for it
+  --> PROJECT:17:9
+   |
+17 |   kind: DemoMicroService
+   |         ^^^^^^^^^^^^^^^^
+   = help: PROJECT's path `demo::api::v1` points at src/api/v1/demomicroservice_types.rs, which does not exist: restore the type, or remove the entry from PROJECT if the kind (or this version) is gone
+"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "warning: kind DemoMicroService (devops.my.domain/v2) is listed in PROJECT, but no CRD was generated for it\n  --> PROJECT:25:9\n"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A types file that is still there but yields the kind no more (its struct renamed) is named as such.
+#[test]
+fn a_listed_kind_whose_file_yields_no_kind_names_the_file() {
+    let p = project();
+    edit(
+        &p.path().join("src/api/v1/demomicroservice_types.rs"),
+        |text| text.replace("DemoMicroService", "Renamed"),
+    );
+    let stderr = manifests_warnings(p.path());
+    assert!(
+        stderr.contains(
+            "= help: PROJECT's path `demo::api::v1` points at src/api/v1/demomicroservice_types.rs, which yields no kind DemoMicroService (its struct is gone, not reached by `mod`, or no longer a kind): restore the type, or remove the entry from PROJECT if the kind (or this version) is gone"
+        ),
+        "{stderr}"
     );
 }

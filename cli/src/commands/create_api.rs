@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use serde::Serialize;
 
+use super::api_conflicts::{self, NewApi};
 use super::project_data::ProjectData;
 use crate::args::CreateApiArgs;
 use crate::names;
@@ -286,6 +287,20 @@ fn check_args(
         check_group_module_is_free(config, &args.group)?;
     }
     check_kind_fits_beside_others(config, &args.group, &args.version, &args.kind)?;
+    api_conflicts::check(
+        config,
+        &NewApi {
+            group: &args.group,
+            version: &args.version,
+            kind: &args.kind,
+            plural: &args
+                .plural
+                .clone()
+                .unwrap_or_else(|| names::default_plural(&args.kind)),
+            plural_given: args.plural.is_some(),
+            namespaced: args.namespaced,
+        },
+    )?;
     let existing = config.find(&args.group, &args.version, &args.kind).cloned();
     if existing.is_some() && !args.force {
         bail!(
@@ -485,19 +500,35 @@ fn mark_storage_version(
             file.display()
         );
     };
-    let Some(root) = lines[..decl]
-        .iter()
-        .rposition(|l| l.contains("+kubebuilder:object:root=true"))
-    else {
-        bail!(
-            "{}: `pub struct {kind}` has no +kubebuilder:object:root=true marker",
-            file.display()
-        );
-    };
-    let indent = &lines[root][..lines[root].len() - lines[root].trim_start().len()];
+    let at = storage_marker_line(&lines, decl);
+    let decl_line = lines[decl];
+    let indent = &decl_line[..decl_line.len() - decl_line.trim_start().len()];
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-    out.insert(root + 1, format!("{indent}/// {marker}"));
+    out.insert(at, format!("{indent}/// {marker}"));
     plan.update(file.clone(), out.join("\n") + "\n")
+}
+
+/// Where the storage marker goes among the doc lines and attributes right above the kind's `pub struct` (line
+/// `decl`): after its root marker, else after its last doc line (a struct with a flattened TypeMeta and
+/// `metadata: ObjectMeta` is a kind without the root marker, as in controller-gen), else above its attributes.
+/// Only that block is searched: a root marker further up belongs to another type.
+fn storage_marker_line(lines: &[&str], decl: usize) -> usize {
+    let item_start = (0..decl)
+        .rev()
+        .take_while(|&n| {
+            let line = lines[n].trim_start();
+            line.starts_with("///") || line.starts_with("#[")
+        })
+        .last()
+        .unwrap_or(decl);
+    let item = &lines[item_start..decl];
+    let after = |found: Option<usize>| found.map(|n| item_start + n + 1);
+    after(
+        item.iter()
+            .position(|l| l.contains("+kubebuilder:object:root=true")),
+    )
+    .or_else(|| after(item.iter().rposition(|l| l.trim_start().starts_with("///"))))
+    .unwrap_or(item_start)
 }
 
 fn record_resource(
@@ -529,5 +560,30 @@ fn record_resource(
     {
         Some(slot) => *slot = resource,
         None => config.resources.push(resource),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placed(text: &str) -> usize {
+        let lines: Vec<&str> = text.lines().collect();
+        let decl = lines
+            .iter()
+            .position(|l| l.starts_with("pub struct Foo "))
+            .unwrap();
+        storage_marker_line(&lines, decl)
+    }
+
+    #[test]
+    fn the_storage_marker_joins_the_kinds_own_markers() {
+        let scaffolded = "/// Foo is a kind.\n/// +kubebuilder:object:root=true\n/// +kubebuilder:subresource:status\n#[derive(Kind)]\npub struct Foo {\n";
+        assert_eq!(placed(scaffolded), 2);
+        let without_root = "/// Foo is a kind.\n/// +kubebuilder:subresource:status\n#[derive(Kind)]\npub struct Foo {\n";
+        assert_eq!(placed(without_root), 2);
+        // The root marker of the type above is not Foo's.
+        let undocumented = "/// +kubebuilder:object:root=true\npub struct Bar {}\n\n#[derive(Kind)]\npub struct Foo {\n";
+        assert_eq!(placed(undocumented), 3);
     }
 }

@@ -254,10 +254,7 @@ fn webhook_data(
             version.to_string()
         }
     };
-    let plural = resource
-        .plural
-        .clone()
-        .unwrap_or_else(|| names::default_plural(&resource.kind));
+    let plural = resource.plural();
     let mut imports = Vec::new();
     if defaulting {
         imports.extend(["Defaulter", "Denied"]);

@@ -7,7 +7,6 @@ use anyhow::Result;
 use rkb_manifests::Options;
 
 use crate::args::ManifestsArgs;
-use crate::names;
 use crate::project_config::{self, ProjectConfig};
 
 pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
@@ -18,14 +17,7 @@ pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
             root.display()
         );
     }
-    let opts = Options {
-        crd_dir: args.crd_dir.clone(),
-        rbac_dir: args.rbac_dir.clone(),
-        webhook_dir: args.webhook_dir.clone(),
-        max_desc_len: args.max_desc_len,
-        ..Options::default()
-    };
-    let output = match rkb_manifests::generate(root, &opts) {
+    let output = match rkb_manifests::generate(root, &options(args)) {
         Ok(output) => output,
         Err(err) => {
             // Diagnostics come rendered rustc-style (file:line:col, source line, caret, hint), all of them.
@@ -36,18 +28,31 @@ pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
     for warning in &output.warnings {
         eprintln!("{}", warning.render());
     }
-    let unconverted = unconverted_versions(root, &output)?;
-    if !unconverted.is_empty() {
-        for error in &unconverted {
-            eprintln!("{error}");
+    // PROJECT, when there is one, records what rkb scaffolded: each kind's CRD is expected, and a conversion's versions.
+    if root.join(project_config::FILE_NAME).exists() {
+        let config = ProjectConfig::load(root)?;
+        for warning in super::listed_kinds::warnings(root, &config, &output) {
+            eprintln!("{}", warning.render());
         }
-        eprintln!(
-            "error: nothing written: the CRDs would serve versions their conversion webhook cannot convert"
-        );
-        return Ok(ExitCode::FAILURE);
+        let unconverted = unconverted_versions(&config, &output);
+        if !unconverted.is_empty() {
+            for error in &unconverted {
+                eprintln!("{error}");
+            }
+            eprintln!(
+                "error: nothing written: the CRDs would serve versions their conversion webhook cannot convert"
+            );
+            return Ok(ExitCode::FAILURE);
+        }
     }
+    write_or_check(args, &output)
+}
+
+/// The run's end: the diff with `--check`, else the files written (and removed).
+fn write_or_check(args: &ManifestsArgs, output: &rkb_manifests::Output) -> Result<ExitCode> {
+    let (root, opts) = (&args.dir, options(args));
     if args.check {
-        return Ok(match rkb_manifests::check(root, &opts, &output)? {
+        return Ok(match rkb_manifests::check(root, &opts, output)? {
             None => ExitCode::SUCCESS,
             Some(diff) => {
                 print!("{diff}");
@@ -58,7 +63,7 @@ pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
             }
         });
     }
-    let done = rkb_manifests::write(root, &opts, &output)?;
+    let done = rkb_manifests::write(root, &opts, output)?;
     for path in &done.written {
         println!("wrote {}", path.display());
     }
@@ -67,6 +72,16 @@ pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
         warn_if_still_listed(root, &opts, path);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn options(args: &ManifestsArgs) -> Options {
+    Options {
+        crd_dir: args.crd_dir.clone(),
+        rbac_dir: args.rbac_dir.clone(),
+        webhook_dir: args.webhook_dir.clone(),
+        max_desc_len: args.max_desc_len,
+        ..Options::default()
+    }
 }
 
 /// A removed CRD that config/crd/kustomization.yaml still lists would make `kubectl kustomize` fail: say so, with
@@ -102,20 +117,13 @@ fn warn_if_still_listed(root: &std::path::Path, opts: &Options, removed: &std::p
 /// A kind whose PROJECT entry records a conversion (`conversion: true` on its hub) gets every other version it
 /// serves sent to the conversion webhook, which converts only the spokes registered with the hub: a version left
 /// out would fail every read and write of it. One error per such version.
-fn unconverted_versions(
-    root: &std::path::Path,
-    output: &rkb_manifests::Output,
-) -> Result<Vec<String>> {
-    if !root.join(project_config::FILE_NAME).exists() {
-        return Ok(Vec::new());
-    }
-    let config = ProjectConfig::load(root)?;
+fn unconverted_versions(config: &ProjectConfig, output: &rkb_manifests::Output) -> Vec<String> {
     let mut errors = Vec::new();
     for resource in &config.resources {
         let Some(webhooks) = resource.webhooks.as_ref().filter(|w| w.conversion) else {
             continue;
         };
-        let group = names::full_group(&resource.group, &resource.domain);
+        let group = resource.full_group();
         let Some(crd) = output
             .crds
             .iter()
@@ -138,11 +146,11 @@ fn unconverted_versions(
             ));
         }
     }
-    Ok(errors)
+    errors
 }
 
 /// The `spec.versions[].name` of a CRD's YAML.
-fn crd_versions(yaml: &str) -> Vec<String> {
+pub(super) fn crd_versions(yaml: &str) -> Vec<String> {
     let Ok(crd) = serde_yaml::from_str::<serde_yaml::Value>(yaml) else {
         return Vec::new();
     };

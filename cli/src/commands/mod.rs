@@ -1,9 +1,11 @@
 //! One module per command; `run` dispatches.
 
+mod api_conflicts;
 mod completion;
 mod create_api;
 mod create_webhook;
 mod init;
+mod listed_kinds;
 mod manifests;
 mod project_data;
 mod runtime_source;

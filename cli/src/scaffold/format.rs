@@ -4,13 +4,22 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
+
+/// What one rustfmt run made of the files.
+pub enum Formatted {
+    /// The formatted contents, in the order given.
+    Done(Vec<String>),
+    /// No rustfmt is installed: scaffolding still works without it.
+    NoRustfmt,
+    /// rustfmt refused: its report, with paths relative to the project (`src/main.rs:3:5`).
+    Refused(String),
+}
 
 /// Formats the given files (relative path, contents) in one rustfmt run, honouring the project's rustfmt.toml.
-/// Returns `Ok(None)` when no rustfmt is installed, so scaffolding still works without it.
-pub fn rustfmt(project_dir: &Path, files: &[(&Path, &str)]) -> Result<Option<Vec<String>>> {
+pub fn rustfmt(project_dir: &Path, files: &[(&Path, &str)]) -> Result<Formatted> {
     if files.is_empty() {
-        return Ok(Some(Vec::new()));
+        return Ok(Formatted::Done(Vec::new()));
     }
     // One process for all files: starting rustfmt (through rustup's proxy) costs far more than formatting.
     let scratch = tempfile::tempdir().context("cannot create a temporary directory for rustfmt")?;
@@ -43,20 +52,20 @@ pub fn rustfmt(project_dir: &Path, files: &[(&Path, &str)]) -> Result<Option<Vec
         .output();
     let out = match out {
         Ok(out) => out,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Formatted::NoRustfmt),
         Err(err) => return Err(err).context("cannot run rustfmt"),
     };
     if !out.status.success() {
-        bail!(
-            "internal error: scaffolded Rust does not format (a template bug):\n{}",
-            String::from_utf8_lossy(&out.stderr).replace(&scratch.path().display().to_string(), "")
-        );
+        let scratch_prefix = format!("{}/", scratch.path().display());
+        return Ok(Formatted::Refused(
+            String::from_utf8_lossy(&out.stderr).replace(&scratch_prefix, ""),
+        ));
     }
     paths
         .iter()
         .map(|p| std::fs::read_to_string(p).context("cannot read rustfmt's output"))
         .collect::<Result<_>>()
-        .map(Some)
+        .map(Formatted::Done)
 }
 
 /// The files rustfmt looks for for each `mod name;` line of `file` (Rust's module path rules, `name.rs` form).

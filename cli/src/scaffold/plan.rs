@@ -3,8 +3,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use rkb_manifests::write::{FileWrite, write_atomically};
+
+use super::format::Formatted;
 
 #[derive(Debug, Default)]
 pub struct Plan {
@@ -54,8 +56,8 @@ impl Plan {
         if let Some((contents, _)) = self.files.get(rel) {
             return Ok(contents.clone());
         }
-        let path = self.root.join(rel);
-        std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))
+        std::fs::read_to_string(self.root.join(rel))
+            .map_err(|err| anyhow::anyhow!("cannot read {}: {err}", rel.display()))
     }
 
     /// Replaces an existing (or planned) file's contents; a no-op when nothing changes.
@@ -81,8 +83,10 @@ impl Plan {
             .filter(|(rel, _)| rel.extension().is_some_and(|e| e == "rs"))
             .map(|(rel, (contents, _))| (rel.as_path(), contents.as_str()))
             .collect();
-        let Some(formatted) = super::format::rustfmt(&self.root, &rust)? else {
-            return Ok(false);
+        let formatted = match super::format::rustfmt(&self.root, &rust)? {
+            Formatted::Done(formatted) => formatted,
+            Formatted::NoRustfmt => return Ok(false),
+            Formatted::Refused(report) => return Err(self.rustfmt_refused(&report)),
         };
         let rels: Vec<PathBuf> = rust.iter().map(|(rel, _)| rel.to_path_buf()).collect();
         for (rel, text) in rels.into_iter().zip(formatted) {
@@ -91,6 +95,35 @@ impl Plan {
             }
         }
         Ok(true)
+    }
+
+    /// Why rustfmt refused, by whose files it names: the user's files that rkb edits (they do not parse), rkb's
+    /// new files (a template bug), or none (the project's rustfmt setup).
+    fn rustfmt_refused(&self, report: &str) -> anyhow::Error {
+        let named = |existed: bool| -> Vec<String> {
+            self.files
+                .iter()
+                .filter(|(rel, (_, e))| *e == existed && rel.extension().is_some_and(|x| x == "rs"))
+                .map(|(rel, _)| rel.display().to_string())
+                .filter(|rel| report.contains(&format!("{rel}:")))
+                .collect()
+        };
+        let report = report.trim_end();
+        let users = named(true);
+        if !users.is_empty() {
+            return anyhow::anyhow!(
+                "rkb adds to {}, but rustfmt cannot parse it, and rkb formats every Rust file it changes: fix the errors below and run again\n{report}",
+                users.join(", ")
+            );
+        }
+        if !named(false).is_empty() {
+            return anyhow::anyhow!(
+                "internal error: scaffolded Rust does not format (a template bug):\n{report}"
+            );
+        }
+        anyhow::anyhow!(
+            "rustfmt fails before formatting the scaffolded Rust files (the project's rustfmt.toml?): fix what it reports and run again\n{report}"
+        )
     }
 
     /// Writes every file, all or nothing (rkb_manifests::write: staged beside their targets, then renamed; on a
@@ -106,8 +139,10 @@ impl Plan {
                 executable: rel.extension().is_some_and(|e| e == "sh"),
             })
             .collect();
-        write_atomically(&writes, &[])
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {}", e.path.display(), e.source))?;
+        write_atomically(&writes, &[]).map_err(|e| {
+            let path = e.path.strip_prefix(&self.root).unwrap_or(&e.path);
+            anyhow::anyhow!("cannot write {}: {}", path.display(), e.source)
+        })?;
         Ok(self
             .files
             .into_iter()
