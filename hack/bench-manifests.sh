@@ -52,6 +52,8 @@ printf '// +kubebuilder:object:generate=true\n// +groupName=bench.rkb.io\npackag
 } >"$SYN/src/api/v1/mod.rs"
 printf 'package controller\n\n' >"$SYN/internal/controller/rbac.go"
 printf '//! Controllers.\n' >"$SYN/src/controller/mod.rs"
+printf 'pub mod api;\npub mod controller;\n' >"$SYN/src/lib.rs"
+printf 'pub mod v1;\n' >"$SYN/src/api/mod.rs"
 for i in $(seq -w 1 "$KINDS"); do
   K="Kind$i"; k="kind$i"
   cat >"$SYN/api/v1/${k}_types.go" <<GO
