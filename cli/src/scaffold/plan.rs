@@ -111,8 +111,9 @@ impl Plan {
         let report = report.trim_end();
         let users = named(true);
         if !users.is_empty() {
+            let it = if users.len() == 1 { "it" } else { "them" };
             return anyhow::anyhow!(
-                "rkb adds to {}, but rustfmt cannot parse it, and rkb formats every Rust file it changes: fix the errors below and run again\n{report}",
+                "rkb adds to {}, but rustfmt cannot parse {it}, and rkb formats every Rust file it changes: fix the errors below and run again\n{report}",
                 users.join(", ")
             );
         }
@@ -126,8 +127,8 @@ impl Plan {
         )
     }
 
-    /// Writes every file, all or nothing (rkb_manifests::write: staged beside their targets, then renamed; on a
-    /// failure the temporaries and any directories this commit created are removed). Returns each path and
+    /// Writes every file, all or nothing (rkb_manifests::write: staged beside their targets, then renamed; any
+    /// failure undoes every step, and its error names the target, relative to the project). Returns each path and
     /// whether it existed before.
     pub fn commit(self) -> Result<Vec<(PathBuf, bool)>> {
         let writes: Vec<FileWrite> = self
