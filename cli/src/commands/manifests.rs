@@ -63,12 +63,26 @@ fn write_or_check(args: &ManifestsArgs, output: &rkb_manifests::Output) -> Resul
             }
         });
     }
+    // Why each stale CRD goes, read before `write` removes it.
+    let reasons: Vec<(std::path::PathBuf, String)> =
+        rkb_manifests::stale_crds(root, &opts, output)?
+            .into_iter()
+            .map(|rel| {
+                let path = root.join(&rel);
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                (path, output.why_not_generated(&text))
+            })
+            .collect();
     let done = rkb_manifests::write(root, &opts, output)?;
     for path in &done.written {
         println!("wrote {}", path.display());
     }
     for path in &done.removed {
-        println!("removed {} (no kind generates it any more)", path.display());
+        let reason = reasons
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or("no kind generates it any more", |(_, r)| r.as_str());
+        println!("removed {} ({reason})", path.display());
         warn_if_still_listed(root, &opts, path);
     }
     Ok(ExitCode::SUCCESS)
