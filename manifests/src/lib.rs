@@ -3,13 +3,14 @@
 //!
 //! How a run goes (each stage collects every diagnostic it can; nothing is generated unless the CRDs were
 //! resolved and checked without an error, and nothing is written unless the whole run succeeded):
-//! 1. **read**: `load` reads the files; `scan` (or syn, `outline::from_syn`, where the scanner steps aside) turns
+//! 1. **read**: `load` reads the files of the module tree `modules` follows from the crate roots; `scan` (or syn, `outline::from_syn`, where the scanner steps aside) turns
 //!    each into an `outline`. `settings` reads the project's `[package.metadata.rkb]` from Cargo.toml.
 //! 2. **model**: `model` builds packages, types and fields; `doc_comment` hands `+` lines to rkb-markers, which
 //!    checks each marker against the vocabulary (name, arguments, target) and gives it its `Effect`;
 //!    `doc_comment` also checks conflicts between the markers of one item.
-//! 3. **plan**: `plan::find_roots` and `plan::plan_crds` group root kinds into CRDs, apply CRD markers
-//!    (`crd_markers`) and check the versions of each (one storage version); `rbac` collects rules;
+//! 3. **plan**: `kinds::find_roots` finds the kinds, `plan::plan_crds` groups them into CRDs, applies CRD markers
+//!    (`crd_markers`) and checks the versions of each (one storage version, one plural and scope) and that no
+//!    two kinds share a plural; `rbac` collects rules;
 //!    `webhook::configurations` reads and checks the webhook markers.
 //! 4. **resolve**: `resolve` drives stages 4 and 5 for each CRD, version by version: `schema` resolves the
 //!    version's types into its schema (a `node` tree: keywords as JSON, sub-schemas typed, a k8s type's children
