@@ -130,6 +130,12 @@ fn word_end(b: &[u8], i: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// Where `text` nests too deep, if it does.
+    fn depth_error(text: &str) -> Option<(usize, usize)> {
+        let f = SourceFile::from_text("src/a.rs", text);
+        too_deep(&f).map(|d| (d.line, d.col))
+    }
+
     #[test]
     fn brackets_and_generic_arguments_count() {
         let n = MAX_NESTING;
