@@ -9,16 +9,20 @@
 //! allow-unknown-markers = true
 //! ```
 //!
-//! Only this table is read, line by line (`key = value`, `#` comments); any other key in it is an error, so a
-//! misspelt setting is never silently ignored.
+//! Any other key in this table is an error, so a misspelt setting is never silently ignored; so is a Cargo.toml
+//! that is not TOML (cargo refuses it too), at the place the TOML reader ([`toml`]) stops.
 //!
-//! The Kubernetes version the project targets is read from its k8s-openapi dependency's `v1_NN` feature (on the
-//! dependency's line, or the `features` line of a `[dependencies.k8s-openapi]` table): embedded Kubernetes types
-//! get that version's schemas. A version rkb has no table for is a warning, and the base table (1.35) is used.
+//! The Kubernetes version the project targets is read from the `v1_NN` feature of its k8s-openapi dependency (in
+//! `[dependencies]`, under that name or renamed with `package = "k8s-openapi"`): embedded Kubernetes types get that
+//! version's schemas. A version rkb has no table for is a warning, and the base table (1.35) is used.
 
 use std::path::Path;
 
 use rkb_markers::{Diagnostic, Severity, UNKNOWN_MARKER};
+
+mod toml;
+
+use toml::{Table, Value};
 
 const TABLE: &str = "[package.metadata.rkb]";
 const ALLOW_UNKNOWN_MARKERS: &str = "allow-unknown-markers";
@@ -42,48 +46,81 @@ impl Default for Settings {
 impl Settings {
     /// Reads `Cargo.toml` under `root` (no file or no table: the defaults); problems go to `diags`.
     pub fn read(root: &Path, diags: &mut Vec<Diagnostic>) -> Self {
-        let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else {
-            return Self::default();
-        };
-        Self::parse(&text, diags)
+        match std::fs::read_to_string(root.join("Cargo.toml")) {
+            Ok(text) => Self::parse(&text, diags),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::default(),
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(format!("cannot read Cargo.toml: {e}"))
+                        .at("Cargo.toml", 0, 0, 0)
+                        .with_hint("cargo cannot read it either: make it a readable UTF-8 file"),
+                );
+                Self::default()
+            }
+        }
     }
 
     fn parse(manifest: &str, diags: &mut Vec<Diagnostic>) -> Self {
         let mut settings = Self::default();
-        let mut in_table = false;
-        let mut section = "";
-        for (i, line) in manifest.lines().enumerate() {
-            let trimmed = line.split('#').next().unwrap_or_default().trim();
-            if trimmed.starts_with('[') {
-                in_table = trimmed == TABLE;
-                section = trimmed;
-                continue;
+        let root = match toml::parse(manifest) {
+            Ok(root) => root,
+            Err(e) => {
+                diags.push(
+                    located(manifest, e.at, 1, Diagnostic::error(format!("Cargo.toml is not valid TOML: {}", e.message)))
+                        .with_hint(format!(
+                            "cargo refuses this manifest too; rkb reads its {TABLE} table and the k8s-openapi feature from it"
+                        )),
+                );
+                return settings;
             }
-            if let Some(minor) = k8s_feature(section, trimmed) {
-                settings.k8s_version = k8s_version(minor, (i + 1, line), diags);
-            }
-            if !in_table || trimmed.is_empty() {
-                continue;
-            }
-            let at = |message: String, hint: &str| {
-                let col = line.len() - line.trim_start().len() + 1;
-                Diagnostic::error(message)
-                    .at("Cargo.toml", i + 1, col, trimmed.chars().count())
-                    .with_source_line(line)
-                    .with_hint(hint)
-            };
-            let (key, value) = trimmed.split_once('=').unwrap_or((trimmed, ""));
-            match (key.trim(), value.trim()) {
-                (ALLOW_UNKNOWN_MARKERS, "true") => settings.allow_unknown_markers = true,
-                (ALLOW_UNKNOWN_MARKERS, "false") => settings.allow_unknown_markers = false,
-                (ALLOW_UNKNOWN_MARKERS, other) => diags.push(at(
-                    format!("`{ALLOW_UNKNOWN_MARKERS}` must be true or false, not `{other}`"),
-                    "write `allow-unknown-markers = true`",
+        };
+        if let Some((minor, at)) = k8s_feature(&root) {
+            settings.k8s_version = k8s_version(minor, manifest, at, diags);
+        }
+        let Some(rkb) = root
+            .table(&["package", "metadata"])
+            .and_then(|m| m.get("rkb"))
+        else {
+            return settings;
+        };
+        let Value::Table(rkb) = &rkb.value else {
+            diags.push(located(
+                manifest,
+                rkb.at,
+                1,
+                Diagnostic::error(format!(
+                    "{TABLE} must be a table, not {}",
+                    describe(&rkb.value)
                 )),
-                (other, _) => diags.push(at(
-                    format!("unknown setting `{other}` in {TABLE}"),
-                    "the only setting is `allow-unknown-markers = true|false`",
-                )),
+            ));
+            return settings;
+        };
+        for (key, value) in &rkb.entries {
+            match (key.value.as_str(), &value.value) {
+                (ALLOW_UNKNOWN_MARKERS, Value::Boolean(allow)) => {
+                    settings.allow_unknown_markers = *allow
+                }
+                (ALLOW_UNKNOWN_MARKERS, other) => diags.push(
+                    located(
+                        manifest,
+                        value.at,
+                        1,
+                        Diagnostic::error(format!(
+                            "`{ALLOW_UNKNOWN_MARKERS}` must be true or false, not {}",
+                            describe(other)
+                        )),
+                    )
+                    .with_hint("write `allow-unknown-markers = true`"),
+                ),
+                (other, _) => diags.push(
+                    located(
+                        manifest,
+                        key.at,
+                        other.chars().count(),
+                        Diagnostic::error(format!("unknown setting `{other}` in {TABLE}")),
+                    )
+                    .with_hint("the only setting is `allow-unknown-markers = true|false`"),
+                ),
             }
         }
         settings
@@ -114,38 +151,70 @@ impl Settings {
     }
 }
 
-/// The NN of a `v1_NN` feature on a k8s-openapi dependency line (`trimmed`, in table `section`).
-fn k8s_feature(section: &str, trimmed: &str) -> Option<u8> {
-    let on_dependency = section == "[dependencies]" && trimmed.starts_with("k8s-openapi");
-    let in_its_table = section == "[dependencies.k8s-openapi]" && trimmed.starts_with("features");
-    if !on_dependency && !in_its_table {
-        return None;
-    }
-    let at = trimmed.find("\"v1_")? + 4;
-    let digits: String = trimmed[at..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
+/// `d` at byte `at` of Cargo.toml (`manifest`), `len` characters underlined.
+fn located(manifest: &str, at: usize, len: usize, d: Diagnostic) -> Diagnostic {
+    let (line, col) = toml::line_col(manifest, at);
+    d.at("Cargo.toml", line, col, len)
+        .with_source_line(manifest.lines().nth(line - 1).unwrap_or(""))
 }
 
-/// The table for Kubernetes 1.`minor`, or the base table with a warning at `line` when rkb has none.
+/// A value as the messages show it.
+fn describe(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("the string `\"{s}\"`"),
+        Value::Boolean(b) => format!("`{b}`"),
+        Value::Other(text) => format!("`{text}`"),
+        Value::Array(..) => "an array".into(),
+        Value::Table(_) => "a table".into(),
+    }
+}
+
+/// The NN of the first `v1_NN` feature of the project's k8s-openapi dependency, and where that feature's text is.
+fn k8s_feature(root: &Table) -> Option<(u8, usize)> {
+    let dependencies = root.table(&["dependencies"])?;
+    let k8s_openapi = dependencies.entries.iter().find_map(|(name, dep)| {
+        let Value::Table(dep) = &dep.value else {
+            return None;
+        };
+        let renamed = dep
+            .get("package")
+            .is_some_and(|p| matches!(&p.value, Value::String(p) if p == "k8s-openapi"));
+        (name.value == "k8s-openapi" || renamed).then_some(dep)
+    })?;
+    let Value::Array(features, _) = &k8s_openapi.get("features")?.value else {
+        return None;
+    };
+    features.iter().find_map(|f| {
+        let Value::String(name) = &f.value else {
+            return None;
+        };
+        let minor = name.strip_prefix("v1_")?.parse().ok()?;
+        // The text starts after the opening quote.
+        Some((minor, f.at + 1))
+    })
+}
+
+/// The table for Kubernetes 1.`minor`, or the base table with a warning at byte `at` of `manifest` (the feature's
+/// text) when rkb has none.
 fn k8s_version(
     minor: u8,
-    (line_no, line): (usize, &str),
+    manifest: &str,
+    at: usize,
     diags: &mut Vec<Diagnostic>,
 ) -> crate::k8s::Version {
     use crate::k8s::Version;
     Version::of_minor(minor).unwrap_or_else(|| {
         let feature = format!("v1_{minor}");
-        let col = line.find(&feature).map_or(1, |c| line[..c].chars().count() + 1);
         diags.push(
-            Diagnostic::warning(format!(
-                "rkb has no schemas of Kubernetes 1.{minor} (k8s-openapi feature `{feature}`): embedded Kubernetes types get {}'s",
-                Version::BASE
-            ))
-            .at("Cargo.toml", line_no, col, feature.len())
-            .with_source_line(line)
+            located(
+                manifest,
+                at,
+                feature.len(),
+                Diagnostic::warning(format!(
+                    "rkb has no schemas of Kubernetes 1.{minor} (k8s-openapi feature `{feature}`): embedded Kubernetes types get {}'s",
+                    Version::BASE
+                )),
+            )
             .with_hint(format!(
                 "rkb has tables for {}; fields that differ in 1.{minor} may be missing or described differently in the CRD",
                 Version::supported()
@@ -167,6 +236,16 @@ mod tests {
         assert!(diags.is_empty(), "{diags:?}");
         let strict = "[package]\nallow-unknown-markers = true\n";
         assert!(!Settings::parse(strict, &mut diags).allow_unknown_markers);
+        // The table however TOML spells it.
+        for spelling in [
+            "[package]\nmetadata.rkb.allow-unknown-markers = true\n",
+            "[package.metadata]\nrkb = { allow-unknown-markers = true }\n",
+        ] {
+            assert!(
+                Settings::parse(spelling, &mut diags).allow_unknown_markers,
+                "{spelling}"
+            );
+        }
         assert!(diags.is_empty(), "{diags:?}");
     }
 
@@ -188,6 +267,8 @@ mod tests {
         assert_eq!(Settings::parse(inline, &mut diags).k8s_version, v1_34);
         let table = "[dependencies.k8s-openapi]\nversion = \"0.29\"\nfeatures = [\"v1_34\"]\n";
         assert_eq!(Settings::parse(table, &mut diags).k8s_version, v1_34);
+        let renamed = "[dependencies]\nk8s = { package = \"k8s-openapi\", version = \"0.29\", features = [\"earliest\", \"v1_34\"] }\n";
+        assert_eq!(Settings::parse(renamed, &mut diags).k8s_version, v1_34);
         let dev =
             "[dev-dependencies]\nk8s-openapi = { version = \"0.29\", features = [\"v1_34\"] }\n";
         assert_eq!(Settings::parse(dev, &mut diags).k8s_version, Version::BASE);
@@ -211,16 +292,38 @@ mod tests {
     #[test]
     fn bad_settings_are_located_errors() {
         let mut diags = Vec::new();
-        let manifest =
-            "[package.metadata.rkb]\nallow-unknown-markers = yes\n  allow-unknown-marker = true\n";
+        let manifest = "[package.metadata.rkb]\nallow-unknown-markers = \"yes\"\n  allow-unknown-marker = true\n";
         Settings::parse(manifest, &mut diags);
         assert_eq!(
             located(&diags),
             [
-                "Cargo.toml:2:1 `allow-unknown-markers` must be true or false, not `yes`",
+                "Cargo.toml:2:25 `allow-unknown-markers` must be true or false, not the string `\"yes\"`",
                 "Cargo.toml:3:3 unknown setting `allow-unknown-marker` in [package.metadata.rkb]",
             ]
         );
+        diags.clear();
+        Settings::parse("[package.metadata]\nrkb = true\n", &mut diags);
+        assert_eq!(
+            located(&diags),
+            ["Cargo.toml:2:7 [package.metadata.rkb] must be a table, not `true`"]
+        );
+    }
+
+    /// Cargo refuses a manifest that is not TOML; rkb used to read what it could and fall back to the defaults
+    /// without a word.
+    #[test]
+    fn a_manifest_that_is_not_toml_is_a_located_error() {
+        let mut diags = Vec::new();
+        let manifest =
+            "[package]\nname = \"op\"\n\n[package.metadata.rkb]\nallow-unknown-markers = yes\n";
+        assert_eq!(Settings::parse(manifest, &mut diags), Settings::default());
+        assert_eq!(
+            located(&diags),
+            [
+                "Cargo.toml:5:25 Cargo.toml is not valid TOML: invalid value `yes`: a string is quoted (\"yes\"), a boolean is true or false"
+            ]
+        );
+        assert_eq!(diags[0].source_line, "allow-unknown-markers = yes");
     }
 
     #[test]

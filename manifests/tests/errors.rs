@@ -405,13 +405,13 @@ fn unknown_markers_are_errors_unless_the_project_allows_them() {
 
     fs::write(
         &manifest,
-        format!("{strict}\n[package.metadata.rkb]\nallow-unknown-markers = sure\n"),
+        format!("{strict}\n[package.metadata.rkb]\nallow-unknown-markers = \"sure\"\n"),
     )
     .unwrap();
     let e = diagnostics(dir.path());
     assert!(
         e.contains(
-            "error: `allow-unknown-markers` must be true or false, not `sure`\n --> Cargo.toml:6:1"
+            "error: `allow-unknown-markers` must be true or false, not the string `\"sure\"`\n --> Cargo.toml:6:25"
         ),
         "{e}"
     );
@@ -1541,4 +1541,40 @@ fn a_schema_reused_deeper_is_held_to_the_nesting_limit() {
     // Each use alone is within the limit.
     rewrite_spec(&dir, &spec.replace("    pub b_deep: W0,\n", ""));
     on_a_test_threads_stack(|| generated(dir.path()));
+}
+
+/// Cargo refuses a Cargo.toml that is not TOML. rkb read it line by line and, on a syntax error, fell back to its
+/// defaults (Kubernetes 1.35, strict markers) without a word: now the TOML error, where it is, and nothing written.
+#[test]
+fn a_cargo_toml_that_is_not_toml_is_an_error_where_it_breaks() {
+    let dir = thing_project(
+        "pub struct ThingSpec {\n    /// +kubebuilder:validation:nullable\n    pub a: String,\n}\n",
+    );
+    let manifest = dir.path().join("Cargo.toml");
+    fs::write(
+        &manifest,
+        "[package]\nname = \"t\"\nversion = \"0.1.0\n\n[package.metadata.rkb]\nallow-unknown-markers = true\n",
+    )
+    .unwrap();
+    let e = diagnostics(dir.path());
+    assert!(
+        e.starts_with(
+            "error: Cargo.toml is not valid TOML: this string is not closed on its line\n \
+             --> Cargo.toml:3:11\n  |\n3 | version = \"0.1.0\n  |           ^\n  = help: cargo refuses this \
+             manifest too; rkb reads its [package.metadata.rkb] table and the k8s-openapi feature from it\n\n"
+        ),
+        "{e}"
+    );
+    // The unknown marker too, as strict is all rkb knows then.
+    assert!(
+        e.ends_with("error: aborting due to 2 previous errors; no file written\n"),
+        "{e}"
+    );
+    // Read as written, the setting holds: the unknown marker is a warning.
+    fs::write(
+        &manifest,
+        "[package]\nname = \"t\"\nversion = \"0.1.0\"\n\n[package.metadata.rkb]\nallow-unknown-markers = true\n",
+    )
+    .unwrap();
+    assert_eq!(generated(dir.path()).warnings.len(), 1);
 }

@@ -199,7 +199,7 @@ fn crd_yaml_memo_follows_source_edits() {
     assert_eq!(ids[0].kind, "Demo");
     // Cargo.toml's settings are inputs too: a bad one is seen at once.
     let manifest = dir.path().join("Cargo.toml");
-    let settings = "\n[package.metadata.rkb]\nallow-unknown-markers = sure\n";
+    let settings = "\n[package.metadata.rkb]\nallow-unknown-markers = \"sure\"\n";
     fs::write(&manifest, fs::read_to_string(&manifest).unwrap() + settings).unwrap();
     let refused = rkb_manifests::crd_yaml(dir.path(), "devops.my.domain", "Demo").unwrap_err();
     assert!(
