@@ -2,9 +2,10 @@
 //! trees. It reads the items the model needs (structs, enums, aliases, `use`, modules) in full and steps
 //! over the rest (function bodies, impl blocks, macros) by their delimiters. On anything it does not
 //! know for certain (a `where` clause on a type, a tuple or `dyn` field type, `#[doc = include_str!(..)]`,
-//! a non-ASCII identifier...) it returns `None` and syn reads the file: syn stays the reference, so the
-//! scanner may be incomplete but never different (the `scan_agrees_with_syn_*` tests hold it to that, on
-//! every `.rs` file of this repository and on mutants of them).
+//! a non-ASCII identifier...) it steps aside ([`Scanned::Unsure`]) and syn reads the file: syn stays the
+//! reference, so the scanner may be incomplete but never different (the `scan_agrees_with_syn_*` tests hold it to
+//! that, on every `.rs` file of this repository and on mutants of them). What it reads nested deeper than
+//! [`nesting::MAX_NESTING`] levels it reports itself ([`Scanned::TooDeep`]), where it is.
 //!
 //! What this gives up: outside the items it reads, only tokens are checked (balanced delimiters,
 //! terminated literals). A syntax error inside a function body is left to `cargo build`.
