@@ -72,7 +72,7 @@ pub fn load_sources(
             ),
         ]));
     }
-    let mut level = modules::crate_roots(root).map_err(|d| crate::Error::Diagnostics(vec![d]))?;
+    let mut level = modules::crate_roots(root).map_err(|d| crate::Error::Diagnostics(vec![*d]))?;
     let mut seen: HashSet<PathBuf> = level.iter().map(|r| r.abs.clone()).collect();
     let mut files = Vec::new();
     let mut errors = Vec::new();
@@ -88,7 +88,7 @@ pub fn load_sources(
             let file = match file {
                 Ok(file) => file,
                 Err(e) => {
-                    errors.push(e);
+                    errors.push(*e);
                     continue;
                 }
             };
@@ -111,17 +111,17 @@ pub fn load_sources(
 
 /// Reads the file `reached` names. A file that cannot be read is an error at the `mod` that declares it (a crate
 /// root's error names the root).
-fn read_source(root: &Path, reached: &modules::Reached) -> Result<SourceFile, Diagnostic> {
+fn read_source(root: &Path, reached: &modules::Reached) -> Result<SourceFile, Box<Diagnostic>> {
     let abs = &reached.abs;
     let rel = abs.strip_prefix(root).unwrap_or(abs).to_path_buf();
     let text = std::fs::read_to_string(abs).map_err(|e| {
         let d = Diagnostic::error(format!("cannot read {}: {e}", rel.display()));
-        match &reached.declared_at {
+        Box::new(match &reached.declared_at {
             Some(at) => at
                 .locate(d)
                 .with_hint(format!("module `{}` is declared here; make its file a readable UTF-8 file, or remove the declaration", at.name)),
             None => d.with_hint("make the crate root a readable UTF-8 file"),
-        }
+        })
     })?;
     let has_dir = abs.with_extension("").is_dir();
     Ok(SourceFile {

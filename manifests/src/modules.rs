@@ -51,7 +51,7 @@ impl DeclaredAt {
 }
 
 /// The crate roots of the project under `root` (see the module docs), in that order.
-pub fn crate_roots(root: &Path) -> Result<Vec<Reached>, Diagnostic> {
+pub fn crate_roots(root: &Path) -> Result<Vec<Reached>, Box<Diagnostic>> {
     let src = root.join("src");
     let mut roots: Vec<Reached> = ["lib.rs", "main.rs"]
         .iter()
@@ -80,11 +80,11 @@ pub fn crate_roots(root: &Path) -> Result<Vec<Reached>, Diagnostic> {
             .map(|(abs, name)| crate_root(abs, vec!["bin".into(), name])),
     );
     if roots.is_empty() {
-        return Err(Diagnostic::error(format!(
+        return Err(Box::new(Diagnostic::error(format!(
             "no crate root under {}: neither src/lib.rs nor src/main.rs exists",
             src.display()
         ))
-        .with_hint("rkb reads the modules cargo compiles, starting at src/lib.rs or src/main.rs: create one and declare the API modules in it (`pub mod api;`)"));
+        .with_hint("rkb reads the modules cargo compiles, starting at src/lib.rs or src/main.rs: create one and declare the API modules in it (`pub mod api;`)")));
     }
     Ok(roots)
 }
@@ -140,15 +140,15 @@ pub fn children(
         let found = match &decl.path {
             // Outside inline blocks a path is relative to the declaring file's directory, inside them to the
             // directory the blocks stand for.
-            Some(p) if decl.inline.is_empty() => Ok((dir.join(p), true)),
-            Some(p) => Ok((base.join(p), true)),
+            Some(p) if decl.inline.is_empty() => Found::File(dir.join(p), true),
+            Some(p) => Found::File(base.join(p), true),
             None => module_file(&base, &decl.name, &at, file, decl.cfg),
         };
         let (abs, mod_rs) = match found {
-            Ok(found) => found,
-            Err(None) => continue,
-            Err(Some(d)) => {
-                diags.push(d);
+            Found::File(abs, mod_rs) => (abs, mod_rs),
+            Found::CfgWithoutFile => continue,
+            Found::Refused(d) => {
+                diags.push(*d);
                 continue;
             }
         };
@@ -165,23 +165,32 @@ pub fn children(
     out
 }
 
-/// The file of module `name` declared in the directory `base`: `name.rs` or `name/mod.rs` (and whether it is
-/// the latter). `Err(None)` for a `#[cfg]`-ed declaration without a file; `Err(Some(error))` otherwise.
+/// Where a declared module's file is.
+enum Found {
+    /// The file, and whether it owns its directory (`name/mod.rs`, or a `#[path]` file).
+    File(PathBuf, bool),
+    /// A `#[cfg]`-ed declaration without a file: the configuration decides.
+    CfgWithoutFile,
+    /// The error at the declaration.
+    Refused(Box<Diagnostic>),
+}
+
+/// The file of module `name` declared in the directory `base`: `name.rs` or `name/mod.rs`.
 fn module_file(
     base: &Path,
     name: &str,
     at: &DeclaredAt,
     file: &crate::load::SourceFile,
     cfg: bool,
-) -> Result<(PathBuf, bool), Option<Diagnostic>> {
+) -> Found {
     let name = name.trim_start_matches("r#");
     let flat = base.join(format!("{name}.rs"));
     let nested = base.join(name).join("mod.rs");
     let rel = |p: &Path| relative_to_root(p, file);
     match (flat.exists(), nested.exists()) {
-        (true, false) => Ok((flat, false)),
-        (false, true) => Ok((nested, true)),
-        (true, true) => Err(Some(
+        (true, false) => Found::File(flat, false),
+        (false, true) => Found::File(nested, true),
+        (true, true) => Found::Refused(Box::new(
             at.locate(Diagnostic::error(format!(
                 "file for module `{name}` found at both \"{}\" and \"{}\"",
                 rel(&flat),
@@ -189,7 +198,7 @@ fn module_file(
             )))
             .with_hint("delete or rename one of the two files (cargo refuses this tree too)"),
         )),
-        (false, false) if cfg => Err(None),
+        (false, false) if cfg => Found::CfgWithoutFile,
         (false, false) => {
             let dangling = [&flat, &nested]
                 .into_iter()
@@ -201,7 +210,7 @@ fn module_file(
                 ),
                 None => format!("file not found for module `{name}`"),
             };
-            Err(Some(at.locate(Diagnostic::error(message)).with_hint(format!(
+            Found::Refused(Box::new(at.locate(Diagnostic::error(message)).with_hint(format!(
                 "create \"{}\" or \"{}\", or remove the declaration (cargo refuses this tree too)",
                 rel(&flat),
                 rel(&nested)
@@ -251,6 +260,10 @@ fn scan_items(
     inline: &[String],
     out: &mut Vec<Decl>,
 ) {
+    // Deeper inline modules are the scanner's error (scan/nesting.rs); recursing further could overflow the stack.
+    if inline.len() >= crate::scan::nesting::MAX_NESTING {
+        return;
+    }
     let word = |t: &Token| &text[t.start..t.end];
     let mut attrs = PendingAttrs::default();
     let mut i = from;
@@ -336,11 +349,14 @@ fn read_attr(text: &str, inside: &[Token], attrs: &mut PendingAttrs) {
 /// the model stage reports it).
 fn syn_declarations(file: &crate::load::SourceFile, out: &mut Vec<Decl>) {
     let mut ignored = Vec::new();
-    let Some(ast) = crate::load::with_fallback_lexer(|| crate::load::parse(file, &mut ignored))
-    else {
-        return;
-    };
-    syn_items(file, &ast.items, &[], out);
+    let found = crate::load::with_fallback_lexer(|| {
+        crate::outline::with_syn(file, &mut ignored, |ast| {
+            let mut found = Vec::new();
+            syn_items(file, &ast.items, &[], &mut found);
+            found
+        })
+    });
+    out.extend(found.into_iter().flatten());
 }
 
 fn syn_items(
@@ -349,6 +365,9 @@ fn syn_items(
     inline: &[String],
     out: &mut Vec<Decl>,
 ) {
+    if inline.len() >= crate::scan::nesting::MAX_NESTING {
+        return;
+    }
     for item in items {
         let syn::Item::Mod(m) = item else {
             continue;

@@ -230,3 +230,24 @@ fn a_project_without_a_crate_root_is_an_error() {
         "{rendered}"
     );
 }
+
+/// Inline modules nested far past any real project are the scanner's located error, not a stack overflow while the
+/// tree is followed (the test thread has the default 2 MiB stack).
+#[test]
+fn deeply_nested_inline_modules_are_an_error() {
+    let depth = 20_000;
+    let lib = format!(
+        "{}mod leaf;\n{}",
+        "mod m {\n".repeat(depth),
+        "}\n".repeat(depth)
+    );
+    let dir = project(&[("src/lib.rs", &lib)]);
+    let rendered = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || diagnostics(dir.path()))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(rendered.contains(" --> src/lib.rs:"), "{rendered}");
+    assert!(rendered.contains("nest"), "{rendered}");
+}
