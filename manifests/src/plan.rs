@@ -199,37 +199,30 @@ fn version_name_conflicts(
     let Some((first, rest)) = said.split_first() else {
         return;
     };
+    let names: [(&str, fn(&VersionNames) -> &str); 2] =
+        [("plural", |v| &v.plural), ("scope", |v| &v.scope)];
     for other in rest {
-        for (what, a, b) in [
-            ("plural", &first.plural, &other.plural),
-            ("scope", &first.scope, &other.scope),
-        ] {
-            if a == b {
+        for (what, name) in names {
+            if name(first) == name(other) {
                 continue;
             }
-            let hint = "a kind has one plural and one scope in all its versions: write the same `+kubebuilder:resource` on every version";
             for (here, there) in [(first, other), (other, first)] {
-                let there_at = location(model, there.at);
-                let value = if what == "plural" {
-                    &here.plural
-                } else {
-                    &here.scope
-                };
-                let theirs = if what == "plural" {
-                    &there.plural
-                } else {
-                    &there.scope
-                };
                 diags.push(
                     model
                         .locate(
                             here.at,
                             Diagnostic::error(format!(
-                                "version {} of {}/{} has {what} `{value}`, but version {} has {what} `{theirs}` ({there_at})",
-                                here.version, plan.group, plan.kind, there.version
+                                "version {} of {}/{} has {what} `{}`, but version {} has {what} `{}` ({})",
+                                here.version,
+                                plan.group,
+                                plan.kind,
+                                name(here),
+                                there.version,
+                                name(there),
+                                location(model, there.at)
                             )),
                         )
-                        .with_hint(hint),
+                        .with_hint("a kind has one plural and one scope in all its versions: write the same `+kubebuilder:resource` on every version"),
                 );
             }
         }
