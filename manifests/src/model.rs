@@ -504,12 +504,15 @@ fn external(segs: &[String]) -> Option<Resolved> {
     }
     let first = segs[0].as_str();
     match first {
+        // kube-core's own TypeMeta, and the metas it re-exports from k8s-openapi (its `metadata` module: ObjectMeta
+        // and ListMeta, nothing else), reached through kube, kube-client or rkb-runtime too. kube's other types
+        // (`kube::core::Duration`...) are its own, whose JSON rkb does not read.
         "kube" | "kube_core" | "kube_client" | "rkb_runtime" => {
             return Some(match last {
                 "TypeMeta" => Resolved::TypeMeta,
-                "ObjectMeta" => Resolved::K8s(
-                    "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta".into(),
-                ),
+                "ObjectMeta" | "ListMeta" => Resolved::K8s(format!(
+                    "k8s_openapi::apimachinery::pkg::apis::meta::v1::{last}"
+                )),
                 _ => Resolved::Unknown,
             });
         }

@@ -1578,3 +1578,38 @@ fn a_cargo_toml_that_is_not_toml_is_an_error_where_it_breaks() {
     .unwrap();
     assert_eq!(generated(dir.path()).warnings.len(), 1);
 }
+
+/// A List type ported from Go with kube's re-exports of the metas (`kube::core::ListMeta` is k8s-openapi's) is a
+/// list, as with the k8s-openapi path: no CRD, and no "not a kind" warning about its root marker.
+#[test]
+fn a_list_type_with_kubes_list_meta_is_a_list() {
+    let types = "use kube::core::{ListMeta, ObjectMeta, TypeMeta};
+use serde::{Deserialize, Serialize};
+/// Backup is a copy of a volume.
+/// +kubebuilder:object:root=true
+#[derive(Serialize, Deserialize)]
+pub struct Backup {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub volume: String,
+}
+/// BackupList contains a list of Backup.
+/// +kubebuilder:object:root=true
+#[derive(Serialize, Deserialize)]
+pub struct BackupList {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    #[serde(default)]
+    pub metadata: ListMeta,
+    pub items: Vec<Backup>,
+}
+";
+    let dir = kinds_project(&[("src/api/v1/backup_types.rs", types)]);
+    let out = generated(dir.path());
+    let files: Vec<&str> = out.crds.iter().map(|c| c.file_name.as_str()).collect();
+    assert_eq!(files, ["g.example.com_backups.yaml"]);
+    let warnings: Vec<String> = out.warnings.iter().map(|w| w.render()).collect();
+    assert!(warnings.is_empty(), "{warnings:#?}");
+}
