@@ -1613,3 +1613,80 @@ pub struct BackupList {
     let warnings: Vec<String> = out.warnings.iter().map(|w| w.render()).collect();
     assert!(warnings.is_empty(), "{warnings:#?}");
 }
+
+/// A OneOf marker over nested fields (`source.git`), which controller-gen refuses: the error lists every nested
+/// field, as controller-gen does, and says where the marker goes instead (the corpus-errors cases, which
+/// differential.rs's `invalid_apis_fail_in_both` holds controller-gen to as well).
+#[test]
+fn one_of_markers_over_nested_fields_say_where_the_marker_goes() {
+    let case = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/corpus-errors")
+            .join(name)
+    };
+    assert_eq!(
+        diagnostics(&case("at-most-one-of-nested")),
+        "error: AtMostOneOf: cannot reference nested fields: source.git, source.oci
+  --> src/api/v1/mirror_types.rs:11:5
+   |
+11 | /// +kubebuilder:validation:AtMostOneOf=source.git;source.oci
+   |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = help: a OneOf marker counts the fields of the type it is on: put `+kubebuilder:validation:AtMostOneOf=git;oci` \
+on the type of `source` instead, naming the fields as they are there
+
+warning: `+kubebuilder:object:root`, `+kubebuilder:subresource:status`, `+kubebuilder:resource` on `MirrorSpec`, \
+which is not a kind: no CRD reads them
+ --> src/api/v1/mirror_types.rs:5:5
+  |
+5 | /// +kubebuilder:object:root=true
+  |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  = help: move them to the kind `Mirror` (a Go file ported as it is often has them on the Spec)
+
+error: aborting due to 1 previous error; no file written
+"
+    );
+    assert_eq!(
+        diagnostics(&case("exactly-one-of-nested")),
+        "error: ExactlyOneOf: cannot reference nested fields: auth.token, auth.basic
+  --> src/api/v1/types.rs:21:5
+   |
+21 | /// +kubebuilder:validation:ExactlyOneOf=auth.token;auth.basic
+   |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = help: a OneOf marker counts the fields of the type it is on: put \
+`+kubebuilder:validation:ExactlyOneOf=token;basic` on the type of `auth` instead, naming the fields as they are there
+
+error: aborting due to 1 previous error; no file written
+"
+    );
+    // Fields of two objects are no OneOf of either type.
+    let dir = thing_project(
+        "/// +kubebuilder:validation:AtMostOneOf=image;source.git
+pub struct ThingSpec {
+    \
+         #[serde(default)]
+    pub image: Option<String>,
+    pub source: Source,
+}
+\
+         pub struct Source {
+    #[serde(default)]
+    pub git: Option<String>,
+}
+",
+    );
+    let e = diagnostics(dir.path());
+    assert!(
+        e.starts_with(
+            "error: AtMostOneOf: cannot reference nested fields: source.git\n \
+             --> src/api/v1/thing_types.rs:8:5\n"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains(
+            "= help: a OneOf marker counts the fields of the type it is on, named as they are there: move it to the \
+             type that holds them all, or write the rule with `+kubebuilder:validation:XValidation` on this type\n"
+        ),
+        "{e}"
+    );
+}

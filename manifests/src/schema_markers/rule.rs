@@ -89,10 +89,18 @@ fn one_of(
 ) -> Result<(), ApplyErr> {
     let short = at.short;
     let fields = at.value().map(MarkerValue::as_str_list).unwrap_or_default();
-    if let Some(bad) = fields.iter().find(|f| f.contains('.')) {
+    let nested: Vec<&str> = fields
+        .iter()
+        .map(String::as_str)
+        .filter(|f| f.contains('.'))
+        .collect();
+    if !nested.is_empty() {
         return Err((
-            format!("{short}: cannot reference nested fields: {bad}"),
-            None,
+            format!(
+                "{short}: cannot reference nested fields: {}",
+                nested.join(", ")
+            ),
+            Some(nested_fields_hint(at.marker.name(), &fields)),
         ));
     }
     if fields.is_empty() {
@@ -102,6 +110,27 @@ fn one_of(
     let msg = format!("{how_many} of the fields in {list} {modal} be set");
     push_rule(s, json!({"rule": one_of_rule(&fields, op), "message": msg}));
     Ok(())
+}
+
+/// Where a OneOf marker (`name`) over nested `fields` goes instead: its rule counts the fields of the object it is
+/// on. Fields of one nested object: on that object's type, with their own names. Fields of several objects (or of
+/// this one and a nested one) are no OneOf of any one type: an XValidation rule of the type says it.
+fn nested_fields_hint(name: &str, fields: &[String]) -> String {
+    let split: Vec<Option<(&str, &str)>> = fields.iter().map(|f| f.rsplit_once('.')).collect();
+    let parent = split[0].map(|(parent, _)| parent);
+    if let Some(parent) = parent
+        && split.iter().all(|s| s.map(|(p, _)| p) == Some(parent))
+    {
+        let own: Vec<&str> = split.iter().flatten().map(|(_, field)| *field).collect();
+        return format!(
+            "a OneOf marker counts the fields of the type it is on: put `+{name}={}` on the type of `{parent}` \
+             instead, naming the fields as they are there",
+            own.join(";")
+        );
+    }
+    "a OneOf marker counts the fields of the type it is on, named as they are there: move it to the type that holds \
+     them all, or write the rule with `+kubebuilder:validation:XValidation` on this type"
+        .into()
 }
 
 /// The CEL rule counting how many of `fields` are set, compared with `op` (`<= 1`).
