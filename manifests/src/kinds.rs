@@ -40,17 +40,42 @@ struct Shape<'a> {
 
 impl<'a> Shape<'a> {
     fn of(model: &Model, file: usize, fields: &'a [Field]) -> Shape<'a> {
-        let meta = |f: &Field, name: &str| meta_type(model, file, &f.ty, name);
-        Shape {
-            type_meta: fields
-                .iter()
-                .any(|f| f.flatten && meta(f, "TypeMeta").is_some()),
-            object_meta: fields
-                .iter()
-                .find_map(|f| meta(f, "ObjectMeta").map(|optional| (f, optional))),
-            list_meta: fields.iter().any(|f| meta(f, "ListMeta").is_some()),
+        let mut shape = Shape {
+            type_meta: false,
+            object_meta: None,
+            list_meta: false,
+        };
+        // Resolving every field's type of every struct was most of this stage's time: only fields that can be
+        // metadata are resolved (flattened, on the wire as `metadata`, or written with a metadata type's name).
+        for f in fields.iter().filter(|f| could_be_metadata(f)) {
+            let meta = |name: &str| meta_type(model, file, &f.ty, name);
+            shape.type_meta |= f.flatten && meta("TypeMeta").is_some();
+            if shape.object_meta.is_none() {
+                shape.object_meta = meta("ObjectMeta").map(|optional| (f, optional));
+            }
+            shape.list_meta |= meta("ListMeta").is_some();
         }
+        shape
     }
+}
+
+/// Whether field `f` may hold TypeMeta, ObjectMeta or ListMeta. A metadata type renamed by a `use .. as` and put in a
+/// field with another wire name is the one shape this misses.
+fn could_be_metadata(f: &Field) -> bool {
+    const NAMES: [&str; 3] = ["TypeMeta", "ObjectMeta", "ListMeta"];
+    let last = |ty: &TypeExpr| match ty {
+        TypeExpr::Path { segments, args } => match segments.last().map(String::as_str) {
+            Some("Option") => args.first().and_then(|inner| match inner {
+                TypeExpr::Path { segments, .. } => segments.last().cloned(),
+                _ => None,
+            }),
+            other => other.map(str::to_owned),
+        },
+        _ => None,
+    };
+    f.flatten
+        || f.json_name == "metadata"
+        || last(&f.ty).is_some_and(|n| NAMES.contains(&n.as_str()))
 }
 
 /// How a struct came out of [`classify`].

@@ -233,7 +233,7 @@ fn relative_to_root(path: &Path, file: &crate::load::SourceFile) -> String {
 fn declarations(file: &crate::load::SourceFile) -> Vec<Decl> {
     let text = &file.text;
     // Most files (the API types) declare nothing: skip lexing them.
-    if !text.contains("mod") {
+    if !mentions_mod(text) {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -242,6 +242,17 @@ fn declarations(file: &crate::load::SourceFile) -> Vec<Decl> {
         None => syn_declarations(file, &mut out),
     }
     out
+}
+
+/// Whether `text` has the word `mod` followed by whitespace anywhere (comments and strings included): a file without
+/// it declares no module.
+fn mentions_mod(text: &str) -> bool {
+    text.match_indices("mod").any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + 3..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && after.is_some_and(char::is_whitespace)
+    })
 }
 
 /// The attributes seen since the last item, as they bear on a `mod` that follows.
