@@ -13,7 +13,8 @@
 //! - or exits 1 (no panic, no signal) and leaves the tree byte-identical: every path, dotfiles such as staging
 //!   files included, with its kind (file, directory, symlink and its target), mode and bytes.
 //!
-//! Either way, no message names a staging file (`.<name>.rkb-tmp`): errors name the file the user has.
+//! Either way, no message names a staging file (`.<name>.rkb-tmp` or `.<name>.rkb-old`): errors name the file the
+//! user has.
 //!
 //! The project is scaffolded once (two kinds, one of them in two versions, webhooks, manifests); each case copies
 //! it, applies 1 to 4 mutations and runs one command, all drawn from the case's seed. Choices the issue leaves open:
@@ -25,7 +26,11 @@
 //! - A syntax error that rustc would report is not held against a successful run: rkb's scanner leaves errors in
 //!   function bodies to `cargo build` (docs/architecture.md). Unreadable files and read-only directories are among
 //!   the mutations, but they block nothing when the test runs as root.
-//! - A staging-named obstacle put there by a mutation may be named in the error (it is the user's file then).
+//! - A staging-named obstacle put there by a mutation may be named in a message, as the cause, on the line that
+//!   names the file the user asked for (it is the user's own path then).
+//! - A staging file a killed run left behind may be consumed by a successful `rkb manifests` (it writes over it),
+//!   never by a failed run: that one leaves the tree as it found it, leftovers included.
+//! - CRDs and PROJECT are read with the workspace's YAML reader (serde-saphyr) into `serde_json::Value`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -34,14 +39,19 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::Mutex;
 
+use serde_json::Value;
+
 use rkb_scaffold_tests::{CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, rkb, rkb_ok};
 
-/// Cases run when RKB_AON_CASES is not set: well under a minute on two cores.
-const DEFAULT_CASES: u64 = 64;
+/// Cases run when RKB_AON_CASES is not set: about ten seconds on two cores. 128 rather than 64: with 64, a writer
+/// that no longer undoes a failed write, or that names its staging file in errors, was caught by one or two cases
+/// only (each was tried on purpose); 128 catches each in three or four.
+const DEFAULT_CASES: u64 = 128;
 /// The most mutations one case applies.
 const MAX_MUTATIONS: usize = 4;
-/// Where staging files end: write.rs stages `<dir>/.<name>.rkb-tmp`.
-const STAGING_SUFFIX: &str = ".rkb-tmp";
+/// How write.rs's own files end: it stages new content in `<dir>/.<name>.rkb-tmp` and keeps the content it
+/// replaces or removes in `<dir>/.<name>.rkb-old` until every step succeeded.
+const STAGING_SUFFIXES: [&str; 2] = [".rkb-tmp", ".rkb-old"];
 /// The kinds of the base project and their plurals.
 const KINDS: [(&str, &str); 2] = [
     ("DemoMicroService", "demomicroservices"),
@@ -169,8 +179,11 @@ fn describe_diff(before: &Tree, after: &Tree) -> String {
 }
 
 fn is_staging(path: &Path) -> bool {
-    path.file_name()
-        .is_some_and(|n| n.to_string_lossy().ends_with(STAGING_SUFFIX))
+    path.file_name().is_some_and(|n| {
+        STAGING_SUFFIXES
+            .iter()
+            .any(|s| n.to_string_lossy().ends_with(s))
+    })
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -250,16 +263,18 @@ enum Mutation {
         paths: Vec<PathBuf>,
         marker: String,
     },
-    /// A new Spec field: the kind's CRD is stale, so `rkb manifests` must write it.
-    AddField(PathBuf),
+    /// A new Spec field in one types file or in all of them: those CRDs are stale, so `rkb manifests` must write
+    /// them.
+    AddField(Vec<PathBuf>),
     /// A new RBAC rule: role.yaml is stale, so `rkb manifests` must write it.
     AddRbacRule(PathBuf),
     DanglingSymlink(PathBuf),
     DirToFile(PathBuf),
     FileToDir(PathBuf),
-    /// A directory where rkb stages the file (`.<name>.rkb-tmp`).
-    StagingObstacle(PathBuf),
-    /// A staging file a killed run left behind.
+    /// Directories at paths of write.rs's own (`.<name>.rkb-tmp` or `.<name>.rkb-old` beside outputs): where a
+    /// write fails after others were staged or put in place, so that they must be undone.
+    StagingObstacles(Vec<PathBuf>),
+    /// A file at a path of write.rs's own, as a killed run leaves behind.
     StaleStagingFile(PathBuf),
     /// Mode 0555 on a directory, 000 on a file (blocks nothing when the test runs as root).
     ReadOnly(PathBuf),
@@ -293,17 +308,19 @@ impl fmt::Display for Mutation {
                 let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
                 write!(f, "add `{marker}` to the kind in {}", paths.join(" and "))
             }
-            Mutation::AddField(p) => write!(f, "add a Spec field in {}", p.display()),
+            Mutation::AddField(paths) => {
+                let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                write!(f, "add a Spec field in {}", paths.join(" and "))
+            }
             Mutation::AddRbacRule(p) => write!(f, "add an rbac marker in {}", p.display()),
             Mutation::DanglingSymlink(p) => write!(f, "dangling symlink at {}", p.display()),
             Mutation::DirToFile(p) => write!(f, "replace directory {} with a file", p.display()),
             Mutation::FileToDir(p) => write!(f, "replace file {} with a directory", p.display()),
-            Mutation::StagingObstacle(p) => {
-                write!(f, "a directory at {}", staging_path(p).display())
+            Mutation::StagingObstacles(paths) => {
+                let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                write!(f, "a directory at {}", paths.join(" and at "))
             }
-            Mutation::StaleStagingFile(p) => {
-                write!(f, "a stale file at {}", staging_path(p).display())
-            }
+            Mutation::StaleStagingFile(p) => write!(f, "a stale file at {}", p.display()),
             Mutation::ReadOnly(p) => write!(f, "read-only {}", p.display()),
         }
     }
@@ -324,7 +341,7 @@ impl Mutation {
             Mutation::DanglingSymlink(_) => "dangling-symlink",
             Mutation::DirToFile(_) => "dir-to-file",
             Mutation::FileToDir(_) => "file-to-dir",
-            Mutation::StagingObstacle(_) => "staging-obstacle",
+            Mutation::StagingObstacles(_) => "staging-obstacle",
             Mutation::StaleStagingFile(_) => "stale-staging-file",
             Mutation::ReadOnly(_) => "read-only",
         }
@@ -353,11 +370,13 @@ impl Mutation {
                     Some(format!("{}{marker}\n{}", &text[..root], &text[root..]))
                 })
             }),
-            Mutation::AddField(p) => edit(&at(p), |text| {
-                let field = "    pub foo: Option<String>,\n";
-                let added = "    /// replicas is new.\n    pub replicas: i32,\n";
-                text.contains(field)
-                    .then(|| text.replacen(field, &format!("{field}{added}"), 1))
+            Mutation::AddField(paths) => paths.iter().try_for_each(|path| {
+                edit(&at(path), |text| {
+                    let field = "    pub foo: Option<String>,\n";
+                    let added = "    /// replicas is new.\n    pub replicas: i32,\n";
+                    text.contains(field)
+                        .then(|| text.replacen(field, &format!("{field}{added}"), 1))
+                })
             }),
             Mutation::AddRbacRule(p) => edit(&at(p), |text| {
                 let rule = "/// +kubebuilder:rbac:";
@@ -375,10 +394,10 @@ impl Mutation {
                 let _ = std::fs::remove_file(at(p));
                 std::fs::create_dir(at(p))
             }
-            Mutation::StagingObstacle(p) => std::fs::create_dir(at(&staging_path(p))),
-            Mutation::StaleStagingFile(p) => {
-                std::fs::write(at(&staging_path(p)), "left behind by a killed run\n")
+            Mutation::StagingObstacles(paths) => {
+                paths.iter().try_for_each(|p| std::fs::create_dir(at(p)))
             }
+            Mutation::StaleStagingFile(p) => std::fs::write(at(p), "left behind by a killed run\n"),
             Mutation::ReadOnly(p) => {
                 let mode = if at(p).is_dir() { 0o555 } else { 0o000 };
                 std::fs::set_permissions(at(p), std::fs::Permissions::from_mode(mode))
@@ -386,11 +405,12 @@ impl Mutation {
         };
     }
 
-    /// The staging-named path the mutation put there itself, which a message may name.
-    fn placed_staging_path(&self) -> Option<PathBuf> {
+    /// The staging-named paths the mutation put there itself, which a message may name.
+    fn placed_staging_paths(&self) -> Vec<PathBuf> {
         match self {
-            Mutation::StagingObstacle(p) | Mutation::StaleStagingFile(p) => Some(staging_path(p)),
-            _ => None,
+            Mutation::StagingObstacles(paths) => paths.clone(),
+            Mutation::StaleStagingFile(p) => vec![p.clone()],
+            _ => Vec::new(),
         }
     }
 }
@@ -401,9 +421,19 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Where rkb stages `path` (write.rs).
-fn staging_path(path: &Path) -> PathBuf {
-    path.with_file_name(format!(".{}{STAGING_SUFFIX}", file_name(path)))
+/// A path of write.rs's own for `path`: `.<name><suffix>` beside it.
+fn staging_path(path: &Path, suffix: &str) -> PathBuf {
+    path.with_file_name(format!(".{}{suffix}", file_name(path)))
+}
+
+/// The file a path of write.rs's own stands for (the inverse of [`staging_path`]).
+fn staged_target(staging: &Path) -> PathBuf {
+    let name = file_name(staging);
+    let name = STAGING_SUFFIXES
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(&name);
+    staging.with_file_name(name.strip_prefix('.').unwrap_or(name))
 }
 
 /// Rewrites a UTF-8 file with `change`; a file that is not there or not UTF-8, or a change that finds nothing to
@@ -601,11 +631,32 @@ fn garbling(rng: &mut Rng, len: usize) -> Garbling {
     }
 }
 
+/// A path of write.rs's own beside a random output.
+fn own_path(rng: &mut Rng, t: &Targets) -> PathBuf {
+    let output = rng.pick(&t.outputs()).clone();
+    let suffix = *rng.pick(&STAGING_SUFFIXES);
+    staging_path(&output, suffix)
+}
+
+/// An obstacle beside one output, or beside every output (one suffix for all), so that whichever file a run
+/// writes, writing it fails: its staging with `.rkb-tmp`, or with `.rkb-old` putting it in place after every file
+/// was staged, which all must then be undone.
+fn obstacles(rng: &mut Rng, t: &Targets) -> Vec<PathBuf> {
+    if rng.below(2) == 0 {
+        return vec![own_path(rng, t)];
+    }
+    let suffix = *rng.pick(&STAGING_SUFFIXES);
+    t.outputs()
+        .iter()
+        .map(|o| staging_path(o, suffix))
+        .collect()
+}
+
 /// One random mutation. The weights favour what makes `rkb manifests` write (stale outputs) and what makes a
 /// write fail, since all-or-nothing is only at stake when both happen in one run.
 fn mutation(rng: &mut Rng, t: &Targets) -> Mutation {
     let edited = || [t.sources(), t.configs()].concat();
-    match rng.below(18) {
+    match rng.below(21) {
         0 => Mutation::Delete(rng.pick(&edited()).clone()),
         1 => {
             let from = rng.pick(&edited()).clone();
@@ -641,13 +692,14 @@ fn mutation(rng: &mut Rng, t: &Targets) -> Mutation {
             };
             Mutation::AddMarker { paths, marker }
         }
-        8 | 9 => Mutation::AddField(rng.pick(&t.types()).clone()),
+        8 | 9 if rng.below(2) == 0 => Mutation::AddField(vec![rng.pick(&t.types()).clone()]),
+        8 | 9 => Mutation::AddField(t.types()),
         10 | 11 => Mutation::AddRbacRule(rng.pick(&t.controllers()).clone()),
         12 => Mutation::DanglingSymlink(rng.pick(&t.types()).clone()),
         13 => Mutation::DirToFile(PathBuf::from(rng.pick(&OUTPUT_DIRS))),
         14 => Mutation::FileToDir(rng.pick(&[t.outputs(), t.types()].concat()).clone()),
-        15 => Mutation::StagingObstacle(rng.pick(&t.outputs()).clone()),
-        16 => Mutation::StaleStagingFile(rng.pick(&t.outputs()).clone()),
+        15..=18 => Mutation::StagingObstacles(obstacles(rng, t)),
+        19 => Mutation::StaleStagingFile(own_path(rng, t)),
         _ => {
             let dirs: Vec<PathBuf> = OUTPUT_DIRS.iter().map(PathBuf::from).collect();
             Mutation::ReadOnly(rng.pick(&[dirs, t.types()].concat()).clone())
@@ -859,7 +911,7 @@ fn run_case(base: &Tree, case: &Case, verbose: bool) -> Result<(), Violation> {
     let placed: Vec<PathBuf> = case
         .mutations
         .iter()
-        .filter_map(|(_, m)| m.placed_staging_path())
+        .flat_map(|(_, m)| m.placed_staging_paths())
         .collect();
     let verdict = run_and_judge(&dir, case.command, &placed, verbose);
     make_removable(tmp.path());
@@ -897,14 +949,16 @@ fn judge(
             format!("exit {:?}:\n{text}", out.status.code()),
         );
     }
+    // A path a mutation put there may be named, as the cause, beside the file the user asked for.
     let placed_by_mutation = |line: &str| {
-        placed
-            .iter()
-            .any(|p| line.contains(&p.display().to_string()))
+        placed.iter().any(|p| {
+            line.contains(&p.display().to_string())
+                && line.contains(&staged_target(p).display().to_string())
+        })
     };
     let staging_named: Vec<&str> = text
         .lines()
-        .filter(|l| l.contains(STAGING_SUFFIX) && !placed_by_mutation(l))
+        .filter(|l| STAGING_SUFFIXES.iter().any(|s| l.contains(s)) && !placed_by_mutation(l))
         .collect();
     if !staging_named.is_empty() {
         return violation("a message names a staging file", staging_named.join("\n"));
@@ -1060,51 +1114,46 @@ fn compare_manifests(earlier: &Path, dir: &Path) -> Result<(), Violation> {
 }
 
 /// The `spec` of each CRD [`FRESH_MANIFESTS`] wrote, by file name.
-fn crd_specs(dir: &Path) -> BTreeMap<String, serde_yaml::Value> {
+fn crd_specs(dir: &Path) -> BTreeMap<String, Value> {
     let Ok(files) = std::fs::read_dir(dir.join("fresh/crd")) else {
         return BTreeMap::new();
     };
     files
         .map(|f| f.expect("list CRDs").path())
         .map(|path| {
-            let yaml = std::fs::read(&path).expect("read a CRD");
-            let doc: serde_yaml::Value = serde_yaml::from_slice(&yaml).expect("rkb writes YAML");
+            let yaml = std::fs::read_to_string(&path).expect("read a CRD");
+            let doc: Value = serde_saphyr::from_str(&yaml).expect("rkb writes YAML");
             (file_name(&path), doc["spec"].clone())
         })
         .collect()
 }
 
 /// A CRD's group, scope and names (what a live cluster cannot change), or "no CRD".
-fn crd_identity(spec: Option<&serde_yaml::Value>) -> String {
+fn crd_identity(spec: Option<&Value>) -> String {
     let Some(spec) = spec else {
         return "no CRD".to_string();
     };
-    serde_yaml::to_string(&(&spec["group"], &spec["scope"], &spec["names"]))
-        .expect("YAML prints")
-        .replace('\n', " ")
+    format!("{} {} {}", spec["group"], spec["scope"], spec["names"])
 }
 
 /// Each version whose CRD has another scope than PROJECT records for it (`api.namespaced`, false when absent).
-fn scope_disagreements(dir: &Path, crds: &BTreeMap<String, serde_yaml::Value>) -> BTreeSet<String> {
-    let project: serde_yaml::Value = std::fs::read(dir.join("PROJECT"))
+fn scope_disagreements(dir: &Path, crds: &BTreeMap<String, Value>) -> BTreeSet<String> {
+    let project: Value = std::fs::read_to_string(dir.join("PROJECT"))
         .ok()
-        .and_then(|bytes| serde_yaml::from_slice(&bytes).ok())
+        .and_then(|text| serde_saphyr::from_str(&text).ok())
         .unwrap_or_default();
-    let resources = project["resources"]
-        .as_sequence()
-        .cloned()
-        .unwrap_or_default();
+    let resources = project["resources"].as_array().cloned().unwrap_or_default();
     let mut found = BTreeSet::new();
-    for resource in resources.iter().filter(|r| r["api"].is_mapping()) {
+    for resource in resources.iter().filter(|r| r["api"].is_object()) {
         let (kind, version) = (&resource["kind"], &resource["version"]);
         let recorded = match resource["api"]["namespaced"].as_bool() {
             Some(true) => "Namespaced",
             _ => "Cluster",
         };
-        let serves = |spec: &&serde_yaml::Value| {
+        let serves = |spec: &&Value| {
             spec["names"]["kind"] == *kind
                 && spec["versions"]
-                    .as_sequence()
+                    .as_array()
                     .is_some_and(|vs| vs.iter().any(|v| v["name"] == *version))
         };
         for spec in crds.values().filter(serves) {
@@ -1365,5 +1414,15 @@ fn snapshots_see_dotfiles_modes_symlinks_and_empty_directories() {
         let copy = tempfile::tempdir().unwrap();
         materialize(&seen, copy.path());
         assert!(full_snapshot(copy.path()) == seen, "a copy loses {what}");
+    }
+}
+
+#[test]
+fn staged_target_inverts_staging_path() {
+    let role = Path::new("config/rbac/role.yaml");
+    for suffix in STAGING_SUFFIXES {
+        let staged = staging_path(role, suffix);
+        assert!(is_staging(&staged), "{}", staged.display());
+        assert_eq!(staged_target(&staged), role);
     }
 }
