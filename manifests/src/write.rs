@@ -7,7 +7,8 @@
 //! removed), so the tree is as it was; the error names the file the user asked for, never a staging file. Only
 //! when every step succeeded are the kept files deleted. Two writes to one path are refused before anything
 //! is written. What cannot be undone is a crash of the process itself: it may leave `.rkb-tmp`/`.rkb-old`
-//! files, which the next run overwrites.
+//! files. Later runs leave those alone (they stage under the next free name, `.<name>.rkb-tmp.1`, ...), so a
+//! leftover is the user's to inspect and delete, never silently lost.
 
 use std::path::{Path, PathBuf};
 
@@ -45,13 +46,18 @@ fn at(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError + '_ {
     }
 }
 
-/// `.<name><suffix>` beside `path`.
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
+/// A path beside `path` that nothing occupies: `.<name><suffix>`, else `.<name><suffix>.1`, `.2`, ... so that a file
+/// a killed run left at the first name is never written over, nor removed when this call undoes its steps.
+fn free_sibling(path: &Path, suffix: &str) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}{suffix}"))
+    let first = path.with_file_name(format!(".{name}{suffix}"));
+    std::iter::once(first)
+        .chain((1..).map(|n| path.with_file_name(format!(".{name}{suffix}.{n}"))))
+        .find(|p| p.symlink_metadata().is_err())
+        .expect("some numbered name is free")
 }
 
 /// What a call has done so far, to undo it.
@@ -154,8 +160,7 @@ fn keep_old(path: &Path, journal: &mut Journal, moving: bool) -> Result<bool, Wr
         }
         Ok(_) => {}
     }
-    let old = sibling(path, ".rkb-old");
-    let _ = std::fs::remove_file(&old);
+    let old = free_sibling(path, ".rkb-old");
     let kept = if moving {
         std::fs::rename(path, &old)
     } else {
@@ -169,9 +174,15 @@ fn keep_old(path: &Path, journal: &mut Journal, moving: bool) -> Result<bool, Wr
 fn stage(f: &FileWrite, journal: &mut Journal) -> Result<(), WriteError> {
     let dir = f.path.parent().unwrap_or(Path::new("."));
     create_dir_all_tracked(dir, &mut journal.created_dirs)?;
-    let tmp = sibling(&f.path, ".rkb-tmp");
-    std::fs::write(&tmp, f.content).map_err(at(&f.path))?;
+    let tmp = free_sibling(&f.path, ".rkb-tmp");
+    // Created here, never opened over an existing file: whatever is at the name is not ours to truncate.
+    let mut staged = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(at(&f.path))?;
     journal.staged.push(tmp.clone());
+    std::io::Write::write_all(&mut staged, f.content.as_bytes()).map_err(at(&f.path))?;
     if f.executable {
         set_executable(&tmp).map_err(at(&f.path))?;
     }
@@ -286,12 +297,12 @@ mod tests {
         assert_eq!(tree(dir.path()), before);
     }
 
-    /// A staging file that cannot be written is reported as the file the caller asked for.
+    /// A staging file that cannot be created is reported as the file the caller asked for. (A name of 250
+    /// characters is allowed; its staging name, 13 longer, passes the file system's limit of 255.)
     #[test]
     fn errors_name_the_file_not_its_staging_file() {
         let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("role.yaml");
-        std::fs::create_dir(dir.path().join(".role.yaml.rkb-tmp")).unwrap();
+        let target = dir.path().join(format!("{}.yaml", "r".repeat(245)));
         let before = tree(dir.path());
         let e = write_atomically(&[write(target.clone(), "x")], &[]).unwrap_err();
         assert_eq!(e.path, target);
@@ -310,6 +321,32 @@ mod tests {
             "two outputs of this run go to this file"
         );
         assert!(!dir.path().join("sub").exists());
+    }
+
+    /// Files at the staging names (left by a killed run, or the user's) are neither written over nor removed, by a
+    /// run that fails or one that succeeds.
+    #[test]
+    fn files_at_staging_names_are_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.yaml");
+        std::fs::write(&target, "old").unwrap();
+        std::fs::write(dir.path().join(".a.yaml.rkb-tmp"), "leftover tmp").unwrap();
+        std::fs::write(dir.path().join(".a.yaml.rkb-old"), "leftover old").unwrap();
+        std::fs::create_dir(dir.path().join("blocked.yaml")).unwrap();
+        let before = tree(dir.path());
+        let failing = [
+            write(target.clone(), "new"),
+            write(dir.path().join("blocked.yaml"), "b"),
+        ];
+        assert!(write_atomically(&failing, &[]).is_err());
+        assert_eq!(tree(dir.path()), before);
+        write_atomically(&[write(target.clone(), "new")], &[]).unwrap();
+        let leftover = |n: &str| std::fs::read_to_string(dir.path().join(n)).unwrap();
+        assert_eq!(leftover(".a.yaml.rkb-tmp"), "leftover tmp");
+        assert_eq!(leftover(".a.yaml.rkb-old"), "leftover old");
+        assert_eq!(leftover("a.yaml"), "new");
+        assert!(!dir.path().join(".a.yaml.rkb-tmp.1").exists());
+        assert!(!dir.path().join(".a.yaml.rkb-old.1").exists());
     }
 
     #[test]
