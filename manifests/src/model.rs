@@ -37,6 +37,16 @@ pub struct Field {
     pub omit_empty: bool,
     /// The field's name in the source.
     pub span: Span,
+    /// `#[serde_as(as = "T")]`: serde_with writes the field through `T`, not through its type's `Serialize`.
+    pub adapter: Option<Adapter>,
+}
+
+/// The serde_with adapter a field is written through (`#[serde_as(as = "DisplayFromStr")]`).
+pub struct Adapter {
+    /// The attribute's key and value as written (`as = "DisplayFromStr"`), for messages.
+    pub attr: String,
+    /// The adapter; `None` when the text is no type.
+    pub ty: Option<TypeExpr>,
 }
 
 pub enum TypeKind {
@@ -57,6 +67,12 @@ pub enum TypeKind {
 pub enum OwnJson {
     /// `#[serde(into = "T")]`, `from` or `try_from`, as written.
     SerdeAttr(String),
+    /// serde_with's `#[derive(SerializeDisplay)]`, `SerializeDisplayAlt` or `DeserializeFromStr` (the derive's name):
+    /// a JSON string, the text of its Display (Go's MarshalText).
+    Display(String),
+    /// A newtype (or `#[serde(transparent)]` struct) whose field is written through serde_with's
+    /// `#[serde_as(as = "T")]`: the attribute as written.
+    Adapter(String),
     /// A hand-written `impl Serialize` (or `Deserialize`) for it: the trait, and where the impl names the type.
     Impl {
         trait_name: String,
@@ -695,11 +711,9 @@ impl Walk<'_> {
         doc
     }
 
-    fn push_type(&mut self, ident: &Ident, doc: Doc, kind: TypeKind, cattrs: Option<&SerdeAttrs>) {
+    fn push_type(&mut self, ident: &Ident, doc: Doc, kind: TypeKind, own_json: Option<OwnJson>) {
         self.out.types.push(TypeDef {
-            own_json: cattrs
-                .and_then(|c| c.conversion.clone())
-                .map(OwnJson::SerdeAttr),
+            own_json,
             span: Span {
                 line: ident.line,
                 col: ident.col,
@@ -722,9 +736,12 @@ impl Walk<'_> {
     ) {
         let doc = self.doc(docs, Target::Type);
         let rename_all = cattrs.rename_all.as_deref().and_then(RenameRule::parse);
+        // A newtype's (or transparent struct's) field: its serde attributes too decide the type's JSON.
+        let mut newtype_field = None;
         let kind = match fields {
             // serde(transparent): serialized as its only field, like a newtype.
             Fields::Named(named) if cattrs.transparent && named.len() == 1 => {
+                newtype_field = Some(&named[0].serde);
                 TypeKind::Newtype(named[0].ty.clone())
             }
             Fields::Named(named) => {
@@ -759,17 +776,27 @@ impl Walk<'_> {
                         doc: fdoc,
                         flatten: fattrs.flatten,
                         omit_empty,
+                        adapter: fattrs.serde_as.as_ref().map(|(key, ty)| Adapter {
+                            attr: serde_as_attr(key, ty),
+                            // Inside the walk's fallback lexer (walk_files).
+                            ty: syn::parse_str::<syn::Type>(ty)
+                                .ok()
+                                .map(|t| TypeExpr::from_syn(&t)),
+                        }),
                     });
                 }
                 TypeKind::Struct(out)
             }
-            Fields::Tuple(types) if types.len() == 1 => TypeKind::Newtype(types[0].clone()),
+            Fields::Tuple(types) if types.len() == 1 => {
+                newtype_field = Some(&types[0].0);
+                TypeKind::Newtype(types[0].1.clone())
+            }
             Fields::Tuple(_) => {
                 TypeKind::Unsupported("tuple structs with more than one field".into())
             }
             Fields::Unit => TypeKind::Unsupported("unit structs".into()),
         };
-        self.push_type(ident, doc, kind, Some(cattrs));
+        self.push_type(ident, doc, kind, own_json(cattrs, newtype_field));
     }
 
     fn enum_item(
@@ -805,8 +832,25 @@ impl Walk<'_> {
                 "enums with data (only unit-variant enums map to a string enum)".into(),
             )
         };
-        self.push_type(ident, doc, kind, Some(cattrs));
+        self.push_type(ident, doc, kind, own_json(cattrs, None));
     }
+}
+
+/// Why a type with serde attributes `cattrs` (and, for a newtype, its field's `field`) has a JSON format of its own,
+/// if it has: the first of a conversion, a Display derive, the newtype field's adapter.
+fn own_json(cattrs: &SerdeAttrs, field: Option<&SerdeAttrs>) -> Option<OwnJson> {
+    let conversion = cattrs.conversion.clone().map(OwnJson::SerdeAttr);
+    let display = || cattrs.display.clone().map(OwnJson::Display);
+    let adapter = || {
+        let (key, ty) = field?.serde_as.as_ref()?;
+        Some(OwnJson::Adapter(serde_as_attr(key, ty)))
+    };
+    conversion.or_else(display).or_else(adapter)
+}
+
+/// A `#[serde_as(...)]` key and its type as written in it, for messages: `as = "DisplayFromStr"`.
+fn serde_as_attr(key: &str, ty: &str) -> String {
+    format!("{key} = {ty:?}")
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

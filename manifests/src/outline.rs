@@ -120,7 +120,8 @@ pub enum Item {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fields {
     Named(Vec<Field>),
-    Tuple(Vec<TypeExpr>),
+    /// Each field's serde attributes (a newtype's adapter is its JSON) and type.
+    Tuple(Vec<(SerdeAttrs, TypeExpr)>),
     Unit,
 }
 
@@ -151,7 +152,9 @@ pub enum UseName {
 }
 
 /// What the model reads of `#[serde(...)]` attributes, container and field keys together (a key that
-/// does not apply where it is written cannot compile, so mixing them loses nothing).
+/// does not apply where it is written cannot compile, so mixing them loses nothing), and of the two other attributes
+/// that decide a type's or field's JSON: `#[derive(...)]` (serde_with's Display derives) and serde_with's
+/// `#[serde_as(...)]` on a field.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SerdeAttrs {
     /// `rename_all = "..."` (or its `serialize = "..."`), as written.
@@ -169,6 +172,12 @@ pub struct SerdeAttrs {
     /// The first of `into = "T"`, `from = "T"`, `try_from = "T"`, as written with its value (the type's JSON
     /// is `T`'s, not its fields').
     pub conversion: Option<String>,
+    /// The first of serde_with's derives that write the type as its Display text (or read it from its FromStr)
+    /// that a `#[derive(...)]` names ([`display_derive`]): its JSON is a string, not its fields.
+    pub display: Option<String>,
+    /// The first `as = "T"` (or `serialize_as`, `deserialize_as`) of a field's `#[serde_as(...)]`: the key and `T`
+    /// as written. serde_with writes the field through the adapter `T`, not through its type's `Serialize`.
+    pub serde_as: Option<(String, String)>,
 }
 
 /// What a serde key does to [`SerdeAttrs`]; both front ends read keys through this.
@@ -228,6 +237,20 @@ impl SerdeAttrs {
         }
     }
 
+    /// Records a derive's path: serde_with's Display derives ([`display_derive`]) unless one came before.
+    pub fn set_derive<S: AsRef<str>>(&mut self, segments: &[S]) {
+        if self.display.is_none() {
+            self.display = display_derive(segments).map(str::to_owned);
+        }
+    }
+
+    /// Records a `#[serde_as(...)]` key with a string value: the adapter, if `key` names one and none came before.
+    pub fn set_serde_as(&mut self, key: &str, ty: &str) {
+        if self.serde_as.is_none() && SERDE_AS_KEYS.contains(&key) {
+            self.serde_as = Some((key.to_owned(), ty.to_owned()));
+        }
+    }
+
     /// Records a rename key's serialize name (`None`: only a deserialize name was given).
     pub fn set_name(&mut self, key: &SerdeKey, name: Option<String>) {
         match key {
@@ -248,6 +271,23 @@ pub fn serde_trait<S: AsRef<str>>(segments: &[S]) -> Option<&'static str> {
         _ => return None,
     };
     (segments.len() == 1 || segments[0].as_ref() == "serde").then_some(name)
+}
+
+/// The keys of a field's `#[serde_as(...)]` that name the adapter it is written (or read) through.
+const SERDE_AS_KEYS: [&str; 3] = ["as", "serialize_as", "deserialize_as"];
+
+/// Which of serde_with's derives a derive path names (`SerializeDisplay`, `serde_with::DeserializeFromStr`...),
+/// leading `::` left out: the ones that make a type's JSON the text of its Display (`SerializeDisplay`,
+/// `SerializeDisplayAlt`) or read it from its FromStr (`DeserializeFromStr`). As with [`serde_trait`], a path through
+/// another crate is not serde_with's, and a renamed import is not followed.
+pub fn display_derive<S: AsRef<str>>(segments: &[S]) -> Option<&'static str> {
+    let name = match segments.last()?.as_ref() {
+        "SerializeDisplay" => "SerializeDisplay",
+        "SerializeDisplayAlt" => "SerializeDisplayAlt",
+        "DeserializeFromStr" => "DeserializeFromStr",
+        _ => return None,
+    };
+    (segments.len() == 1 || segments[0].as_ref() == "serde_with").then_some(name)
 }
 
 /// The outline of a file syn parsed.
@@ -285,7 +325,7 @@ fn items(list: &[syn::Item], file: &SourceFile) -> Vec<Item> {
                     syn::Fields::Unnamed(un) => Fields::Tuple(
                         un.unnamed
                             .iter()
-                            .map(|f| TypeExpr::from_syn(&f.ty))
+                            .map(|f| (serde_attrs(&f.attrs), TypeExpr::from_syn(&f.ty)))
                             .collect(),
                     ),
                     syn::Fields::Unit => Fields::Unit,
@@ -419,10 +459,17 @@ fn use_names(tree: &syn::UseTree, prefix: Vec<String>, out: &mut Vec<UseName>) {
     }
 }
 
-/// Reads every `#[serde(...)]` of `attrs`. A malformed one is read up to where it stops making sense
-/// (it would not compile anyway).
+/// Reads every `#[serde(...)]`, `#[derive(...)]` and `#[serde_as(...)]` of `attrs`. A malformed one is read up to
+/// where it stops making sense (it would not compile anyway).
 fn serde_attrs(attrs: &[syn::Attribute]) -> SerdeAttrs {
     let mut out = SerdeAttrs::default();
+    for a in attrs {
+        if a.path().is_ident("derive") {
+            derives(a, &mut out);
+        } else if a.path().is_ident("serde_as") {
+            serde_as(a, &mut out);
+        }
+    }
     for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let _ = a.parse_nested_meta(|m| {
             let key_name = m.path.get_ident().map(ToString::to_string);
@@ -446,6 +493,33 @@ fn serde_attrs(attrs: &[syn::Attribute]) -> SerdeAttrs {
         });
     }
     out
+}
+
+/// The paths of `#[derive(...)]` into `out` ([`SerdeAttrs::set_derive`]); a list that is not of paths is not read.
+fn derives(a: &syn::Attribute, out: &mut SerdeAttrs) {
+    let parser = syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated;
+    for path in a.parse_args_with(parser).into_iter().flatten() {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        out.set_derive(&segments);
+    }
+}
+
+/// The adapter of a field's `#[serde_as(as = "T", ...)]` into `out` ([`SerdeAttrs::set_serde_as`]).
+fn serde_as(a: &syn::Attribute, out: &mut SerdeAttrs) {
+    let _ = a.parse_nested_meta(|m| {
+        let key = m
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if m.input.peek(syn::Token![=]) && SERDE_AS_KEYS.contains(&key.as_str()) {
+            let ty: syn::LitStr = m.value()?.parse()?;
+            out.set_serde_as(&key, &ty.value());
+            Ok(())
+        } else {
+            skip_meta(&m)
+        }
+    });
 }
 
 /// Consumes whatever follows a serde key we don't read.

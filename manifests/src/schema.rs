@@ -3,6 +3,8 @@
 //! ApplyPriority); then references are flattened (field docs and field-level validation kept over the
 //! referenced type) and `allOf` branches merged.
 
+mod serde_with;
+
 use crate::model::{At, Field, Model, OwnJson, Prim, Resolved, TypeKind};
 use crate::scan::nesting::MAX_NESTING;
 use crate::schema_markers;
@@ -220,7 +222,12 @@ impl<'m> SchemaGen<'m> {
         // controller-gen's type with its own JSON format: with a Type marker, its markers alone describe it.
         let by_markers = self.described_by_markers(t);
         let mut s = match &td.kind {
-            _ if by_markers => Schema::new(),
+            _ if by_markers => {
+                if let Some(what) = serde_with::written_by_display(td) {
+                    self.check_written_as_string(&td.doc.markers, td.file, &what);
+                }
+                Schema::new()
+            }
             // Its fields would describe JSON it does not write: only the markers can.
             _ if td.own_json.is_some() => {
                 self.own_json_error(t);
@@ -374,12 +381,19 @@ impl<'m> SchemaGen<'m> {
         required
     }
 
-    /// The schema of field `f`: its type's (or none, for Schemaless and for a type with a JSON format rkb cannot
-    /// read, described by markers), its description, its markers.
+    /// The schema of field `f`: its type's, or what its serde_with adapter writes (or none, for Schemaless and for
+    /// JSON rkb cannot read, described by markers), its description, its markers.
     fn field_schema(&mut self, f: &Field, file: usize, at: At) -> Schema {
-        let by_markers = has_type_marker(&f.doc.markers) && self.is_opaque(file, &f.ty);
+        let adapted = serde_with::is_adapted(f);
+        let by_markers =
+            has_type_marker(&f.doc.markers) && (adapted || self.is_opaque(file, &f.ty));
+        if by_markers {
+            self.check_field_written_as_string(f, file);
+        }
         let mut prop = if f.doc.has(Effect::Schemaless) || by_markers {
             Schema::new()
+        } else if adapted {
+            self.adapted_field_schema(f, at)
         } else {
             self.expr_schema(file, &f.ty, at)
         };
@@ -421,15 +435,9 @@ impl<'m> SchemaGen<'m> {
     /// ("conflicting types in allOf branches", without saying where) and writes a schema the API server refuses on
     /// a type; rkb said nothing and kept one of them. Name the marker and both types.
     fn check_type_marker_fits(&mut self, markers: &[Marker], name: &str, own: &str, file: usize) {
-        let type_marker = Effect::Schema(SchemaMarker::Value(ValueMarker::Type));
-        let Some(marker) = markers.iter().find(|m| m.def.effect == type_marker) else {
+        let Some((marker, wanted)) = type_marker(markers) else {
             return;
         };
-        let wanted = marker
-            .value
-            .as_ref()
-            .and_then(MarkerValue::as_str)
-            .unwrap_or("");
         // Only objects: a newtype or an enum may serialize as the marker says (serde_repr, a hand-written impl).
         if wanted.is_empty() || wanted == own || own != "object" {
             return;
@@ -529,8 +537,11 @@ impl<'m> SchemaGen<'m> {
     /// controller-gen, reads such JSON from markers only. Say where the format comes from, and what to add.
     fn own_json_error(&mut self, t: usize) {
         let td = &self.model.types[t];
+        let name = &td.name;
         let why = match &td.own_json {
             Some(OwnJson::SerdeAttr(attr)) => format!("its `#[serde({attr})]`"),
+            Some(OwnJson::Display(derive)) => format!("its `#[derive({derive})]`"),
+            Some(OwnJson::Adapter(attr)) => format!("its field's `#[serde_as({attr})]`"),
             Some(OwnJson::Impl {
                 trait_name,
                 file,
@@ -541,13 +552,17 @@ impl<'m> SchemaGen<'m> {
             ),
             None => return,
         };
-        let name = &td.name;
         let message =
             format!("`{name}` has a JSON format of its own ({why}), which rkb cannot read");
-        let hint = format!(
-            "describe its JSON with `+kubebuilder:validation:Type=<type>` (and Format, ...) on `{name}` or on the \
-             fields that use it, as controller-gen does for a Go type with its own MarshalJSON"
-        );
+        let hint = match &td.own_json {
+            Some(OwnJson::Display(_)) => {
+                serde_with::display_hint(&format!("on `{name}` or on the fields that use it"))
+            }
+            _ => format!(
+                "describe its JSON with `+kubebuilder:validation:Type=<type>` (and Format, ...) on `{name}` or on the \
+                 fields that use it, as controller-gen does for a Go type with its own MarshalJSON"
+            ),
+        };
         self.error(self.model.type_at(t), message, Some(hint));
     }
 
@@ -556,11 +571,7 @@ impl<'m> SchemaGen<'m> {
         {
             return Schema::from_value(json!({"type": "string", "format": "byte"}));
         }
-        let items = self.expr_schema(file, elem, at);
-        let mut s = Schema::new();
-        s.insert("type".into(), json!("array"));
-        s.items = Some(Box::new(Node::Own(items)));
-        s
+        array_of(self.expr_schema(file, elem, at))
     }
 
     fn resolved_schema(
@@ -612,6 +623,12 @@ impl<'m> SchemaGen<'m> {
 
     /// `BTreeMap<K, V>`: an object whose values are V's; JSON object keys are strings, so K must be one.
     fn map_schema(&mut self, file: usize, k: &TypeExpr, v: &TypeExpr, at: At) -> Schema {
+        self.check_map_key(file, k, at);
+        object_of(self.expr_schema(file, v, at))
+    }
+
+    /// A map's key type `k` must serialize as a string: JSON object keys are strings.
+    fn check_map_key(&mut self, file: usize, k: &TypeExpr, at: At) {
         let key = self.expr_schema(file, k, at);
         if key.get("type") != Some(&json!("string")) {
             let text = k.to_rust();
@@ -621,11 +638,6 @@ impl<'m> SchemaGen<'m> {
                 Some("use BTreeMap<String, _> (JSON object keys are strings)".into()),
             );
         }
-        let vs = self.expr_schema(file, v, at);
-        let mut s = Schema::new();
-        s.insert("type".into(), json!("object"));
-        s.additional_properties = Some(Box::new(Node::Own(vs)));
-        s
     }
 
     /// A field's reference to local type `t`, flattened later.
@@ -1153,11 +1165,34 @@ fn merge_properties(dst: &mut Properties, src: Properties, shared: &SharedSchema
     }
 }
 
-/// A `+kubebuilder:validation:Type` marker among `markers`.
+/// A list whose items are `items`.
+fn array_of(items: Schema) -> Schema {
+    let mut s = Schema::new();
+    s.insert("type".into(), json!("array"));
+    s.items = Some(Box::new(Node::Own(items)));
+    s
+}
+
+/// A map whose values are `values`.
+fn object_of(values: Schema) -> Schema {
+    let mut s = Schema::new();
+    s.insert("type".into(), json!("object"));
+    s.additional_properties = Some(Box::new(Node::Own(values)));
+    s
+}
+
+/// Whether `markers` hold a `+kubebuilder:validation:Type` marker.
 fn has_type_marker(markers: &[Marker]) -> bool {
-    markers
-        .iter()
-        .any(|m| m.def.effect == Effect::Schema(SchemaMarker::Value(ValueMarker::Type)))
+    type_marker(markers).is_some()
+}
+
+/// The first `+kubebuilder:validation:Type` marker among `markers`, and the type it says ("" without one, as with
+/// IntOrString).
+fn type_marker(markers: &[Marker]) -> Option<(&Marker, &str)> {
+    let effect = Effect::Schema(SchemaMarker::Value(ValueMarker::Type));
+    let marker = markers.iter().find(|m| m.def.effect == effect)?;
+    let wanted = marker.value.as_ref().and_then(MarkerValue::as_str);
+    Some((marker, wanted.unwrap_or("")))
 }
 
 /// AtMostOneOf, ExactlyOneOf or AtLeastOneOf: the fields they name must exist and be optional.

@@ -1690,3 +1690,184 @@ pub struct ThingSpec {
         "{e}"
     );
 }
+
+/// Go's TextMarshaler ported with serde_with: a type deriving `SerializeDisplay`/`DeserializeFromStr`, or a field
+/// written through `#[serde_as(as = "DisplayFromStr")]`, is a JSON string however many fields the type has. Like every
+/// type with its own JSON, it is described by its Type marker (on the type, or on the field); without one, an error
+/// names the derive or the attribute. rkb said `type: object` with the fields before.
+#[test]
+fn display_texts_of_serde_with_need_a_type_marker() {
+    let spec = "use serde::{Deserialize, Serialize};
+use serde_with::{DeserializeFromStr, DisplayFromStr, SerializeDisplay, serde_as};
+use std::collections::BTreeMap;
+#[serde_as]
+#[derive(Serialize, Deserialize)]
+pub struct ThingSpec {
+    pub target: Version,
+    #[serde_as(as = \"DisplayFromStr\")]
+    pub channel: Channel,
+    #[serde_as(as = \"Option<DisplayFromStr>\")]
+    #[serde(default)]
+    pub port: Option<u16>,
+    #[serde_as(as = \"Vec<DisplayFromStr>\")]
+    pub mirrors: Vec<Channel>,
+    #[serde_as(as = \"BTreeMap<DisplayFromStr, _>\")]
+    pub weights: BTreeMap<u16, String>,
+    #[serde_as(as = \"serde_with::DurationSeconds<u64>\")]
+    pub timeout: std::time::Duration,
+    pub admin_port: Port,
+}
+/// Version is written as \"major.minor\".
+#[derive(SerializeDisplay, DeserializeFromStr)]
+pub struct Version {
+    pub major: i32,
+    pub minor: i32,
+}
+/// Channel is a release channel, written as its name.
+pub struct Channel {
+    pub name: String,
+}
+/// Port is a port number, written as its digits.
+#[serde_as]
+#[derive(Serialize, Deserialize)]
+pub struct Port(#[serde_as(as = \"DisplayFromStr\")] pub u16);
+";
+    let dir = thing_project(spec);
+    let help_display = |place: &str| {
+        format!(
+            "= help: describe it with `+kubebuilder:validation:Type=string` (and Pattern, MaxLength, ...) {place}: its \
+             JSON is the text of its Display, a string (controller-gen writes a Go type with MarshalText as one)\n"
+        )
+    };
+    let field = |name: &str, attr: &str| {
+        format!(
+            "error: field `{name}` has a JSON format of its own (its `#[serde_as({attr})]`), which rkb cannot read\n"
+        )
+    };
+    let expected = [
+        format!(
+            "{}  --> src/api/v1/thing_types.rs:16:9\n   |\n16 |     pub channel: Channel,\n   |         ^^^^^^^\n   {}",
+            field("channel", "as = \"DisplayFromStr\""),
+            help_display("on the field or on `Channel`")
+        ),
+        format!(
+            "{}  --> src/api/v1/thing_types.rs:19:9\n   |\n19 |     pub port: Option<u16>,\n   |         ^^^^\n   {}",
+            field("port", "as = \"Option<DisplayFromStr>\""),
+            help_display("on the field")
+        ),
+        format!(
+            "{}  --> src/api/v1/thing_types.rs:21:9\n   |\n21 |     pub mirrors: Vec<Channel>,\n   |         \
+             ^^^^^^^\n   {}",
+            field("mirrors", "as = \"Vec<DisplayFromStr>\""),
+            help_display("on `Channel`")
+        ),
+        format!(
+            "{}  --> src/api/v1/thing_types.rs:25:9\n   |\n25 |     pub timeout: std::time::Duration,\n   |         \
+             ^^^^^^^\n   = help: describe its JSON with `+kubebuilder:validation:Type=<type>` (and Format, ...) on \
+             the field: of serde_with's adapters, rkb reads `DisplayFromStr`, `_` and `Same`, also inside Option, \
+             lists and maps (`Vec<DisplayFromStr>`, `BTreeMap<DisplayFromStr, _>`)\n",
+            field("timeout", "as = \"serde_with::DurationSeconds<u64>\"")
+        ),
+        format!(
+            "error: `Version` has a JSON format of its own (its `#[derive(SerializeDisplay)]`), which rkb cannot \
+             read\n  --> src/api/v1/thing_types.rs:30:12\n   |\n30 | pub struct Version {{\n   |            \
+             ^^^^^^^\n   {}",
+            help_display("on `Version` or on the fields that use it")
+        ),
+        // A newtype written through an adapter: the type's JSON.
+        "error: `Port` has a JSON format of its own (its field's `#[serde_as(as = \"DisplayFromStr\")]`), which rkb \
+         cannot read\n  --> src/api/v1/thing_types.rs:41:12\n   |\n41 | pub struct Port(#[serde_as(as = \
+         \"DisplayFromStr\")] pub u16);\n   |            ^^^^\n   = help: describe its JSON with \
+         `+kubebuilder:validation:Type=<type>` (and Format, ...) on `Port` or on the fields that use it, as \
+         controller-gen does for a Go type with its own MarshalJSON\n"
+            .to_owned(),
+    ];
+    assert_eq!(
+        diagnostics(dir.path()),
+        format!(
+            "{}\nerror: aborting due to 6 previous errors; no file written\n",
+            expected.join("\n")
+        )
+    );
+
+    // A Type marker that is not string where the JSON is a Display text: on the type, on the field.
+    let conflicting = spec
+        .replace("#[derive(SerializeDisplay", "/// +kubebuilder:validation:Type=integer\n#[derive(SerializeDisplay")
+        .replace(
+            "    #[serde_as(as = \"DisplayFromStr\")]\n",
+            "    /// +kubebuilder:validation:Type=object\n    #[serde_as(as = \"DisplayFromStr\")]\n",
+        );
+    rewrite_spec(&dir, &conflicting);
+    let e = diagnostics(dir.path());
+    let help = "= help: make it `+kubebuilder:validation:Type=string`, and describe the text with Pattern, MaxLength, ...\n";
+    assert!(
+        e.contains(&format!(
+            "error: conflicting types: the Type marker says object, but field `channel` writes `Channel` as its Display \
+             text, a string (its `#[serde_as(as = \"DisplayFromStr\")]`)\n  --> src/api/v1/thing_types.rs:15:9\n   \
+             |\n15 |     /// +kubebuilder:validation:Type=object\n   |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n   \
+             {help}"
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "error: conflicting types: the Type marker says integer, but `Version` is written as its Display text, a \
+             string (its `#[derive(SerializeDisplay)]`)\n  --> src/api/v1/thing_types.rs:30:5\n   |\n30 | /// \
+             +kubebuilder:validation:Type=integer\n   |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n   {help}"
+        )),
+        "{e}"
+    );
+
+    // Described: the markers alone, on the type or on the field; lists and maps of Display texts through their
+    // adapters.
+    let fixed = spec
+        .replace(
+            "#[derive(SerializeDisplay",
+            "/// +kubebuilder:validation:Type=string\n/// +kubebuilder:validation:Pattern=`^\\d+\\.\\d+$`\n#[derive(SerializeDisplay",
+        )
+        .replace(
+            "/// Channel is a release channel, written as its name.\n",
+            "/// Channel is a release channel, written as its name.\n/// +kubebuilder:validation:Type=string\n\
+             /// +kubebuilder:validation:MaxLength=32\n",
+        )
+        .replace(
+            "    #[serde_as(as = \"Option<DisplayFromStr>\")]\n",
+            "    /// +kubebuilder:validation:Type=string\n    #[serde_as(as = \"Option<DisplayFromStr>\")]\n",
+        )
+        .replace(
+            "    #[serde_as(as = \"serde_with::DurationSeconds<u64>\")]\n",
+            "    /// +kubebuilder:validation:Type=integer\n    #[serde_as(as = \"serde_with::DurationSeconds<u64>\")]\n",
+        )
+        .replace(
+            "/// Port is a port number, written as its digits.\n",
+            "/// Port is a port number, written as its digits.\n/// +kubebuilder:validation:Type=string\n",
+        );
+    rewrite_spec(&dir, &fixed);
+    let out = generated(dir.path());
+    let yaml = &out.crds[0].yaml;
+    let spec_yaml = "            properties:
+              admin_port:
+                type: string
+              channel:
+                maxLength: 32
+                type: string
+              mirrors:
+                items:
+                  maxLength: 32
+                  type: string
+                type: array
+              port:
+                type: string
+              target:
+                pattern: ^\\d+\\.\\d+$
+                type: string
+              timeout:
+                type: integer
+              weights:
+                additionalProperties:
+                  type: string
+                type: object
+            required:
+";
+    assert!(yaml.contains(spec_yaml), "{yaml}");
+}

@@ -186,8 +186,8 @@ impl Scanner<'_> {
         Some(Outline { inner_docs, items })
     }
 
-    /// The attribute whose `[` is at `i`: `#[doc = "..."]` lines go to `docs`, serde attributes are read
-    /// into `serde` when given.
+    /// The attribute whose `[` is at `i`: `#[doc = "..."]` lines go to `docs`; serde attributes, derives and
+    /// serde_as attributes are read into `serde` when given.
     fn attr(
         &self,
         i: usize,
@@ -210,6 +210,18 @@ impl Scanner<'_> {
                 }
                 if let Some(serde) = serde {
                     self.serde_args(i + 3, self.toks[i + 2].close, serde)?;
+                }
+            }
+            Some(word @ ("derive" | "serde_as")) if serde.is_some() && i + 2 < close => {
+                if !(self.is_open(i + 2, b'(') && self.toks[i + 2].close + 1 == close) {
+                    return None;
+                }
+                let (args, end) = (i + 3, self.toks[i + 2].close);
+                let serde = serde?;
+                if word == "derive" {
+                    self.derive_args(args, end, serde)?;
+                } else {
+                    self.serde_as_args(args, end, serde)?;
                 }
             }
             _ => {}
@@ -462,12 +474,12 @@ impl Scanner<'_> {
         Some(fields)
     }
 
-    fn tuple_fields(&self, mut i: usize, end: usize) -> Option<Vec<TypeExpr>> {
+    fn tuple_fields(&self, mut i: usize, end: usize) -> Option<Vec<(SerdeAttrs, TypeExpr)>> {
         let mut types = Vec::new();
         while i < end {
-            let Attrs { next, .. } = self.attrs(i, end)?;
+            let Attrs { next, serde, .. } = self.attrs(i, end)?;
             let (j, ty) = self.type_expr(self.vis(next), end)?;
-            types.push(ty);
+            types.push((serde, ty));
             i = self.list_sep(j, end)?;
         }
         Some(types)
@@ -982,6 +994,42 @@ impl Scanner<'_> {
                     out.set_flag(&key);
                     i = self.skip_serde_value(i, end)?;
                 }
+            }
+            i = self.list_sep(i, end)?;
+        }
+        Some(())
+    }
+
+    /// The paths of `#[derive(...)]` from `i` to `end` (plain paths only: anything else is syn's).
+    fn derive_args(&self, mut i: usize, end: usize, out: &mut SerdeAttrs) -> Option<()> {
+        while i < end {
+            if self.is_path_sep(i) {
+                i += 2;
+            }
+            let mut segments = Vec::new();
+            loop {
+                segments.push(self.name(i)?);
+                i += 1;
+                if !self.is_path_sep(i) {
+                    break;
+                }
+                i += 2;
+            }
+            out.set_derive(&segments);
+            i = self.list_sep(i, end)?;
+        }
+        Some(())
+    }
+
+    /// The keys of a field's `#[serde_as(...)]` from `i` to `end`: flags, or `key = "string"` (anything else is
+    /// syn's).
+    fn serde_as_args(&self, mut i: usize, end: usize, out: &mut SerdeAttrs) -> Option<()> {
+        while i < end {
+            let key = self.word(i)?;
+            i += 1;
+            if self.is_punct(i, b'=') {
+                out.set_serde_as(key, &self.lit_str(i + 1)?);
+                i += 2;
             }
             i = self.list_sep(i, end)?;
         }

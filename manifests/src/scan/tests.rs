@@ -127,6 +127,8 @@ fn reads_what_api_sources_hold_exactly_as_syn_does() {
            mod decl;"##,
         // Types whose JSON is not their fields: serde conversions, serde trait impls of every shape read.
         SERDE_IMPLS,
+        // serde_with: Display derives, field adapters.
+        SERDE_WITH,
     ];
     for src in read {
         assert!(agrees(src), "the scanner stepped aside for\n{src}");
@@ -145,6 +147,75 @@ const SERDE_IMPLS: &str = r#"#[serde(into = "String", try_from = r"String")] pub
     impl rkyv::Serialize<S> for F {}
     impl<T: Fn() -> u8> Serialize for G<T> {}
     impl Clone for H {}"#;
+
+/// serde_with's Display derives and field adapters in the shapes the scanner reads; `display` and `serde_as` of each
+/// item and field as [`records_serde_with_derives_and_adapters`] lists them.
+const SERDE_WITH: &str = r##"#[derive(Clone, SerializeDisplay, DeserializeFromStr)] pub struct V { major: i32 }
+    #[derive(Debug)]
+    #[derive(::serde_with::DeserializeFromStr, serde_with::SerializeDisplayAlt,)] enum E { A }
+    #[derive(other::SerializeDisplay, Serialize)] #[derive()] struct O;
+    #[serde_with::serde_as]
+    #[serde_as(crate = "serde_with")]
+    #[derive(Serialize)]
+    pub struct S {
+        #[serde_as(as = "DisplayFromStr")] pub a: Channel,
+        #[serde_as(serialize_as = r#"Vec<DisplayFromStr>"#, deserialize_as = "Vec<_>", no_default)] b: Vec<Port>,
+        #[serde_as(no_default, r#as = "x")] #[serde_as(deserialize_as = "BTreeMap<DisplayFromStr, _>")] c: u8,
+        #[serde_as] d: u8,
+    }
+    pub struct P(#[serde_as(as = "DisplayFromStr")] pub u16);
+    #[derive]
+    pub struct T(#[serde(with = "x")] u8, String);"##;
+
+#[test]
+fn records_serde_with_derives_and_adapters() {
+    use crate::outline::{Fields, Item, SerdeAttrs};
+    let f = SourceFile::from_text("src/a.rs", SERDE_WITH);
+    let outline = scan(&f).outline().expect("scanned");
+    let adapter = |s: &SerdeAttrs| s.serde_as.as_ref().map(|(k, t)| format!("{k} = {t}"));
+    let mut displays = Vec::new();
+    let mut adapters = Vec::new();
+    for item in &outline.items {
+        match item {
+            Item::Struct { serde, fields, .. } => {
+                displays.push(serde.display.clone());
+                match fields {
+                    Fields::Named(named) => {
+                        adapters.extend(named.iter().map(|f| adapter(&f.serde)))
+                    }
+                    Fields::Tuple(types) => adapters.extend(types.iter().map(|(s, _)| adapter(s))),
+                    Fields::Unit => {}
+                }
+            }
+            Item::Enum { serde, .. } => displays.push(serde.display.clone()),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        displays,
+        [
+            Some("SerializeDisplay".into()),
+            Some("DeserializeFromStr".into()),
+            None,
+            None,
+            None,
+            None
+        ]
+    );
+    assert_eq!(
+        adapters,
+        [
+            None,
+            Some("as = DisplayFromStr".into()),
+            Some("serialize_as = Vec<DisplayFromStr>".into()),
+            Some("deserialize_as = BTreeMap<DisplayFromStr, _>".into()),
+            None,
+            Some("as = DisplayFromStr".into()),
+            None,
+            None
+        ]
+    );
+}
 
 #[test]
 fn records_serde_conversions_and_impls() {
@@ -222,6 +293,14 @@ fn steps_aside_for_what_it_does_not_read() {
         "impl<T> Serialize for <T as X>::Y {}",
         "#[serde(into = String)] struct A;",
         "#[serde(into)] struct A;",
+        "#[derive(Foo<T>)] struct A;",
+        "#[derive(1)] struct A;",
+        "#[derive(crate::Foo)] struct A;",
+        "#[derive = \"x\"] struct A;",
+        "#[derive(A B)] struct A;",
+        "struct A { #[serde_as(as = DisplayFromStr)] a: u8 }",
+        "struct A { #[serde_as(as(x))] a: u8 }",
+        "struct A { #[serde_as(as = 1)] a: u8 }",
     ];
     for src in aside {
         let f = SourceFile::from_text("src/a.rs", src);
@@ -298,6 +377,8 @@ fn scan_agrees_with_syn_on_mutated_sources() {
         "\r",
         "#[serde(into = \"u8\")]",
         "\nimpl<'de> serde::Deserialize<'de> for Spec<'_> {}\n",
+        "#[derive(SerializeDisplay, serde_with::DeserializeFromStr)]",
+        "#[serde_as(as = \"Vec<DisplayFromStr>\")]",
     ];
     let mut rng = Rng(knob("RKB_SCAN_SEED", 0x9e37_79b9_7f4a_7c15).max(1));
     let mutants = knob("RKB_SCAN_MUTANTS", 3000);

@@ -1,0 +1,4 @@
+// Package v1 contains API Schema definitions for the upgrades v1 API group.
+// +kubebuilder:object:generate=true
+// +groupName=upgrades.ported.rkb.io
+package v1
