@@ -199,8 +199,8 @@ fn version_name_conflicts(
     let Some((first, rest)) = said.split_first() else {
         return;
     };
-    let names: [(&str, fn(&VersionNames) -> &str); 2] =
-        [("plural", |v| &v.plural), ("scope", |v| &v.scope)];
+    type NameOf = fn(&VersionNames) -> &str;
+    let names: [(&str, NameOf); 2] = [("plural", |v| &v.plural), ("scope", |v| &v.scope)];
     for other in rest {
         for (what, name) in names {
             if name(first) == name(other) {

@@ -107,7 +107,9 @@ fn a_failing_manifests_run_writes_nothing() {
     );
     assert_ne!(with_rule, code);
     std::fs::write(&controller, &with_rule).unwrap();
-    let obstacle = p.path().join("config/rbac/.role.yaml.rkb-tmp");
+    // A directory where role.yaml goes (staging names are not obstacles: the writer takes the next free one).
+    let obstacle = p.path().join("config/rbac/role.yaml");
+    let _ = std::fs::remove_file(&obstacle);
     std::fs::create_dir(&obstacle).unwrap();
     let before = snapshot(p.path());
     let out = rkb(p.path(), &["manifests"]);
@@ -1026,5 +1028,55 @@ fn a_listed_kind_whose_file_yields_no_kind_names_the_file() {
             "= help: PROJECT's path `demo::api::v1` points at src/api/v1/demomicroservice_types.rs, which yields no kind DemoMicroService (its struct is gone, not reached by `mod`, or no longer a kind): restore the type, or remove the entry from PROJECT if the kind (or this version) is gone"
         ),
         "{stderr}"
+    );
+}
+
+/// The sources count as `rkb manifests` reads them: a marker changed by hand after rkb scaffolded the kind, or a
+/// kind written by hand, is checked as well as PROJECT, so `create api` never scaffolds what the next
+/// `rkb manifests` would refuse.
+#[test]
+fn create_api_checks_the_sources_as_well_as_project() {
+    let p = project();
+    let types = p.path().join("src/api/v1/demomicroservice_types.rs");
+    let text = std::fs::read_to_string(&types).unwrap();
+    let clustered = text.replace(
+        "/// +kubebuilder:subresource:status\n",
+        "/// +kubebuilder:subresource:status\n/// +kubebuilder:resource:scope=Cluster\n",
+    );
+    assert_ne!(clustered, text);
+    std::fs::write(&types, &clustered).unwrap();
+    refused(
+        p.path(),
+        &another_version("DemoMicroService", "v2", &[]),
+        &[
+            "error: kind DemoMicroService v1 is cluster-scoped by its markers (api::v1::DemoMicroService), but PROJECT records it namespaced: make its `+kubebuilder:resource:scope` agree with PROJECT before adding v2",
+        ],
+    );
+    std::fs::write(&types, &text).unwrap();
+
+    // A kind written by hand, unknown to PROJECT, holding the plural the new kind would take.
+    std::fs::write(
+        p.path().join("src/api/v1/gadget_types.rs"),
+        "use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rkb_runtime::TypeMeta;
+/// +kubebuilder:resource:path=bars
+pub struct Gadget {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+}
+",
+    )
+    .unwrap();
+    let module = p.path().join("src/api/v1/mod.rs");
+    let declared = std::fs::read_to_string(&module).unwrap() + "mod gadget_types;\n";
+    std::fs::write(&module, declared).unwrap();
+    refused(
+        p.path(),
+        &create_api("devops", "v1", "Bar"),
+        &[
+            "error: kind Bar would have the plural \"bars\", which kind Gadget of group devops.my.domain already has (Gadget v1 says so in api::v1::Gadget)",
+        ],
     );
 }

@@ -3,8 +3,13 @@
 //! The plural names a kind's CRD (`<plural>.<group>`), and all versions of a kind are one CRD. So every kind of a
 //! group needs a plural of its own, and a new version of a kind must keep the plural and the scope its other
 //! versions have: otherwise `rkb manifests` would merge them into one CRD under two names, or turn an existing CRD's
-//! scope around (immutable on a live cluster). PROJECT is the record consulted: it lists what rkb scaffolded, as
-//! the user passed it. Kinds written by hand are checked by `rkb manifests`, which reads the sources.
+//! scope around (immutable on a live cluster). PROJECT is the first record consulted: it lists what rkb
+//! scaffolded, as the user passed it. The sources are consulted too, as `rkb manifests` reads them (their markers
+//! may say another scope or plural than PROJECT recorded, or hold kinds written by hand): a new API that the next
+//! `rkb manifests` would refuse is refused here. Sources that do not read cleanly are left to `rkb manifests`,
+//! which reports them.
+
+use std::path::Path;
 
 use anyhow::{Result, bail};
 
@@ -136,4 +141,68 @@ fn check_plural_is_free(apis: &[&ResourceConfig], new: &NewApi, full_group: &str
         owner.kind,
         new.plural,
     )
+}
+
+/// What the sources under `root` say of the group's kinds: the kind's other versions must have the new one's scope
+/// and plural, and no other kind may have its plural.
+pub fn check_sources(root: &Path, config: &ProjectConfig, new: &NewApi) -> Result<()> {
+    let Ok(kinds) = rkb_manifests::kind_identities(root) else {
+        return Ok(());
+    };
+    let full_group = names::full_group(new.group, &config.domain);
+    for k in kinds.iter().filter(|k| k.group == full_group) {
+        let said = format!("{} {} says so in {}", k.kind, k.version, k.rust_path);
+        let other_version = k.kind == new.kind && k.version != new.version;
+        // PROJECT passed the new API: a source that disagrees was edited after rkb scaffolded it. Advising the
+        // flag value the source has would only be refused by the PROJECT check.
+        let recorded = config
+            .resources
+            .iter()
+            .find(|r| r.full_group() == full_group && r.kind == k.kind && r.version == k.version);
+        if other_version && let Some(r) = recorded.filter(|r| r.namespaced() != Some(k.namespaced))
+        {
+            bail!(
+                "kind {} {} is {} by its markers ({}), but PROJECT records it {}: make its `+kubebuilder:resource:scope` agree with PROJECT before adding {}",
+                k.kind,
+                k.version,
+                scope(k.namespaced),
+                k.rust_path,
+                scope(r.namespaced() == Some(true)),
+                new.version
+            );
+        }
+        if other_version && k.namespaced != new.namespaced {
+            bail!(
+                "kind {} is {} ({said}), but --namespaced={} would make {} {}; the versions of a kind share one CRD and its scope: pass --namespaced={}",
+                new.kind,
+                scope(k.namespaced),
+                new.namespaced,
+                new.version,
+                scope(new.namespaced),
+                k.namespaced
+            );
+        }
+        if other_version && k.plural != new.plural {
+            bail!(
+                "kind {} has the plural {:?} ({said}), but {} would get {:?}; the versions of a kind share one CRD, named {}.{full_group} by the plural: pass --plural {}",
+                new.kind,
+                k.plural,
+                new.version,
+                new.plural,
+                k.plural,
+                k.plural
+            );
+        }
+        if k.kind != new.kind && k.plural == new.plural {
+            bail!(
+                "kind {} would have the plural {:?}, which kind {} of group {full_group} already has ({said}); the plural names the CRD ({}.{full_group}), so each kind needs its own: give {} another with --plural <plural>",
+                new.kind,
+                new.plural,
+                k.kind,
+                new.plural,
+                new.kind
+            );
+        }
+    }
+    Ok(())
 }

@@ -287,20 +287,21 @@ fn check_args(
         check_group_module_is_free(config, &args.group)?;
     }
     check_kind_fits_beside_others(config, &args.group, &args.version, &args.kind)?;
-    api_conflicts::check(
-        config,
-        &NewApi {
-            group: &args.group,
-            version: &args.version,
-            kind: &args.kind,
-            plural: &args
-                .plural
-                .clone()
-                .unwrap_or_else(|| names::default_plural(&args.kind)),
-            plural_given: args.plural.is_some(),
-            namespaced: args.namespaced,
-        },
-    )?;
+    let new = NewApi {
+        group: &args.group,
+        version: &args.version,
+        kind: &args.kind,
+        plural: &args
+            .plural
+            .clone()
+            .unwrap_or_else(|| names::default_plural(&args.kind)),
+        plural_given: args.plural.is_some(),
+        namespaced: args.namespaced,
+    };
+    api_conflicts::check(config, &new)?;
+    if args.resource {
+        api_conflicts::check_sources(&args.dir, config, &new)?;
+    }
     let existing = config.find(&args.group, &args.version, &args.kind).cloned();
     if existing.is_some() && !args.force {
         bail!(
