@@ -18,9 +18,9 @@ use crate::context::{Context, Readiness, Shared, reporter};
 use crate::leader::{LeaderElectionConfig, LeaderElector, Term, TermEnd, default_identity};
 use crate::metrics::Metrics;
 use crate::options::{ManagerOptions, parse_bind_address};
-use crate::secure::{self, Authorizer, TlsListener};
+use crate::secure::{self, Authorizer};
 use crate::server;
-use crate::webhook::Webhooks;
+use crate::webhook::{Intake, Webhooks};
 
 /// controller-runtime's default GracefulShutdownTimeout.
 pub const DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -171,7 +171,13 @@ impl ManagerBuilder {
                 cert_dir: options.webhook_cert_path.clone(),
                 cert_name: options.webhook_cert_name.clone(),
                 key_name: options.webhook_cert_key.clone(),
+                intake: Intake::new(
+                    options.webhook_max_request_bytes,
+                    options.webhook_max_in_flight_bytes,
+                    options.http_read_body_timeout,
+                ),
             },
+            server_limits: server::Limits::from_options(&options),
             graceful_shutdown_timeout: self.graceful_shutdown_timeout,
         })
     }
@@ -187,12 +193,13 @@ async fn bind(addr: Option<SocketAddr>) -> Result<Option<TcpListener>, Error> {
     }
 }
 
-/// Where and with which certificate the webhook server listens (the --webhook-* flags).
+/// Where and with which certificate the webhook server listens, and how it reads bodies (the --webhook-* flags).
 struct WebhookServerOptions {
     port: u16,
     cert_dir: std::path::PathBuf,
     cert_name: String,
     key_name: String,
+    intake: Intake,
 }
 
 /// A controller's future, yielding its name with its result.
@@ -211,6 +218,8 @@ pub struct Manager {
     controllers: std::sync::Mutex<Vec<ControllerFuture>>,
     webhooks: std::sync::Mutex<Webhooks>,
     webhook_server: WebhookServerOptions,
+    /// What every listener holds its connections to (the --http-* flags).
+    server_limits: server::Limits,
     graceful_shutdown_timeout: Duration,
 }
 
@@ -228,18 +237,19 @@ impl Manager {
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| Error::Listen { addr, source })?;
-        let listener =
-            TlsListener::new(listener, tls).map_err(|source| Error::Listen { addr, source })?;
         let paths: Vec<&str> = webhooks.paths().collect();
         tracing::info!(%addr, ?paths, "serving webhooks");
         let endpoints = server::Endpoints::Webhooks {
             webhooks,
             metrics: self.shared.metrics.clone(),
+            intake: o.intake.clone(),
         };
         gate.set_ready();
         Ok(AbortOnDrop(tokio::spawn(server::serve(
             listener,
+            Some(tls),
             endpoints,
+            self.server_limits,
             until_true(stop),
         ))))
     }
@@ -452,7 +462,7 @@ impl Manager {
     ) -> Result<Vec<AbortOnDrop<std::io::Result<()>>>, Error> {
         let mut servers = Vec::new();
         if let Some(listener) = self.metrics_listener.take() {
-            servers.push(self.start_metrics_server(listener, stop)?);
+            servers.push(self.start_metrics_server(listener, stop));
         }
         let webhooks = std::mem::take(self.webhooks.get_mut().unwrap_or_else(|e| e.into_inner()));
         if !webhooks.is_empty() {
@@ -465,7 +475,9 @@ impl Manager {
             };
             servers.push(AbortOnDrop(tokio::spawn(server::serve(
                 listener,
+                None,
                 endpoints,
+                self.server_limits,
                 until_true(stop.clone()),
             ))));
         }
@@ -477,39 +489,33 @@ impl Manager {
         &mut self,
         listener: TcpListener,
         stop: &watch::Receiver<bool>,
-    ) -> Result<AbortOnDrop<std::io::Result<()>>, Error> {
+    ) -> AbortOnDrop<std::io::Result<()>> {
         let addr = listener.local_addr().ok();
-        let stop = until_true(stop.clone());
-        let task = match self.metrics_tls.take() {
-            Some(tls) => {
-                tracing::info!(
-                    ?addr,
-                    "serving metrics over HTTPS with authentication and authorisation"
-                );
-                let auth = Authorizer::new(self.shared.client.clone());
-                let endpoints = server::Endpoints::Metrics {
-                    metrics: self.shared.metrics.clone(),
-                    auth: Some(Box::new(auth)),
-                };
-                let listener = TlsListener::new(listener, tls).map_err(|source| Error::Listen {
-                    addr: addr.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0))),
-                    source,
-                })?;
-                tokio::spawn(server::serve(listener, endpoints, stop))
-            }
-            None => {
-                tracing::info!(
-                    ?addr,
-                    "serving metrics over plain HTTP, without authentication"
-                );
-                let endpoints = server::Endpoints::Metrics {
-                    metrics: self.shared.metrics.clone(),
-                    auth: None,
-                };
-                tokio::spawn(server::serve(listener, endpoints, stop))
-            }
+        let tls = self.metrics_tls.take();
+        let auth = if tls.is_some() {
+            tracing::info!(
+                ?addr,
+                "serving metrics over HTTPS with authentication and authorisation"
+            );
+            Some(Box::new(Authorizer::new(self.shared.client.clone())))
+        } else {
+            tracing::info!(
+                ?addr,
+                "serving metrics over plain HTTP, without authentication"
+            );
+            None
         };
-        Ok(AbortOnDrop(task))
+        let endpoints = server::Endpoints::Metrics {
+            metrics: self.shared.metrics.clone(),
+            auth,
+        };
+        AbortOnDrop(tokio::spawn(server::serve(
+            listener,
+            tls,
+            endpoints,
+            self.server_limits,
+            until_true(stop.clone()),
+        )))
     }
 
     /// Graceful shutdown: controllers stop taking work and finish what is in flight, within the timeout.

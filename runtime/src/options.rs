@@ -58,8 +58,25 @@ pub struct ManagerOptions {
     pub webhook_cert_name: String,
     /// `--webhook-cert-key`: the key's file name in the directory.
     pub webhook_cert_key: String,
+    /// `--webhook-max-request-bytes`: the largest webhook request body read; a larger one gets 413.
+    pub webhook_max_request_bytes: usize,
+    /// `--webhook-max-in-flight-bytes`: what the webhook request bodies being read and decoded at once may total; a
+    /// request that does not fit gets 429.
+    pub webhook_max_in_flight_bytes: usize,
     /// `--enable-http2`: accepted for kubebuilder's command line; rkb serves HTTP/1.1 (and warns when true).
     pub enable_http2: bool,
+    /// `--http-read-header-timeout`: how long a client of any listener may take to send a request's headers (and,
+    /// over TLS, to finish the handshake).
+    pub http_read_header_timeout: Duration,
+    /// `--http-read-body-timeout`: how long a request body may take to arrive, where one is read (webhooks); 408
+    /// after it.
+    pub http_read_body_timeout: Duration,
+    /// `--http-idle-timeout`: how long a keep-alive connection may wait for its next request.
+    pub http_idle_timeout: Duration,
+    /// `--http-max-header-bytes`: the largest request line and headers any listener reads; 431 beyond.
+    pub http_max_header_bytes: usize,
+    /// `--http-max-connections`: how many connections each listener holds at once; more are closed as accepted.
+    pub http_max_connections: usize,
 }
 
 /// How log lines are rendered.
@@ -242,11 +259,66 @@ pub const FLAGS: &[Flag] = &[
         set: |o, v| store(&mut o.webhook_cert_key, v),
     },
     Flag {
+        name: "webhook-max-request-bytes",
+        value: Some("BYTES"),
+        default: "8Mi",
+        help: "The largest webhook request body read (the API server sends objects of at most 3Mi); larger ones are answered 413 unread.",
+        set: |o, v| put(&mut o.webhook_max_request_bytes, parse_bytes(v)),
+    },
+    Flag {
+        name: "webhook-max-in-flight-bytes",
+        value: Some("BYTES"),
+        default: "16Mi",
+        help: "What the webhook request bodies being read and decoded at once may total; a request that does not fit is answered 429.",
+        set: |o, v| put(&mut o.webhook_max_in_flight_bytes, parse_bytes(v)),
+    },
+    Flag {
         name: "enable-http2",
         value: None,
         default: "false",
         help: "Accepted for kubebuilder's command line; the metrics and webhook servers speak HTTP/1.1 only.",
         set: |o, v| put(&mut o.enable_http2, parse_bool(v)),
+    },
+    Flag {
+        name: "http-read-header-timeout",
+        value: Some("DURATION"),
+        default: "32s",
+        help: "How long a client of the metrics, health and webhook servers may take to send a request's headers (and to finish a TLS handshake); the connection is closed after it.",
+        set: |o, v| put(&mut o.http_read_header_timeout, parse_duration(v)),
+    },
+    Flag {
+        name: "http-read-body-timeout",
+        value: Some("DURATION"),
+        default: "30s",
+        help: "How long a webhook request's body may take to arrive (the API server waits at most 30s for a webhook); answered 408 after it.",
+        set: |o, v| put(&mut o.http_read_body_timeout, parse_duration(v)),
+    },
+    Flag {
+        name: "http-idle-timeout",
+        value: Some("DURATION"),
+        default: "90s",
+        help: "How long a keep-alive connection to the metrics, health and webhook servers may wait for its next request.",
+        set: |o, v| put(&mut o.http_idle_timeout, parse_duration(v)),
+    },
+    Flag {
+        name: "http-max-header-bytes",
+        value: Some("BYTES"),
+        default: "1Mi",
+        help: "The largest request line and headers the metrics, health and webhook servers read; larger ones are answered 431.",
+        set: |o, v| put(&mut o.http_max_header_bytes, parse_bytes(v)),
+    },
+    Flag {
+        name: "http-max-connections",
+        value: Some("N"),
+        default: "1024",
+        help: "How many connections each of the metrics, health and webhook servers holds at once, TLS handshakes included; more are closed as soon as accepted.",
+        set: |o, v| {
+            put(
+                &mut o.http_max_connections,
+                v.parse()
+                    .map_err(|_| "expected a number of connections".to_string()),
+            )
+        },
     },
 ];
 
@@ -273,6 +345,26 @@ fn parse_duration(v: &str) -> Result<Duration, String> {
     humantime::parse_duration(v).map_err(|e| format!("{e} (write e.g. 15s, 500ms, 1m30s)"))
 }
 
+/// A size in bytes, plain or with a binary suffix as Kubernetes quantities write them: `1048576`, `512Ki`, `8Mi`,
+/// `1Gi`.
+fn parse_bytes(v: &str) -> Result<usize, String> {
+    let (digits, unit) = match v.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => v.split_at(at),
+        None => (v, ""),
+    };
+    let shift = match unit {
+        "" => Some(0),
+        "Ki" => Some(10),
+        "Mi" => Some(20),
+        "Gi" => Some(30),
+        _ => None,
+    };
+    shift
+        .zip(digits.parse::<usize>().ok())
+        .and_then(|(shift, n)| n.checked_mul(1 << shift))
+        .ok_or_else(|| "expected a number of bytes, e.g. 1048576, 512Ki, 8Mi or 1Gi".into())
+}
+
 impl Default for ManagerOptions {
     /// Every flag at its default: the table's, so defaults live in one place.
     fn default() -> Self {
@@ -295,7 +387,14 @@ impl Default for ManagerOptions {
             webhook_cert_path: PathBuf::new(),
             webhook_cert_name: String::new(),
             webhook_cert_key: String::new(),
+            webhook_max_request_bytes: 0,
+            webhook_max_in_flight_bytes: 0,
             enable_http2: false,
+            http_read_header_timeout: Duration::ZERO,
+            http_read_body_timeout: Duration::ZERO,
+            http_idle_timeout: Duration::ZERO,
+            http_max_header_bytes: 0,
+            http_max_connections: 0,
         };
         for flag in FLAGS {
             (flag.set)(&mut options, flag.default).expect("every default parses");
@@ -505,6 +604,7 @@ impl ManagerOptions {
             "--health-probe-bind-address",
             &self.health_probe_bind_address,
         )?;
+        self.validate_server_limits()?;
         if self.leader_elect {
             if self.leader_elect_lease_duration <= self.leader_elect_renew_deadline {
                 return Err(Error::InvalidOptions(
@@ -521,6 +621,40 @@ impl ManagerOptions {
                     "--leader-elect-retry-period must be positive".into(),
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// The listeners' limits: each must allow something, and the webhook budget must hold its largest request.
+    fn validate_server_limits(&self) -> Result<(), Error> {
+        let invalid = |message: &str| Err(Error::InvalidOptions(message.into()));
+        let timeouts = [
+            ("--http-read-header-timeout", self.http_read_header_timeout),
+            ("--http-read-body-timeout", self.http_read_body_timeout),
+            ("--http-idle-timeout", self.http_idle_timeout),
+        ];
+        if let Some((flag, _)) = timeouts.iter().find(|(_, timeout)| timeout.is_zero()) {
+            return invalid(&format!("{flag} must be positive"));
+        }
+        let counts = [
+            ("--http-max-connections", self.http_max_connections),
+            ("--http-max-header-bytes", self.http_max_header_bytes),
+            (
+                "--webhook-max-request-bytes",
+                self.webhook_max_request_bytes,
+            ),
+        ];
+        if let Some((flag, _)) = counts.iter().find(|(_, count)| *count == 0) {
+            return invalid(&format!("{flag} must be positive"));
+        }
+        if self.webhook_max_request_bytes > self.webhook_max_in_flight_bytes {
+            return invalid(
+                "--webhook-max-in-flight-bytes must be at least --webhook-max-request-bytes, or the largest requests never fit",
+            );
+        }
+        // The budget is a semaphore whose requests are counted in u32 permits.
+        if u32::try_from(self.webhook_max_in_flight_bytes).is_err() {
+            return invalid("--webhook-max-in-flight-bytes must be below 4Gi");
         }
         Ok(())
     }
@@ -692,6 +826,52 @@ mod tests {
             format!("{:?}", ManagerOptions::default())
         );
         assert!(Args::try_parse_from(["op", "--log-format=yaml"]).is_err());
+    }
+
+    #[test]
+    fn server_limits_default_to_controller_runtime_s_and_are_checked() {
+        let o = ManagerOptions::default();
+        assert_eq!(o.http_read_header_timeout, Duration::from_secs(32));
+        assert_eq!(o.http_idle_timeout, Duration::from_secs(90));
+        assert_eq!(o.http_max_header_bytes, 1 << 20);
+        assert_eq!(o.http_read_body_timeout, Duration::from_secs(30));
+        assert_eq!(o.http_max_connections, 1024);
+        assert_eq!(
+            (o.webhook_max_request_bytes, o.webhook_max_in_flight_bytes),
+            (8 << 20, 16 << 20)
+        );
+        let o = parse(&[
+            "--http-max-header-bytes=64Ki",
+            "--webhook-max-request-bytes",
+            "3145728",
+            "--webhook-max-in-flight-bytes=1Gi",
+            "--http-idle-timeout=5s",
+        ])
+        .unwrap();
+        assert_eq!(o.http_max_header_bytes, 64 << 10);
+        assert_eq!(o.webhook_max_request_bytes, 3 << 20);
+        assert_eq!(o.webhook_max_in_flight_bytes, 1 << 30);
+        assert_eq!(o.http_idle_timeout, Duration::from_secs(5));
+        o.validate().unwrap();
+        assert_eq!(
+            invalid(&["--http-max-header-bytes=1MB"]),
+            "invalid value \"1MB\" for --http-max-header-bytes: expected a number of bytes, e.g. 1048576, 512Ki, 8Mi or 1Gi"
+        );
+        let refused = |args: &[&str]| parse(args).unwrap().validate().unwrap_err().to_string();
+        assert!(refused(&["--webhook-max-in-flight-bytes=4Mi"]).contains(
+            "--webhook-max-in-flight-bytes must be at least --webhook-max-request-bytes"
+        ));
+        assert!(
+            refused(&["--http-idle-timeout=0s"]).contains("--http-idle-timeout must be positive")
+        );
+        assert!(
+            refused(&["--http-max-connections=0"])
+                .contains("--http-max-connections must be positive")
+        );
+        assert!(
+            refused(&["--webhook-max-in-flight-bytes=4Gi"])
+                .contains("--webhook-max-in-flight-bytes must be below 4Gi")
+        );
     }
 
     #[test]

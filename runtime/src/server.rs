@@ -8,24 +8,51 @@
 //!   text format 0.0.4 (what controller-runtime serves).
 //! - On stop, the listener closes and every open connection finishes its request in flight, then closes
 //!   (keep-alive connections close at once); `serve` returns when all are done.
+//!
+//! Limits, on every listener (plain and secure metrics, health probes, webhooks), so that no client can hold the
+//! manager's memory or connections for long; defaults as controller-runtime's Go `http.Server`, each tuned by its
+//! `--http-*` flag:
+//! - Connections: at most `--http-max-connections` (1024) per listener, counted from the TCP accept, before any
+//!   TLS work. One accepted beyond that is closed at once (a warning says so, at most once a minute).
+//! - Head: the TLS handshake, and then the request line and headers, must arrive within
+//!   `--http-read-header-timeout` (32 s) of the connection's start; a later request's head within that time of its
+//!   first byte. Otherwise the connection is closed.
+//! - Idle: a keep-alive connection waits at most `--http-idle-timeout` (90 s) for its next request's first byte;
+//!   an answer the client does not read counts as idle time too. Then it is closed.
+//! - Size: a request line and headers over `--http-max-header-bytes` (1 MiB) get 431 and the connection closes.
+//! - Bodies: only the webhooks read one, within `--http-read-body-timeout` and their own limits (408, 413, 429:
+//!   see [`crate::webhook`]). The other endpoints answer without reading a body, and hyper closes a connection
+//!   whose body was left unread.
+//!
+//! The deadlines are kept here rather than by hyper's `header_read_timeout`: hyper starts that timer as soon as
+//! it waits for a head, so it would also cut keep-alive connections after the header timeout; Go waits the idle
+//! timeout for the next request's first byte, then the header timeout for the rest, and so does this module.
+//! Worst case held per listener: `--http-max-connections` × (`--http-max-header-bytes` + a connection's buffers
+//! and TLS state, about 30 KiB), for at most the header timeout.
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
-use tokio_rustls::server::TlsStream;
+use tokio::time::Instant;
+use tokio_rustls::TlsAcceptor;
 
 use crate::context::Readiness;
 use crate::metrics::{CONTENT_TYPE, Metrics, TEXT_CONTENT_TYPE, to_text_format, wants_openmetrics};
-use crate::secure::{Authorizer, TlsListener};
-use crate::webhook::Webhooks;
-use http_body_util::{BodyExt, Limited};
+use crate::options::ManagerOptions;
+use crate::secure::Authorizer;
+use crate::webhook::{Intake, Webhooks};
 
 /// What one listener serves.
 #[derive(Clone)]
@@ -37,15 +64,36 @@ pub(crate) enum Endpoints {
     },
     /// /healthz and /readyz.
     Health { readiness: Readiness },
-    /// The admission webhooks, POST only, each on its path.
+    /// The admission webhooks, POST only, each on its path; their bodies read through `intake`.
     Webhooks {
         webhooks: Webhooks,
         metrics: Metrics,
+        intake: Intake,
     },
 }
 
-/// The largest request body a webhook reads (the API server's own limit on an object is 3 MiB).
-const MAX_WEBHOOK_BODY: usize = 8 << 20;
+/// The limits every listener holds its connections to (module docs; the `--http-*` flags).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub(crate) read_header_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_header_bytes: usize,
+    pub(crate) max_connections: usize,
+}
+
+impl Limits {
+    pub(crate) fn from_options(options: &ManagerOptions) -> Self {
+        Self {
+            read_header_timeout: options.http_read_header_timeout,
+            idle_timeout: options.http_idle_timeout,
+            max_header_bytes: options.http_max_header_bytes,
+            max_connections: options.http_max_connections,
+        }
+    }
+}
+
+/// hyper's smallest read buffer; a smaller header limit is enforced by `max_header_size` alone.
+const MIN_READ_BUFFER: usize = 8192;
 
 type Reply = Response<Full<Bytes>>;
 
@@ -64,8 +112,13 @@ fn text(status: StatusCode, body: impl Into<String>) -> Reply {
 
 impl Endpoints {
     async fn respond(&self, request: Request<Incoming>) -> Reply {
-        if let Self::Webhooks { webhooks, metrics } = self {
-            return webhook(webhooks, metrics, request).await;
+        if let Self::Webhooks {
+            webhooks,
+            metrics,
+            intake,
+        } = self
+        {
+            return webhook(webhooks, metrics, intake, request).await;
         }
         let (method, path) = (request.method(), request.uri().path());
         let known = match self {
@@ -116,8 +169,14 @@ impl Endpoints {
     }
 }
 
-/// One admission (or conversion) request: the body to its path's handler, the answer as JSON, counted.
-async fn webhook(webhooks: &Webhooks, metrics: &Metrics, request: Request<Incoming>) -> Reply {
+/// One admission (or conversion) request: the body, read within the intake's limits, to its path's handler; the
+/// answer as JSON, counted. The body's share of the in-flight budget is held until the answer is made.
+async fn webhook(
+    webhooks: &Webhooks,
+    metrics: &Metrics,
+    intake: &Intake,
+    request: Request<Incoming>,
+) -> Reply {
     let path = request.uri().path().to_string();
     let Some(handler) = webhooks.handler(&path) else {
         return text(StatusCode::NOT_FOUND, "404 page not found\n");
@@ -126,67 +185,53 @@ async fn webhook(webhooks: &Webhooks, metrics: &Metrics, request: Request<Incomi
         return text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
     }
     let recording = metrics.webhook_request(&path);
-    let body = match Limited::new(request.into_body(), MAX_WEBHOOK_BODY)
-        .collect()
-        .await
-    {
-        Ok(body) => body.to_bytes().to_vec(),
-        Err(e) => {
-            recording.finish(400);
-            return text(
-                StatusCode::BAD_REQUEST,
-                format!("cannot read the body: {e}\n"),
-            );
-        }
-    };
-    let reply = match handler(body).await {
-        Ok(review) => reply(StatusCode::OK, "application/json", review.to_string()),
+    let reply = match intake.read(request.into_body()).await {
         Err((status, message)) => text(status, format!("{message}\n")),
+        Ok(body) => {
+            let (bytes, share) = body.into_parts();
+            let answer = match handler(bytes).await {
+                Ok(review) => reply(StatusCode::OK, "application/json", review),
+                Err((status, message)) => text(status, format!("{message}\n")),
+            };
+            drop(share);
+            answer
+        }
     };
     recording.finish(reply.status().as_u16());
     reply
 }
 
-/// A source of accepted connections: plain TCP, or TLS after the handshake.
-pub(crate) trait Accept: Send + 'static {
-    type Io: AsyncRead + AsyncWrite + Unpin + Send + 'static;
-    fn accept(&mut self) -> impl Future<Output = std::io::Result<(Self::Io, SocketAddr)>> + Send;
-}
-
-impl Accept for TcpListener {
-    type Io = TcpStream;
-    fn accept(&mut self) -> impl Future<Output = std::io::Result<(TcpStream, SocketAddr)>> + Send {
-        TcpListener::accept(self)
-    }
-}
-
-impl Accept for TlsListener {
-    type Io = TlsStream<TcpStream>;
-    async fn accept(&mut self) -> std::io::Result<(TlsStream<TcpStream>, SocketAddr)> {
-        Ok(self.next().await)
-    }
-}
-
-/// Serves `endpoints` on `listener` until `stop` resolves, then lets open connections finish (module docs).
+/// Serves `endpoints` on `listener` (over TLS with `tls`) within `limits` until `stop` resolves, then lets open
+/// connections finish (module docs).
 pub(crate) async fn serve(
-    mut listener: impl Accept,
+    listener: TcpListener,
+    tls: Option<rustls::ServerConfig>,
     endpoints: Endpoints,
+    limits: Limits,
     stop: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
+) -> io::Result<()> {
+    let tls = tls.map(|config| TlsAcceptor::from(Arc::new(config)));
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let mut turned_away = TurnedAway::default();
+    let (stopping_tx, stopping) = watch::channel(false);
     let mut connections = JoinSet::new();
     let mut stop = std::pin::pin!(stop);
     loop {
         tokio::select! {
             () = &mut stop => break,
             accepted = listener.accept() => match accepted {
-                Ok((io, _peer)) => {
-                    connections.spawn(serve_connection(io, endpoints.clone(), stopping.clone()));
-                }
+                Ok((tcp, _peer)) => match slots.clone().try_acquire_owned() {
+                    Ok(slot) => {
+                        let connection = Connection { endpoints: endpoints.clone(), limits, stopping: stopping.clone() };
+                        connections.spawn(connection.run(tcp, tls.clone(), slot));
+                    }
+                    // Dropping the socket closes it: a flood costs a file descriptor for a moment, no TLS work.
+                    Err(_) => turned_away.note(limits.max_connections),
+                },
                 Err(e) => {
                     // Out of file descriptors and the like: back off rather than spin.
                     tracing::debug!(error = %e, "accept failed");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                 }
             },
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
@@ -198,26 +243,207 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-async fn serve_connection(
-    io: impl AsyncRead + AsyncWrite + Unpin + Send + 'static,
-    endpoints: Endpoints,
-    mut stopping: tokio::sync::watch::Receiver<bool>,
-) {
-    let service = hyper::service::service_fn(move |request| {
-        let endpoints = endpoints.clone();
-        async move { Ok::<_, Infallible>(endpoints.respond(request).await) }
-    });
-    let connection =
-        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(io), service);
-    let mut connection = std::pin::pin!(connection);
-    tokio::select! {
-        result = connection.as_mut() => {
-            if let Err(e) = result {
-                tracing::debug!(error = %e, "connection ended with an error");
-            }
-            return;
+/// Connections closed at accept because the listener held its maximum, reported at most once a minute.
+#[derive(Default)]
+struct TurnedAway {
+    since_report: u64,
+    last_report: Option<Instant>,
+}
+
+impl TurnedAway {
+    fn note(&mut self, max_connections: usize) {
+        self.since_report += 1;
+        let due = self
+            .last_report
+            .is_none_or(|at| at.elapsed() >= Duration::from_secs(60));
+        if due {
+            tracing::warn!(
+                closed = self.since_report,
+                max_connections,
+                "a listener holds --http-max-connections connections: new ones are closed as accepted"
+            );
+            self.since_report = 0;
+            self.last_report = Some(Instant::now());
         }
-        () = async { let _ = stopping.wait_for(|stop| *stop).await; } => connection.as_mut().graceful_shutdown(),
     }
-    let _ = connection.await;
+}
+
+/// What a connection's task needs besides its socket.
+struct Connection {
+    endpoints: Endpoints,
+    limits: Limits,
+    stopping: watch::Receiver<bool>,
+}
+
+impl Connection {
+    /// Serves one accepted connection while it holds `_slot`, one of the listener's --http-max-connections.
+    async fn run(mut self, tcp: TcpStream, tls: Option<TlsAcceptor>, _slot: OwnedSemaphorePermit) {
+        let Some(acceptor) = tls else {
+            return self.serve_http(tcp).await;
+        };
+        // The handshake is held to the header deadline, as Go's http.Server does when only ReadHeaderTimeout is
+        // set.
+        let handshake = tokio::time::timeout(self.limits.read_header_timeout, acceptor.accept(tcp));
+        let handshaken = tokio::select! {
+            handshaken = handshake => handshaken,
+            _ = self.stopping.wait_for(|stop| *stop) => return,
+        };
+        match handshaken {
+            Ok(Ok(stream)) => self.serve_http(stream).await,
+            Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
+            Err(_) => tracing::debug!("TLS handshake timed out (--http-read-header-timeout)"),
+        }
+    }
+
+    /// HTTP/1.1 on `io` until the client leaves, a deadline passes (module docs) or the server stops.
+    async fn serve_http(self, io: impl AsyncRead + AsyncWrite + Unpin + Send + 'static) {
+        let Self {
+            endpoints,
+            limits,
+            mut stopping,
+        } = self;
+        let (phase, watched_phase) = watch::channel(Phase::Head(Instant::now()));
+        let phase = Arc::new(phase);
+        let io = Watched {
+            io,
+            phase: phase.clone(),
+        };
+        let service = hyper::service::service_fn(move |request| {
+            let (endpoints, phase) = (endpoints.clone(), phase.clone());
+            phase.send_replace(Phase::Busy);
+            async move {
+                let reply = endpoints.respond(request).await;
+                phase.send_replace(Phase::Idle(Instant::now()));
+                Ok::<_, Infallible>(reply)
+            }
+        });
+        let connection = hyper::server::conn::http1::Builder::new()
+            // Replaced by the deadlines of `overdue` (module docs).
+            .header_read_timeout(None)
+            .max_header_size(limits.max_header_bytes)
+            .max_buf_size(limits.max_header_bytes.max(MIN_READ_BUFFER))
+            .serve_connection(TokioIo::new(io), service);
+        let mut connection = std::pin::pin!(connection);
+        let mut overdue = std::pin::pin!(overdue(watched_phase, limits));
+        tokio::select! {
+            result = connection.as_mut() => {
+                if let Err(e) = result {
+                    tracing::debug!(error = %e, "connection ended with an error");
+                }
+                return;
+            }
+            why = overdue.as_mut() => {
+                tracing::debug!(why, "connection closed");
+                return;
+            }
+            _ = stopping.wait_for(|stop| *stop) => connection.as_mut().graceful_shutdown(),
+        }
+        tokio::select! {
+            _ = connection => {}
+            why = overdue => tracing::debug!(why, "connection closed"),
+        }
+    }
+}
+
+/// Where a connection is in its requests, which decides the deadline it is held to.
+#[derive(Clone, Copy, Debug)]
+enum Phase {
+    /// Waiting for a request's head: since the connection started, or since the first byte after an idle spell.
+    Head(Instant),
+    /// A request is being answered; its own limits apply (the webhooks' body deadline).
+    Busy,
+    /// Between requests, since the last answer was made.
+    Idle(Instant),
+}
+
+/// Resolves, with the reason, once the connection has stayed in its phase longer than `limits` allow.
+async fn overdue(mut phase: watch::Receiver<Phase>, limits: Limits) -> &'static str {
+    loop {
+        let deadline = match *phase.borrow_and_update() {
+            Phase::Head(since) => Some((
+                since + limits.read_header_timeout,
+                "no request head within --http-read-header-timeout",
+            )),
+            Phase::Idle(since) => {
+                Some((since + limits.idle_timeout, "idle for --http-idle-timeout"))
+            }
+            Phase::Busy => None,
+        };
+        let expired = async {
+            match deadline {
+                Some((at, why)) => {
+                    tokio::time::sleep_until(at).await;
+                    why
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            why = expired => return why,
+            changed = phase.changed() => {
+                // The sender lives as long as the connection: no change will come, nor a deadline.
+                if changed.is_err() {
+                    return std::future::pending().await;
+                }
+            }
+        }
+    }
+}
+
+/// A connection's socket that moves its phase from idle to head when a byte arrives.
+struct Watched<T> {
+    io: T,
+    phase: Arc<watch::Sender<Phase>>,
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Watched<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.io).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            this.phase.send_if_modified(|phase| match phase {
+                Phase::Idle(_) => {
+                    *phase = Phase::Head(Instant::now());
+                    true
+                }
+                Phase::Head(_) | Phase::Busy => false,
+            });
+        }
+        polled
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+    }
 }

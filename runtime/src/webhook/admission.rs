@@ -1,5 +1,6 @@
 //! AdmissionReview v1 in, AdmissionReview v1 out: defaulting (a JSON patch) and validation (allowed or denied,
-//! with warnings).
+//! with warnings). The review's objects stay raw JSON borrowed from the body until they are decoded, once, into
+//! the kind (the Limits of [`super`]).
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -8,11 +9,12 @@ use std::sync::Arc;
 use futures::FutureExt;
 use http::StatusCode;
 use kube::Resource;
-use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
-use kube::core::{DynamicObject, Status};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use kube::core::Status;
+use kube::core::admission::{AdmissionResponse, Operation};
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::Handler;
 
@@ -95,10 +97,9 @@ where
     Arc::new(move |body| {
         let defaulter = defaulter.clone();
         async move {
-            let request = read_request(&body)?;
-            let response = AdmissionResponse::from(&request);
-            Ok(reply(
-                match default_object::<K, D>(&*defaulter, &request).await {
+            let (request, response) = read_request(&body)?;
+            reply(
+                match default_object::<K, D>(&*defaulter, request.object).await {
                     Ok(Some(patch)) => match response.clone().with_patch(patch) {
                         Ok(patched) => patched,
                         Err(e) => refused(response, 500, &e.to_string()),
@@ -106,7 +107,7 @@ where
                     Ok(None) => response,
                     Err((code, message)) => refused(response, code, &message),
                 },
-            ))
+            )
         }
         .boxed()
     })
@@ -121,15 +122,14 @@ where
     Arc::new(move |body| {
         let validator = validator.clone();
         async move {
-            let request = read_request(&body)?;
-            let response = AdmissionResponse::from(&request);
-            Ok(reply(match validate::<K, V>(&*validator, &request).await {
+            let (request, response) = read_request(&body)?;
+            reply(match validate::<K, V>(&*validator, &request).await {
                 Ok(Ok(warnings)) => with_warnings(response, warnings),
                 Ok(Err(denied)) => {
                     with_warnings(refused(response, 403, &denied.message), denied.warnings)
                 }
                 Err((code, message)) => refused(response, code, &message),
-            }))
+            })
         }
         .boxed()
     })
@@ -142,20 +142,21 @@ type Failure = (u16, String);
 /// changed.
 async fn default_object<K, D>(
     defaulter: &D,
-    request: &AdmissionRequest<DynamicObject>,
+    sent: Option<&RawValue>,
 ) -> Result<Option<json_patch::Patch>, Failure>
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
     D: Defaulter<K>,
 {
-    let mut obj: K = decode(request.object.as_ref(), "object")?;
+    let sent = sent.ok_or_else(|| (400, "the request has no object".to_string()))?;
+    let mut obj: K = decode(Some(sent), "object")?;
     let before = serde_json::to_value(&obj).map_err(|e| (500, e.to_string()))?;
     caught(defaulter.set_defaults(&mut obj))
         .await?
         .map_err(|denied| (403, denied.message))?;
     let after = serde_json::to_value(&obj).map_err(|e| (500, e.to_string()))?;
-    let sent = serde_json::to_value(&request.object).map_err(|e| (500, e.to_string()))?;
-    let patch = defaulting_patch(&sent, &before, &after);
+    drop(obj);
+    let patch = defaulting_patch(sent, &before, &after)?;
     Ok((!patch.0.is_empty()).then_some(patch))
 }
 
@@ -163,43 +164,49 @@ where
 /// the difference between the kind's serialization `before` and `after` defaulting, so fields the kind does not
 /// know (or writes differently) stay as they were. Where `sent` lacks an object the kind serializes (an absent
 /// `spec` that the kind writes as `{}`), that patch would not apply: then the difference from `sent` itself,
-/// keeping only the removals of what the kind knows.
-fn defaulting_patch(sent: &Value, before: &Value, after: &Value) -> json_patch::Patch {
+/// keeping only the removals of what the kind knows. `sent` is parsed only when the defaulter changed something.
+fn defaulting_patch(
+    sent: &RawValue,
+    before: &Value,
+    after: &Value,
+) -> Result<json_patch::Patch, Failure> {
     let patch = json_patch::diff(before, after);
-    let mut probe = sent.clone();
-    if json_patch::patch(&mut probe, &patch).is_ok() {
-        return patch;
+    if patch.0.is_empty() {
+        return Ok(patch);
     }
-    let mut patch = json_patch::diff(sent, after);
+    let mut sent: Value = serde_json::from_str(sent.get()).map_err(|e| (400, e.to_string()))?;
+    // Applied to `sent` itself, not a copy: it is needed no more when the patch applies, and json_patch leaves
+    // it as it was when the patch does not.
+    if json_patch::patch(&mut sent, &patch).is_ok() {
+        return Ok(patch);
+    }
+    let mut patch = json_patch::diff(&sent, after);
     patch.0.retain(|op| match op {
         json_patch::PatchOperation::Remove(remove) => {
             before.pointer(remove.path.as_str()).is_some()
         }
         _ => true,
     });
-    patch
+    Ok(patch)
 }
 
-async fn validate<K, V>(
-    validator: &V,
-    request: &AdmissionRequest<DynamicObject>,
-) -> Result<Verdict, Failure>
+async fn validate<K, V>(validator: &V, request: &RawRequest<'_>) -> Result<Verdict, Failure>
 where
     K: Resource<DynamicType = ()> + DeserializeOwned + Sync,
     V: Validator<K>,
 {
     match request.operation {
         Operation::Create => {
-            let obj: K = decode(request.object.as_ref(), "object")?;
+            let obj: K = decode(request.object, "object")?;
             caught(validator.validate_create(&obj)).await
         }
         Operation::Update => {
-            let new: K = decode(request.object.as_ref(), "object")?;
-            let old: K = decode(request.old_object.as_ref(), "oldObject")?;
+            let new: K = decode(request.object, "object")?;
+            let old: K = decode(request.old_object, "oldObject")?;
             caught(validator.validate_update(&old, &new)).await
         }
         Operation::Delete => {
-            let old: K = decode(request.old_object.as_ref(), "oldObject")?;
+            let old: K = decode(request.old_object, "oldObject")?;
             caught(validator.validate_delete(&old)).await
         }
         Operation::Connect => Ok(Ok(Vec::new())),
@@ -222,22 +229,41 @@ async fn caught<T>(future: impl Future<Output = T>) -> Result<T, Failure> {
         })
 }
 
-fn read_request(body: &[u8]) -> Result<AdmissionRequest<DynamicObject>, (StatusCode, String)> {
-    let bad = |e: &dyn std::fmt::Display| {
-        (
-            StatusCode::BAD_REQUEST,
-            format!("not an AdmissionReview: {e}"),
-        )
-    };
-    let review: AdmissionReview<DynamicObject> =
-        serde_json::from_slice(body).map_err(|e| bad(&e))?;
-    review.try_into().map_err(|e| bad(&e))
+/// What the webhooks use of an AdmissionRequest: the objects as raw JSON, borrowed from the body.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawRequest<'a> {
+    uid: String,
+    operation: Operation,
+    #[serde(borrow, default)]
+    object: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    old_object: Option<&'a RawValue>,
+    // Required of an AdmissionRequest (a review without them is refused, as before), not used: skipped unread.
+    #[serde(rename = "kind")]
+    _kind: IgnoredAny,
+    #[serde(rename = "resource")]
+    _resource: IgnoredAny,
+    #[serde(rename = "userInfo")]
+    _user_info: IgnoredAny,
 }
 
-fn decode<K: DeserializeOwned>(obj: Option<&DynamicObject>, field: &str) -> Result<K, Failure> {
+/// The request of the AdmissionReview in `body`, and the allowing response to it that the handlers start from
+/// (what kube's `AdmissionResponse::from(&request)` makes: the review's types, the request's uid).
+fn read_request(body: &[u8]) -> Result<(RawRequest<'_>, AdmissionResponse), (StatusCode, String)> {
+    let (types, request): (_, RawRequest) = super::read_review(body, "an AdmissionReview")?;
+    let mut response = AdmissionResponse::invalid("");
+    response.types = types;
+    response.uid = request.uid.clone();
+    response.allowed = true;
+    response.result = Status::default();
+    Ok((request, response))
+}
+
+/// The object `field` of the request, decoded straight from its raw JSON into the kind.
+fn decode<K: DeserializeOwned>(obj: Option<&RawValue>, field: &str) -> Result<K, Failure> {
     let obj = obj.ok_or_else(|| (400, format!("the request has no {field}")))?;
-    let value = serde_json::to_value(obj).map_err(|e| (400, e.to_string()))?;
-    serde_json::from_value(value).map_err(|e| {
+    serde_json::from_str(obj.get()).map_err(|e| {
         (
             400,
             format!("the {field} does not decode as the webhook's kind: {e}"),
@@ -263,8 +289,9 @@ fn with_warnings(mut response: AdmissionResponse, warnings: Warnings) -> Admissi
     response
 }
 
-fn reply(response: AdmissionResponse) -> Value {
-    serde_json::to_value(response.into_review()).unwrap_or_default()
+fn reply(response: AdmissionResponse) -> super::Answer {
+    serde_json::to_string(&response.into_review())
+        .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
 }
 
 #[cfg(test)]
@@ -277,8 +304,9 @@ mod tests {
         before: serde_json::Value,
         after: serde_json::Value,
     ) -> serde_json::Value {
+        let raw = serde_json::value::to_raw_value(&sent).unwrap();
         let mut doc = sent.clone();
-        json_patch::patch(&mut doc, &defaulting_patch(&sent, &before, &after)).unwrap();
+        json_patch::patch(&mut doc, &defaulting_patch(&raw, &before, &after).unwrap()).unwrap();
         doc
     }
 

@@ -23,14 +23,31 @@
 //!   desired version through the kind's hub; an object that fails names itself and both versions, and the
 //!   whole review fails (the API server then fails the request), as controller-runtime does.
 //!
+//! Limits (the webhook port is reachable without authentication, so no request may take the manager's memory):
+//! - A body is read only within `--webhook-max-request-bytes` (8 MiB; the API server sends objects of at most
+//!   3 MiB, an update's review holds two), `--webhook-max-in-flight-bytes` for all bodies at once (16 MiB) and
+//!   `--http-read-body-timeout` (30 s): 413, 429 and 408 otherwise (`intake.rs`); the connection limits of
+//!   [`crate::server`] apply as on every listener.
+//! - A review is decoded once: its envelope keeps `object`, `oldObject` (and a conversion's `objects`) as the raw
+//!   JSON of the body, borrowed, not copied, and each is decoded straight into the kind. Fields the kind does not
+//!   know cost nothing. A request therefore holds its body plus the decoded object(s), for as long as its
+//!   answer takes; a defaulter adds the kind's JSON form twice (before and after, for the patch), and the object
+//!   as sent once more when it changed something; a conversion adds the converted objects' JSON.
+//! - What a decoded object weighs depends on the kind and on the JSON: a long string costs its length, but many
+//!   tiny values (`[0,0,…]` in a free-form field, `{}` items of a list of large structs) decode to many times
+//!   their size, as in controller-runtime. The in-flight budget bounds how many bodies are decoded at once, not
+//!   that factor (runtime/tests/webhook_limits.rs measures both).
+//!
 //! Caveats: HTTP/1.1 only (controller-runtime turns HTTP/2 off by default too; `--enable-http2` is accepted and
 //! warned about). A defaulter's patch is computed on the kind's own serialization: fields the kind does not
 //! know are left as they were.
 
 mod admission;
 mod conversion;
+mod intake;
 
 pub use admission::{Defaulter, Denied, Validator, Verdict, Warnings};
+pub(crate) use intake::Intake;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -39,8 +56,34 @@ use futures::future::BoxFuture;
 use http::StatusCode;
 use kube::Resource;
 
-/// What a webhook answers: the review to send back, or an HTTP error with its reason.
-pub(crate) type Answer = Result<serde_json::Value, (StatusCode, String)>;
+/// What a webhook answers: the review to send back (JSON), or an HTTP error with its reason.
+pub(crate) type Answer = Result<String, (StatusCode, String)>;
+
+/// A review as the API server sends it (AdmissionReview, ConversionReview): its types and its request, whose
+/// objects the request type keeps as raw JSON borrowed from the body. kube's review types would parse each object
+/// into a `serde_json::Value` tree and buffer the whole review once more for their flattened `TypeMeta`.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Review<R> {
+    api_version: String,
+    kind: String,
+    request: Option<R>,
+}
+
+/// The review in `body`, a `what` (for the 400 that refuses anything else): its types and its request.
+fn read_review<'a, R: serde::Deserialize<'a>>(
+    body: &'a [u8],
+    what: &str,
+) -> Result<(kube::core::TypeMeta, R), (StatusCode, String)> {
+    let bad = |why: &dyn std::fmt::Display| (StatusCode::BAD_REQUEST, format!("not {what}: {why}"));
+    let review: Review<R> = serde_json::from_slice(body).map_err(|e| bad(&e))?;
+    let request = review.request.ok_or_else(|| bad(&"it has no request"))?;
+    let types = kube::core::TypeMeta {
+        api_version: review.api_version,
+        kind: review.kind,
+    };
+    Ok((types, request))
+}
 
 /// One served path: takes the request body, answers.
 pub(crate) type Handler = Arc<dyn Fn(Vec<u8>) -> BoxFuture<'static, Answer> + Send + Sync>;
