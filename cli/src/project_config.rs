@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::names;
 
+mod yaml;
+
 pub const FILE_NAME: &str = "PROJECT";
 /// Identifies projects rkb scaffolds, in the place kubebuilder writes `go.kubebuilder.io/v4`.
 pub const LAYOUT: &str = "rust.rkb.io/v1";
@@ -108,7 +110,14 @@ impl ProjectConfig {
         let path = path.strip_prefix(".").unwrap_or(&path);
         let text = std::fs::read_to_string(path)
             .map_err(|err| anyhow::anyhow!("cannot read {}: {err}", path.display()))?;
-        let config: Self = serde_yaml::from_str(&text).map_err(|err| invalid(path, &text, &err))?;
+        // YAML 1.2 booleans (`yes` is a string, so `namespaced: yes` is an error, not true); the default budget, as
+        // for any file a hand may have edited. The track keeps the field an error is in.
+        let options = serde_saphyr::options! { strict_booleans: true };
+        let mut track = serde_path_to_error::Track::new();
+        let config = serde_saphyr::with_deserializer_from_str_with_options(&text, options, |de| {
+            Self::deserialize(serde_path_to_error::Deserializer::new(de, &mut track))
+        })
+        .map_err(|err| invalid(path, &text, &err, &track.path()))?;
         if !config.layout.iter().any(|l| l == LAYOUT) {
             anyhow::bail!(
                 "{} has layout {:?}, not {LAYOUT:?}: it was not scaffolded by rkb (a Go kubebuilder project?)",
@@ -120,11 +129,14 @@ impl ProjectConfig {
     }
 
     pub fn render(&self) -> Result<String> {
-        Ok(format!("{HEADER}{}", serde_yaml::to_string(self)?))
+        Ok(format!(
+            "{HEADER}{}",
+            yaml::document(&serde_json::to_value(self)?)
+        ))
     }
 
     /// The 1-based line of `key:` in the `index`-th entry of `resources` in `text` (this file's text), for
-    /// diagnostics. Reads the layout serde_yaml writes and hand edits keep: one `- ` line opens each entry, its keys
+    /// diagnostics. Reads the layout `render` writes and hand edits keep: one `- ` line opens each entry, its keys
     /// are indented two columns further.
     pub fn resource_key_line(text: &str, index: usize, key: &str) -> Option<usize> {
         let lines: Vec<&str> = text.lines().collect();
@@ -158,30 +170,48 @@ impl ProjectConfig {
     }
 }
 
-/// A PROJECT file serde_yaml cannot read, as a rustc-style error at the place it names (the `error: ` label is
-/// main's, as for every error of the CLI).
-fn invalid(path: &Path, text: &str, err: &serde_yaml::Error) -> anyhow::Error {
-    let message = err.to_string();
-    // serde_yaml ends its message with the location, which the diagnostic shows in its own form.
-    let problem = message
-        .rfind(" at line ")
-        .map_or(message.as_str(), |at| &message[..at]);
+/// A PROJECT file serde-saphyr cannot read, as a rustc-style error at the place it names, after the field it is in
+/// (the `error: ` label is main's, as for every error of the CLI).
+fn invalid(
+    path: &Path,
+    text: &str,
+    err: &serde_saphyr::Error,
+    field: &serde_path_to_error::Path,
+) -> anyhow::Error {
+    // The message without serde-saphyr's own location and snippet, which the diagnostic shows in its form.
+    let message = serde_saphyr::MessageFormatter::format_message(
+        &serde_saphyr::UserMessageFormatter,
+        err.without_snippet(),
+    );
+    let problem = match field.iter().next() {
+        Some(_) => format!("{field}: {message}"),
+        None => message.into_owned(),
+    };
     let mut diagnostic =
         rkb_markers::Diagnostic::error(format!("{} is not a valid PROJECT file: {problem}", path.display()))
             .with_hint(
                 "PROJECT records what rkb scaffolded, and later commands read it: fix this line, or restore the file from version control",
             );
-    diagnostic = match err.location() {
-        Some(at) => {
-            let line = text.lines().nth(at.line() - 1).unwrap_or_default();
-            // Underline the word serde_yaml points at (the value of a key, usually).
+    let location = err
+        .location()
+        .and_then(|at| {
+            Some((
+                usize::try_from(at.line()).ok()?,
+                usize::try_from(at.column()).ok()?,
+            ))
+        })
+        .filter(|&(line, column)| line > 0 && column > 0);
+    diagnostic = match location {
+        Some((line_number, column)) => {
+            let line = text.lines().nth(line_number - 1).unwrap_or_default();
+            // Underline the word serde-saphyr points at (the value of a key, usually).
             let word = line
                 .chars()
-                .skip(at.column() - 1)
+                .skip(column - 1)
                 .take_while(|c| !c.is_whitespace())
                 .count();
             diagnostic
-                .at(path, at.line(), at.column(), word.max(1))
+                .at(path, line_number, column, word.max(1))
                 .with_source_line(line)
         }
         None => diagnostic.at(path, 0, 0, 0),
@@ -243,13 +273,49 @@ mod tests {
                 "version: '3'"
             ]
         );
-        let back: ProjectConfig = serde_yaml::from_str(&text).unwrap();
+        let back: ProjectConfig = serde_saphyr::from_str(&text).unwrap();
         assert_eq!(back, config);
+    }
+
+    /// A PROJECT serde-saphyr refuses: the field, serde-saphyr's message, and a place in the entry at fault (a
+    /// missing key: serde-saphyr points at the entry's last key).
+    #[test]
+    fn an_invalid_project_names_the_field_and_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let written = "cliVersion: 0.1.0\ndomain: d\nlayout:\n- rust.rkb.io/v1\nprojectName: p\nrepo: p\nresources:\n- api:\n    \
+                       crdVersion: v1\n  domain: d\n  group: g\n  kind: K\n  version: v1\nversion: '3'\n";
+        for (edit, message, place) in [
+            (
+                ("  kind: K\n", "  kind: [K\n"),
+                "resources[0].kind: expected string scalar",
+                "PROJECT:12:9",
+            ),
+            (
+                ("  kind: K\n", ""),
+                "resources[0]: missing field `kind`",
+                "PROJECT:12:3",
+            ),
+        ] {
+            let text = written.replace(edit.0, edit.1);
+            std::fs::write(dir.path().join(FILE_NAME), &text).unwrap();
+            let err = ProjectConfig::load(dir.path()).unwrap_err().to_string();
+            let (first, second) = (err.lines().next().unwrap(), err.lines().nth(1).unwrap());
+            assert!(
+                first.ends_with(&format!("PROJECT is not a valid PROJECT file: {message}")),
+                "{err}"
+            );
+            assert!(second.ends_with(place), "{err}");
+        }
+        std::fs::write(dir.path().join(FILE_NAME), written).unwrap();
+        assert_eq!(
+            ProjectConfig::load(dir.path()).unwrap().resources[0].kind,
+            "K"
+        );
     }
 
     #[test]
     fn finds_a_key_of_the_nth_resource() {
-        // As serde_yaml writes it (list items at the key's indentation), then as a hand edit might indent it.
+        // As `render` writes it (list items at the key's indentation), then as a hand edit might indent it.
         let written = "domain: d\nresources:\n- api:\n    crdVersion: v1\n  kind: A\n  webhooks:\n    spoke:\n    - v2\n- group: g\n  kind: B\nversion: '3'\n";
         let indented = "resources:\n  - kind: A\n\n  - api: {}\n    kind: B\nversion: '3'\n";
         for (text, index, key, line) in [

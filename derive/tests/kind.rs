@@ -29,7 +29,7 @@ fn check_crd<K: Resource<DynamicType = ()>>(
         crd_yaml, on_disk,
         "{file}: crd_yaml() differs from rkb manifests' file"
     );
-    let parsed: CustomResourceDefinition = serde_yaml::from_str(&on_disk).unwrap();
+    let parsed: CustomResourceDefinition = serde_saphyr::from_str(&on_disk).unwrap();
     assert_eq!(crd, parsed, "{file}: crd() differs from the parsed file");
     // The Resource impl and the CRD come from one reading of the sources.
     assert_eq!(crd.spec.group, K::group(&()));

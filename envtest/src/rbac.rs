@@ -8,7 +8,6 @@ use k8s_openapi::api::rbac::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Client;
 use kube::api::{Api, PostParams};
-use serde::Deserialize;
 
 use crate::Environment;
 use crate::error::{Error, Result};
@@ -20,12 +19,11 @@ impl Environment {
     pub async fn client_with_rbac(&self, user: &str, rbac_yaml: &str) -> Result<Client> {
         let admin = self.client();
         let post = PostParams::default();
-        for (index, document) in serde_yaml::Deserializer::from_str(rbac_yaml).enumerate() {
-            let value =
-                serde_yaml::Value::deserialize(document).map_err(|e| parse_error(index, e))?;
-            if value.is_null() {
+        for (index, document) in crate::crds::yaml_documents(rbac_yaml) {
+            let Some(value) = document.map_err(|message| Error::RbacDocument { index, message })?
+            else {
                 continue;
-            }
+            };
             let kind = value
                 .get("kind")
                 .and_then(|k| k.as_str())
@@ -34,7 +32,7 @@ impl Environment {
             match kind.as_str() {
                 "ClusterRole" => {
                     let role: ClusterRole =
-                        serde_yaml::from_value(value).map_err(|e| parse_error(index, e))?;
+                        serde_json::from_value(value).map_err(|e| parse_error(index, e))?;
                     let name = role.metadata.name.clone().unwrap_or_default();
                     Api::<ClusterRole>::all(admin.clone())
                         .create(&post, &role)
@@ -50,7 +48,7 @@ impl Environment {
                 }
                 "Role" => {
                     let role: Role =
-                        serde_yaml::from_value(value).map_err(|e| parse_error(index, e))?;
+                        serde_json::from_value(value).map_err(|e| parse_error(index, e))?;
                     let name = role.metadata.name.clone().unwrap_or_default();
                     let namespace = role
                         .metadata
@@ -71,7 +69,7 @@ impl Environment {
                 }
                 other => {
                     return Err(Error::RbacDocument {
-                        index: index + 1,
+                        index,
                         message: format!("expected a ClusterRole or Role, found kind {other:?}"),
                     });
                 }
@@ -83,9 +81,9 @@ impl Environment {
     }
 }
 
-fn parse_error(index: usize, err: serde_yaml::Error) -> Error {
+fn parse_error(index: usize, err: serde_json::Error) -> Error {
     Error::RbacDocument {
-        index: index + 1,
+        index,
         message: err.to_string(),
     }
 }

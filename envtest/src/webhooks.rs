@@ -101,12 +101,12 @@ fn replace(path: &Path, text: &str) -> Result<()> {
 /// as `rkb manifests` writes them) with every webhook calling `server` at its service path.
 pub(crate) fn rewrite(yaml: &str, server: &WebhookServer) -> Result<Vec<Value>> {
     let mut out = Vec::new();
-    for doc in serde_yaml::Deserializer::from_str(yaml) {
-        let mut doc: Value = serde::Deserialize::deserialize(doc)
-            .map_err(|e| Error::Webhook(format!("webhook manifests do not parse: {e}")))?;
-        if doc.is_null() {
+    for (_, doc) in crate::crds::yaml_documents(yaml) {
+        let doc =
+            doc.map_err(|e| Error::Webhook(format!("webhook manifests do not parse: {e}")))?;
+        let Some(mut doc) = doc else {
             continue;
-        }
+        };
         let kind = doc["kind"].as_str().unwrap_or_default().to_string();
         if kind != "MutatingWebhookConfiguration" && kind != "ValidatingWebhookConfiguration" {
             return Err(Error::Webhook(format!(

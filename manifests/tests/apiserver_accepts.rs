@@ -360,10 +360,8 @@ async fn webhook_configurations_are_accepted_and_what_rkb_refuses_is_refused() {
         let output = rkb_manifests::generate(&case, &Options::default())
             .unwrap_or_else(|err| panic!("{}: generation failed:\n{err}", case.display()));
         if let Some(text) = output.webhooks {
-            for doc in serde_yaml::Deserializer::from_str(&text) {
-                let v: serde_json::Value = serde::Deserialize::deserialize(doc).unwrap();
-                documents.push(v);
-            }
+            let docs: Vec<serde_json::Value> = serde_yaml::from_multiple(&text).unwrap();
+            documents.extend(docs);
         }
     }
     assert!(

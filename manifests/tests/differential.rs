@@ -29,7 +29,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde::Deserialize;
 use serde_json::Value;
 
 const CONTROLLER_GEN_VERSION: &str = "v0.21.0";
@@ -609,15 +608,9 @@ fn rkb_side(project_root: &Path, max_desc_len: Option<usize>) -> Result<Actual, 
 // ---------------------------------------------------------------------------------------------
 // Comparison
 
+/// The non-empty documents of `text` (`serde_yaml` is serde-saphyr here, see Cargo.toml).
 fn parse_yaml(text: &str) -> Result<Vec<Value>, serde_yaml::Error> {
-    let mut docs = Vec::new();
-    for doc in serde_yaml::Deserializer::from_str(text) {
-        let v = Value::deserialize(doc)?;
-        if !v.is_null() {
-            docs.push(v);
-        }
-    }
-    Ok(docs)
+    serde_yaml::from_multiple(text)
 }
 
 fn compare_case(want: &Expected, got: &Actual) -> Vec<String> {

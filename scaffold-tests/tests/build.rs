@@ -306,10 +306,8 @@ fn namespaced_manager_builds_lints_and_renders() {
     let rendered = run(Command::new("kubectl")
         .args(["kustomize", "config/default"])
         .current_dir(&dir));
-    let docs: Vec<serde_yaml::Value> = rendered
-        .split("\n---\n")
-        .map(|d| serde_yaml::from_str(d).expect("kustomize renders YAML"))
-        .collect();
+    let docs: Vec<serde_json::Value> =
+        serde_saphyr::from_multiple(&rendered).expect("kustomize renders YAML");
     let find = |kind: &str, name: &str| {
         docs.iter().find(|d| {
             d["kind"].as_str() == Some(kind) && d["metadata"]["name"].as_str() == Some(name)
@@ -321,7 +319,7 @@ fn namespaced_manager_builds_lints_and_renders() {
         role["metadata"]["namespace"].as_str(),
         Some("app-operator-system")
     );
-    let rules = serde_yaml::to_string(&role["rules"]).unwrap();
+    let rules = serde_json::to_string_pretty(&role["rules"]).unwrap();
     assert!(
         rules.contains("appservices/finalizers") && rules.contains("events.k8s.io"),
         "RBAC from markers missing from the Role:\n{rules}"

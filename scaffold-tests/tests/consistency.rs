@@ -142,8 +142,8 @@ fn one_kind_in_two_groups_gets_roles_named_by_group() {
     for (file, bytes) in snapshot(&dir.join("config/rbac")) {
         let text = String::from_utf8(bytes).unwrap();
         for doc in text.split("\n---\n") {
-            let doc: serde_yaml::Value =
-                serde_yaml::from_str(doc).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let doc: serde_json::Value =
+                serde_saphyr::from_str(doc).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let kind = doc.get("kind").and_then(|k| k.as_str()).unwrap_or_default();
             if kind.ends_with("Role") {
                 let name = doc["metadata"]["name"].as_str().unwrap_or_default();
@@ -239,8 +239,8 @@ fn check_workflow(text: &str) -> Result<(), String> {
         }
         rest = &after[close + 2..];
     }
-    let yaml: serde_yaml::Value =
-        serde_yaml::from_str(text).map_err(|e| format!("not YAML: {e}"))?;
+    let yaml: serde_json::Value =
+        serde_saphyr::from_str(text).map_err(|e| format!("not YAML: {e}"))?;
     if yaml.get("jobs").is_none() {
         return Err("no jobs".to_string());
     }

@@ -163,13 +163,15 @@ fn unconverted_versions(config: &ProjectConfig, output: &rkb_manifests::Output) 
     errors
 }
 
-/// The `spec.versions[].name` of a CRD's YAML.
+/// The `spec.versions[].name` of a CRD's YAML. No parser budget: this is rkb's own output, and the default's depth
+/// limit (64) is within reach of a CRD that embeds pod templates (36 levels in examples/cronjob).
 pub(super) fn crd_versions(yaml: &str) -> Vec<String> {
-    let Ok(crd) = serde_yaml::from_str::<serde_yaml::Value>(yaml) else {
+    let options = serde_saphyr::options! { budget: None };
+    let Ok(crd) = serde_saphyr::from_str_with_options::<serde_json::Value>(yaml, options) else {
         return Vec::new();
     };
     crd["spec"]["versions"]
-        .as_sequence()
+        .as_array()
         .into_iter()
         .flatten()
         .filter_map(|v| v["name"].as_str().map(str::to_string))

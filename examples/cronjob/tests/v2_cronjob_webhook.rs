@@ -84,8 +84,8 @@ async fn v2_defaults_refusals_and_round_trip_through_v1() -> anyhow::Result<()> 
         let path = format!("{}/config/samples/{file}", env!("CARGO_MANIFEST_DIR"));
         std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("{path}: {e}"))
     };
-    let v1_sample: v1::CronJob = serde_yaml::from_str(&sample("batch_v1_cronjob.yaml")?)?;
-    let v2_sample: CronJob = serde_yaml::from_str(&sample("batch_v2_cronjob.yaml")?)?;
+    let v1_sample: v1::CronJob = serde_saphyr::from_str(&sample("batch_v1_cronjob.yaml")?)?;
+    let v2_sample: CronJob = serde_saphyr::from_str(&sample("batch_v2_cronjob.yaml")?)?;
     v1.create(&PostParams::default(), &v1_sample).await?;
     let created = v2.create(&PostParams::default(), &v2_sample).await?;
     assert_eq!(created.spec.schedule.expression(), "*/1 * * * *");

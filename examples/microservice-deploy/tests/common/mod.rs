@@ -122,14 +122,7 @@ pub async fn reconciled(
 pub fn fixture(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_yaml::Deserializer::from_str(&text)
-        .map(|doc| {
-            serde_json::to_value(
-                <serde_yaml::Value as serde::Deserialize>::deserialize(doc).unwrap(),
-            )
-            .unwrap()
-        })
-        .collect()
+    serde_saphyr::from_multiple(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// The fixture document of `kind`.
