@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every test of the workspace, on a fresh machine too: builds/reuses the envtest control plane and controller-gen
-# (both cached under ~/.local/share), then lints and tests everything against the real binaries.
+# Every test of the workspace, on a fresh machine too: builds/reuses the envtest control plane, controller-gen and
+# cargo-deny (all cached under ~/.local/share), then lints and tests everything against the real binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,12 +8,16 @@ KUBEBUILDER_ASSETS="$(hack/setup-envtest.sh | tail -n 1)"
 export KUBEBUILDER_ASSETS
 CONTROLLER_GEN="$(hack/install-controller-gen.sh | tail -n 1)"
 export CONTROLLER_GEN
+CARGO_DENY="$(hack/install-cargo-deny.sh | tail -n 1)"
 
 # No incremental compilation: CI builds each crate once per change, and the target dir is kept between runs, where
 # incremental session files of every crate and scaffolded test project pile up (36 GB seen on one machine).
 export CARGO_INCREMENTAL=0
 
 cargo fmt --all -- --check
+# The dependency graph against deny.toml: licenses, bans (serde_yaml, a second version of a crate) and sources.
+# Not advisories: the RustSec database is on GitHub, which the machines running this cannot reach.
+"$CARGO_DENY" --locked check licenses bans sources
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The published crates' docs (docs.rs builds them): no broken or private intra-doc links.
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked \
