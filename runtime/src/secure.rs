@@ -4,7 +4,6 @@
 //! (the scraper needs a ClusterRole with `nonResourceURLs: ["/metrics"], verbs: ["get"]`).
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -22,11 +21,6 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
-use tokio_rustls::TlsAcceptor;
-use tokio_rustls::server::TlsStream;
 
 use crate::Error;
 
@@ -34,7 +28,6 @@ use crate::Error;
 /// authentication for a minute too), so frequent scrapes do not double the API server's load.
 const ALLOW_CACHE_TTL: Duration = Duration::from_secs(60);
 const MAX_CACHED: usize = 1024;
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Builds the TLS configuration: `cert_dir/cert_name` + `cert_dir/key_name` (PEM) when a directory is given,
 /// reloaded when the files change (as controller-runtime's certwatcher does, for cert-manager rotations); a fresh
@@ -241,61 +234,6 @@ impl ResolvesServerCert for ReloadingCert {
             }
         }
         Some(current.1.clone())
-    }
-}
-
-/// A TLS listener: handshakes run on their own tasks, so a slow client cannot hold up the others.
-pub(crate) struct TlsListener {
-    ready: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
-    acceptor: JoinHandle<()>,
-}
-
-impl TlsListener {
-    pub(crate) fn new(tcp: TcpListener, config: ServerConfig) -> std::io::Result<Self> {
-        let acceptor = TlsAcceptor::from(Arc::new(config));
-        let (tx, ready) = mpsc::channel(64);
-        let acceptor = tokio::spawn(async move {
-            loop {
-                let (stream, peer) = match tcp.accept().await {
-                    Ok(accepted) => accepted,
-                    Err(e) => {
-                        tracing::debug!(error = %e, "metrics accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                };
-                let (acceptor, tx) = (acceptor.clone(), tx.clone());
-                tokio::spawn(async move {
-                    match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-                        Ok(Ok(tls)) => {
-                            let _ = tx.send((tls, peer)).await;
-                        }
-                        Ok(Err(e)) => {
-                            tracing::debug!(%peer, error = %e, "metrics TLS handshake failed")
-                        }
-                        Err(_) => tracing::debug!(%peer, "metrics TLS handshake timed out"),
-                    }
-                });
-            }
-        });
-        Ok(Self { ready, acceptor })
-    }
-}
-
-impl Drop for TlsListener {
-    fn drop(&mut self) {
-        self.acceptor.abort();
-    }
-}
-
-impl TlsListener {
-    /// The next connection whose handshake completed.
-    pub(crate) async fn next(&mut self) -> (TlsStream<TcpStream>, SocketAddr) {
-        match self.ready.recv().await {
-            Some(accepted) => accepted,
-            // The acceptor task only ends when aborted, i.e. when this listener is dropped.
-            None => std::future::pending().await,
-        }
     }
 }
 
