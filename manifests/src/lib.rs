@@ -649,7 +649,7 @@ mod tests {
             for crd in &out.crds {
                 let json = crd_json(&root, &crd.group, &crd.kind).unwrap();
                 let from_json: serde_json::Value = serde_json::from_str(&json).unwrap();
-                let from_yaml: serde_json::Value = serde_yaml::from_str(&crd.yaml).unwrap();
+                let from_yaml: serde_json::Value = serde_saphyr::from_str(&crd.yaml).unwrap();
                 assert_eq!(from_json, from_yaml, "{corpus}: {}/{}", crd.group, crd.kind);
             }
             let err = crd_json(&root, "no.such", "Kind").unwrap_err().to_string();

@@ -401,9 +401,10 @@ fn items(list: &[syn::Item], file: &SourceFile) -> Vec<Item> {
 
 /// An impl of serde's Serialize or Deserialize for a path type (see [`Item::SerdeImpl`]).
 fn serde_impl(i: &syn::ItemImpl) -> Option<Item> {
-    let (bang, path, _) = i.trait_.as_ref()?;
+    let (path, _) = i.trait_.as_ref()?;
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let trait_name = serde_trait(&segments).filter(|_| bang.is_none())?;
+    // A negative impl (`impl !Serialize for X`) writes no JSON.
+    let trait_name = serde_trait(&segments).filter(|_| i.modifiers.polarity.is_none())?;
     let syn::Type::Path(tp) = &*i.self_ty else {
         return None;
     };

@@ -29,8 +29,8 @@ async fn every_corpus_crd_is_established_on_a_real_apiserver() {
         let output = rkb_manifests::generate(&case, &Options::default())
             .unwrap_or_else(|err| panic!("{}: generation failed:\n{err}", case.display()));
         for crd in output.crds {
-            let parsed: CustomResourceDefinition =
-                serde_yaml::from_str(&crd.yaml).unwrap_or_else(|err| {
+            let parsed: CustomResourceDefinition = serde_saphyr::from_str(&crd.yaml)
+                .unwrap_or_else(|err| {
                     panic!("{} {}: not a CRD: {err}", case.display(), crd.file_name)
                 });
             names.push(parsed.metadata.name.clone().expect("CRDs are named"));
@@ -313,7 +313,7 @@ pub struct Port {
         std::fs::write(path, text).unwrap();
     }
     let out = rkb_manifests::generate(dir.path(), &Options::default()).unwrap();
-    let valid: serde_json::Value = serde_yaml::from_str(&out.crds[0].yaml).unwrap();
+    let valid: serde_json::Value = serde_saphyr::from_str(&out.crds[0].yaml).unwrap();
 
     let env = Environment::start().await.expect("envtest");
     let crds: Api<CustomResourceDefinition> = Api::all(env.client());
@@ -360,7 +360,7 @@ async fn webhook_configurations_are_accepted_and_what_rkb_refuses_is_refused() {
         let output = rkb_manifests::generate(&case, &Options::default())
             .unwrap_or_else(|err| panic!("{}: generation failed:\n{err}", case.display()));
         if let Some(text) = output.webhooks {
-            let docs: Vec<serde_json::Value> = serde_yaml::from_multiple(&text).unwrap();
+            let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&text).unwrap();
             documents.extend(docs);
         }
     }

@@ -608,9 +608,9 @@ fn rkb_side(project_root: &Path, max_desc_len: Option<usize>) -> Result<Actual, 
 // ---------------------------------------------------------------------------------------------
 // Comparison
 
-/// The non-empty documents of `text` (`serde_yaml` is serde-saphyr here, see Cargo.toml).
-fn parse_yaml(text: &str) -> Result<Vec<Value>, serde_yaml::Error> {
-    serde_yaml::from_multiple(text)
+/// The non-empty documents of `text`.
+fn parse_yaml(text: &str) -> Result<Vec<Value>, serde_saphyr::Error> {
+    serde_saphyr::from_multiple(text)
 }
 
 fn compare_case(want: &Expected, got: &Actual) -> Vec<String> {

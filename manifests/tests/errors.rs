@@ -540,7 +540,7 @@ pub struct Reading {
         ]
     );
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
-    let guestbook: serde_json::Value = serde_yaml::from_str(&out.crds[0].yaml).unwrap();
+    let guestbook: serde_json::Value = serde_saphyr::from_str(&out.crds[0].yaml).unwrap();
     let props = &guestbook["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"];
     for key in ["apiVersion", "kind", "metadata", "spec", "status"] {
         assert!(!props[key].is_null(), "{key} missing from {props:?}");

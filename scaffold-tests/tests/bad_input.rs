@@ -852,7 +852,7 @@ fn an_unreadable_project_file_is_a_located_error() {
         let stderr = failed_unchanged(p.path(), &args);
         assert_eq!(
             stderr,
-            "error: PROJECT is not a valid PROJECT file: resources[0].api.namespaced: invalid type: string \"yes\", expected a boolean
+            "error: PROJECT is not a valid PROJECT file: resources[0].api.namespaced: invalid boolean (true or false expected)
   --> PROJECT:13:17
    |
 13 |     namespaced: yes
