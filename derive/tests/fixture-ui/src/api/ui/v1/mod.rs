@@ -2,3 +2,5 @@
 //! Each other file here is one compile-fail case (tests/ui.rs), built alone as a binary: the derive
 //! finds this tree from the file's path, since trybuild's crate has no `src/api` of its own.
 //! +groupName=ui.rkb.example
+mod identity_errors;
+mod verb_tags;
