@@ -79,8 +79,8 @@ pub enum Error {
         /// The other owner's reference (controller=true) on the live object.
         controller: Box<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>,
     },
-    /// The metrics TLS certificate could not be loaded or made.
-    #[error("metrics TLS: {0}")]
+    /// A TLS certificate (the metrics server's or the webhook server's) could not be loaded or made.
+    #[error("TLS: {0}")]
     Tls(String),
     /// Serialising an object for server-side apply failed.
     #[error("cannot serialise object: {0}")]

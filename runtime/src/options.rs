@@ -241,7 +241,7 @@ pub const FLAGS: &[Flag] = &[
         name: "webhook-cert-path",
         value: Some("DIR"),
         default: "/tmp/k8s-webhook-server/serving-certs",
-        help: "Directory holding the webhook server's certificate and key (reloaded when they change); without them a self-signed one is made.",
+        help: "Directory holding the webhook server's certificate and key (reloaded when they change); without them, outside a pod a self-signed one (one year, renewed) is written there, and in a pod the manager does not start.",
         set: |o, v| put(&mut o.webhook_cert_path, Ok(PathBuf::from(v))),
     },
     Flag {

@@ -521,7 +521,7 @@ mod tests {
         assert_eq!(
             err,
             format!(
-                "metrics TLS: no webhook serving certificate: neither {d}/tls.crt nor {d}/tls.key exists, and in a \
+                "TLS: no webhook serving certificate: neither {d}/tls.crt nor {d}/tls.key exists, and in a \
                  pod (KUBERNETES_SERVICE_HOST is set) the manager does not make a self-signed one the API server \
                  would not trust. The scaffold mounts the Secret `webhook-server-cert` (volume `webhook-certs`, \
                  config/default/manager_webhook_patch.yaml) at /tmp/k8s-webhook-server/serving-certs, and \

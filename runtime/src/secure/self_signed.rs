@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(
             err,
             format!(
-                "metrics TLS: refusing to write a certificate key into {}: group or others may write to it (mode \
+                "TLS: refusing to write a certificate key into {}: group or others may write to it (mode \
                  0777); remove it, or point --webhook-cert-path at a directory of your own",
                 base.path().display()
             )
@@ -280,7 +280,7 @@ mod tests {
         assert_eq!(
             err,
             format!(
-                "metrics TLS: refusing to write a certificate key into {}: it is owned by uid {owner}, not by this \
+                "TLS: refusing to write a certificate key into {}: it is owned by uid {owner}, not by this \
                  process's uid {uid}; remove it, or point --webhook-cert-path at a directory of your own",
                 dir.display()
             )
