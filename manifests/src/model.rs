@@ -27,6 +27,62 @@ impl Package {
     }
 }
 
+impl Package {
+    /// Applies the package markers (`in_files[i]` is the file of `self.markers[i]`): group, version, skip and the
+    /// default presence; a version name the API server refuses is an error at the marker that names it.
+    fn apply_markers(
+        &mut self,
+        in_files: &[usize],
+        files: &[SourceFile],
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        // Where the version is named: its `+versionName`, else the `+groupName` that makes the module a version.
+        let mut version_named_at = None;
+        for (mk, &fi) in self.markers.iter().zip(in_files) {
+            match mk.def.effect {
+                Effect::Package(PackageMarker::GroupName) => {
+                    self.group = Some(
+                        mk.value
+                            .as_ref()
+                            .and_then(|v| v.as_str())
+                            .unwrap_or("")
+                            .to_string(),
+                    );
+                    version_named_at.get_or_insert((fi, mk, false));
+                }
+                Effect::Package(PackageMarker::VersionName) => {
+                    if let Some(v) = mk.value.as_ref().and_then(|v| v.as_str()) {
+                        self.version = v.to_string();
+                        version_named_at = Some((fi, mk, true));
+                    }
+                }
+                Effect::Package(PackageMarker::Skip) => self.skip = true,
+                // `+kubebuilder:validation:Optional` makes fields optional by default; Required is the default.
+                Effect::Presence(Presence { required, .. }) => {
+                    self.default_optional |= !required;
+                }
+                // Not package settings: a type or field marker written as `//!` was refused by the parser,
+                // and markers that may go anywhere (rbac, webhook, ...) are taken by their own generators.
+                Effect::Schema(_)
+                | Effect::ItemsSchema(_)
+                | Effect::Schemaless
+                | Effect::Crd(_)
+                | Effect::Rbac
+                | Effect::Webhook(_)
+                | Effect::Root
+                | Effect::Derive(_)
+                | Effect::Ignored => {}
+            }
+        }
+        if let Some((fi, mk, by_marker)) = version_named_at
+            && self.group.is_some()
+            && !self.skip
+        {
+            diags.extend(version_name_error(&self.version, by_marker, &files[fi], mk));
+        }
+    }
+}
+
 pub struct Field {
     pub json_name: String,
     pub ty: TypeExpr,
@@ -258,50 +314,7 @@ impl Model {
             diags.extend(items.diags);
         }
         for (p, in_files) in m.packages.iter_mut().zip(&marker_files) {
-            // Where the version is named: its `+versionName`, else the `+groupName` that makes the module a version.
-            let mut version_named_at = None;
-            for (mk, &fi) in p.markers.iter().zip(in_files) {
-                match mk.def.effect {
-                    Effect::Package(PackageMarker::GroupName) => {
-                        p.group = Some(
-                            mk.value
-                                .as_ref()
-                                .and_then(|v| v.as_str())
-                                .unwrap_or("")
-                                .to_string(),
-                        );
-                        version_named_at.get_or_insert((fi, mk, false));
-                    }
-                    Effect::Package(PackageMarker::VersionName) => {
-                        if let Some(v) = mk.value.as_ref().and_then(|v| v.as_str()) {
-                            p.version = v.to_string();
-                            version_named_at = Some((fi, mk, true));
-                        }
-                    }
-                    Effect::Package(PackageMarker::Skip) => p.skip = true,
-                    // `+kubebuilder:validation:Optional` makes fields optional by default; Required is the default.
-                    Effect::Presence(Presence { required, .. }) => {
-                        p.default_optional |= !required;
-                    }
-                    // Not package settings: a type or field marker written as `//!` was refused by the parser,
-                    // and markers that may go anywhere (rbac, webhook, ...) are taken by their own generators.
-                    Effect::Schema(_)
-                    | Effect::ItemsSchema(_)
-                    | Effect::Schemaless
-                    | Effect::Crd(_)
-                    | Effect::Rbac
-                    | Effect::Webhook(_)
-                    | Effect::Root
-                    | Effect::Derive(_)
-                    | Effect::Ignored => {}
-                }
-            }
-            if let Some((fi, mk, by_marker)) = version_named_at
-                && p.group.is_some()
-                && !p.skip
-            {
-                diags.extend(version_name_error(&p.version, by_marker, &files[fi], mk));
-            }
+            p.apply_markers(in_files, &files, diags);
         }
         m.by_pkg = vec![HashMap::new(); m.packages.len()];
         for (i, t) in m.types.iter().enumerate() {

@@ -92,16 +92,7 @@ impl ManagerBuilder {
             None => options.watch_namespace()?,
         };
         let metrics = Metrics::new();
-        let client = match (self.client, self.config) {
-            (Some(client), _) => client,
-            (None, Some(config)) => instrumented_client(config, &metrics)?,
-            (None, None) => {
-                let config = kube::Config::infer()
-                    .await
-                    .map_err(|e| Error::Client(kube::Error::InferConfig(e)))?;
-                instrumented_client(config, &metrics)?
-            }
-        };
+        let client = connect(self.client, self.config, &metrics).await?;
         let metrics_listener = bind(parse_bind_address(
             "--metrics-bind-address",
             &options.metrics_bind_address,
@@ -121,25 +112,9 @@ impl ManagerBuilder {
             &options.health_probe_bind_address,
         )?)
         .await?;
-        let leader_election = options.leader_elect.then(|| LeaderElectionConfig {
-            lease_name: options
-                .leader_election_id
-                .clone()
-                .unwrap_or_else(|| self.name.clone()),
-            namespace: options
-                .leader_election_namespace
-                .clone()
-                .or_else(|| {
-                    std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE)
-                        .ok()
-                        .map(|s| s.trim().to_string())
-                })
-                .unwrap_or_else(|| client.default_namespace().to_string()),
-            identity: self.identity.clone().unwrap_or_else(default_identity),
-            lease_duration: options.leader_elect_lease_duration,
-            renew_deadline: options.leader_elect_renew_deadline,
-            retry_period: options.leader_elect_retry_period,
-        });
+        let leader_election = options
+            .leader_elect
+            .then(|| leader_election_config(&options, &self.name, self.identity.clone(), &client));
         let (leader_tx, leader_rx) = watch::channel(match leader_election {
             None => Term::Unelected,
             Some(_) => Term::Following,
@@ -180,6 +155,54 @@ impl ManagerBuilder {
             server_limits: server::Limits::from_options(&options),
             graceful_shutdown_timeout: self.graceful_shutdown_timeout,
         })
+    }
+}
+
+/// The client given, else one made from the config given, else from the inferred config (kubeconfig or in-cluster),
+/// with the manager's request metrics.
+async fn connect(
+    client: Option<Client>,
+    config: Option<kube::Config>,
+    metrics: &Metrics,
+) -> Result<Client, Error> {
+    match (client, config) {
+        (Some(client), _) => Ok(client),
+        (None, Some(config)) => instrumented_client(config, metrics),
+        (None, None) => {
+            let config = kube::Config::infer()
+                .await
+                .map_err(|e| Error::Client(kube::Error::InferConfig(e)))?;
+            instrumented_client(config, metrics)
+        }
+    }
+}
+
+/// The lease of `--leader-elect`: named by `--leader-election-id` (else the manager's name), in
+/// `--leader-election-namespace` (else the pod's, else the client's default namespace).
+fn leader_election_config(
+    options: &ManagerOptions,
+    name: &str,
+    identity: Option<String>,
+    client: &Client,
+) -> LeaderElectionConfig {
+    LeaderElectionConfig {
+        lease_name: options
+            .leader_election_id
+            .clone()
+            .unwrap_or_else(|| name.to_string()),
+        namespace: options
+            .leader_election_namespace
+            .clone()
+            .or_else(|| {
+                std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE)
+                    .ok()
+                    .map(|s| s.trim().to_string())
+            })
+            .unwrap_or_else(|| client.default_namespace().to_string()),
+        identity: identity.unwrap_or_else(default_identity),
+        lease_duration: options.leader_elect_lease_duration,
+        renew_deadline: options.leader_elect_renew_deadline,
+        retry_period: options.leader_elect_retry_period,
     }
 }
 
