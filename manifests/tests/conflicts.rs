@@ -1,34 +1,22 @@
 //! Conflicts between kinds and between the versions of one kind are refused where they start, with an error at
 //! both places, instead of one side silently winning (a renamed CRD, a changed scope, a file written twice).
 
-use rkb_manifests::{Error, Options, generate};
-use std::fs;
-use std::path::Path;
+use rkb_manifests::{Options, generate};
 
 mod support;
 
+use support::diagnostics;
+
 /// A project of `files` under `src/api/` (module declarations added), group `c.example.com` in every version.
 fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("Cargo.toml"),
-        "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
-    )
-    .unwrap();
-    for (rel, text) in files {
-        let p = dir.path().join("src/api").join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
-    }
+    let under_api: Vec<(String, &str)> = files
+        .iter()
+        .map(|(rel, text)| (format!("src/api/{rel}"), *text))
+        .collect();
+    let under_api: Vec<(&str, &str)> = under_api.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+    let dir = support::write_project(&under_api);
     support::declare_modules(dir.path());
     dir
-}
-
-fn diagnostics(root: &Path) -> String {
-    match generate(root, &Options::default()) {
-        Err(e @ Error::Diagnostics(_)) => e.to_string(),
-        other => panic!("expected diagnostics, got {other:?}"),
-    }
 }
 
 const GROUP: &str = "//! +groupName=c.example.com\n";

@@ -23,19 +23,10 @@ pub struct WidgetSpec {
 
 /// A project whose v1 module has group `w.example.com` and the Widget kind, generated and written once.
 fn written_project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("Cargo.toml"),
-        "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
-    )
-    .unwrap();
-    fs::create_dir_all(dir.path().join("src/api/v1")).unwrap();
-    fs::write(
-        dir.path().join("src/api/v1/mod.rs"),
-        "//! +groupName=w.example.com\n",
-    )
-    .unwrap();
-    fs::write(dir.path().join("src/api/v1/widget_types.rs"), WIDGET).unwrap();
+    let dir = support::write_project(&[
+        ("src/api/v1/mod.rs", "//! +groupName=w.example.com\n"),
+        ("src/api/v1/widget_types.rs", WIDGET),
+    ]);
     support::declare_modules(dir.path());
     let out = generate(dir.path(), &Options::default()).unwrap();
     assert_eq!(out.crds.len(), 1);

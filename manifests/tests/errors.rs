@@ -1,25 +1,18 @@
 //! Bad input: every problem of a run is reported at once, rendered with file:line:col, the source line,
 //! a caret and a hint, and nothing is written.
 
-use rkb_manifests::{Error, Options, Output, generate};
+use rkb_manifests::{Options, Output, generate};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 mod support;
 
+use support::diagnostics;
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
-}
-
-/// The rendered diagnostics of a run that must fail on the sources at `root`.
-fn diagnostics(root: &Path) -> String {
-    match generate(root, &Options::default()) {
-        Err(e @ Error::Diagnostics(_)) => e.to_string(),
-        Err(other) => panic!("expected diagnostics, got {other:?}"),
-        Ok(_) => panic!("expected diagnostics, the run succeeded"),
-    }
 }
 
 /// What a run that must succeed on the sources at `root` generates; a failure panics with its diagnostics.
@@ -117,17 +110,7 @@ fn missing_src_is_an_error() {
 
 /// Writes a small project (Cargo.toml + the given files) into a temp dir.
 fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("Cargo.toml"),
-        "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
-    )
-    .unwrap();
-    for (rel, text) in files {
-        let p = dir.path().join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
-    }
+    let dir = support::write_project(files);
     support::declare_modules(dir.path());
     dir
 }

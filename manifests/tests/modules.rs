@@ -1,36 +1,12 @@
 //! The module tree: rkb reads the files cargo compiles, found from the crate root through `mod` declarations,
 //! and a tree cargo would refuse is an error at the declaration, never a kind (and its CRD) silently lost.
 
-use rkb_manifests::{Error, Options, generate};
+use rkb_manifests::{Options, generate};
 use std::fs;
-use std::path::Path;
 
-/// A project of exactly `files` (no module declarations added), with a Cargo.toml.
-fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("Cargo.toml"),
-        "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
-    )
-    .unwrap();
-    for (rel, text) in files {
-        let p = dir.path().join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
-    }
-    dir
-}
+mod support;
 
-fn diagnostics(root: &Path) -> String {
-    match generate(root, &Options::default()) {
-        Err(e @ Error::Diagnostics(_)) => e.to_string(),
-        Err(other) => panic!("expected diagnostics, got {other:?}"),
-        Ok(out) => panic!(
-            "expected diagnostics, the run succeeded: {:?}",
-            out.warnings
-        ),
-    }
-}
+use support::{diagnostics, write_project as project};
 
 const KIND: &str = "use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 /// +kubebuilder:object:root=true

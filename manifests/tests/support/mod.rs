@@ -1,7 +1,39 @@
-//! What the tests' small projects share: the module declarations cargo needs.
+//! What the tests' small projects share: writing them, the module declarations cargo needs, and the rendered
+//! diagnostics of a run that must fail. (Each test crate uses some of these.)
+#![allow(dead_code)]
 
+use rkb_manifests::{Error, Options, generate};
 use std::fs;
 use std::path::Path;
+
+/// A project of exactly `files` (path relative to the project, text) with a minimal Cargo.toml; no module
+/// declarations are added.
+pub fn write_project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"t\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+/// The rendered diagnostics of a run that must fail on the sources at `root`.
+pub fn diagnostics(root: &Path) -> String {
+    match generate(root, &Options::default()) {
+        Err(e @ Error::Diagnostics(_)) => e.to_string(),
+        Err(other) => panic!("expected diagnostics, got {other:?}"),
+        Ok(out) => panic!(
+            "expected diagnostics, the run succeeded: {:?}",
+            out.warnings
+        ),
+    }
+}
 
 /// Makes every `.rs` file under `root/src` part of the crate, as a user's project is: each directory's module file
 /// (`src/lib.rs`, else `mod.rs`) gets a `pub mod <child>;` for each child file or directory it does not declare
