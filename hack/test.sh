@@ -22,4 +22,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 # The published crates' docs (docs.rs builds them): no broken or private intra-doc links.
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked \
   -p rkb-markers -p rkb-manifests -p rkb-derive -p rkb-runtime -p rkb-envtest
+# The release, short of uploading: versions, crates.io's index, packaging of every crate in dependency order.
+# --no-verify: building each packaged crate is what scaffold-tests/tests/published.rs does below, with a scaffold.
+hack/release.sh --dry-run --no-verify
 cargo test --workspace --locked
