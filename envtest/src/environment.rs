@@ -47,6 +47,7 @@ pub struct EnvironmentBuilder {
     assets_dir: Option<PathBuf>,
     start_timeout: Duration,
     apiserver_args: Vec<String>,
+    audit_log: bool,
 }
 
 impl Default for EnvironmentBuilder {
@@ -59,6 +60,7 @@ impl Default for EnvironmentBuilder {
             // Generous: CI machines are small and shared; a healthy start takes a few seconds.
             start_timeout: Duration::from_secs(60),
             apiserver_args: Vec::new(),
+            audit_log: false,
         }
     }
 }
@@ -102,6 +104,14 @@ impl EnvironmentBuilder {
     /// defaults, so it overrides them.
     pub fn apiserver_arg(mut self, arg: impl Into<String>) -> Self {
         self.apiserver_args.push(arg.into());
+        self
+    }
+
+    /// Makes kube-apiserver log every request (metadata only: user, verb, resource, namespace, name, code) to
+    /// `<dir>/audit.log`, read back with [`Environment::audit_events`]; see the `audit` module. For tests that
+    /// check which API calls a controller makes, such as comparing its role with what it uses.
+    pub fn with_audit_log(mut self) -> Self {
+        self.audit_log = true;
         self
     }
 
@@ -213,6 +223,9 @@ impl EnvironmentBuilder {
             "--enable-priority-and-fairness=false".to_string(),
             "--profiling=false".to_string(),
         ];
+        if self.audit_log {
+            apiserver_args.extend(crate::audit::apiserver_args(&root)?);
+        }
         apiserver_args.extend(self.apiserver_args.iter().cloned());
 
         let etcd = Process::spawn("etcd", &binaries.etcd, &etcd_args, root.join("etcd.log"))?;
@@ -241,6 +254,7 @@ impl EnvironmentBuilder {
             server,
             binaries: binaries.clone(),
             crd_timeout: self.start_timeout,
+            audit_log: self.audit_log,
             dir: Some(dir),
         };
         env.wait_apiserver_ready(self.start_timeout).await?;
@@ -272,6 +286,8 @@ pub struct Environment {
     server: String,
     binaries: Binaries,
     crd_timeout: Duration,
+    /// Whether kube-apiserver writes `<dir>/audit.log`.
+    pub(crate) audit_log: bool,
     /// Last field: removed after the processes are gone.
     dir: Option<TempDir>,
 }

@@ -30,6 +30,7 @@
 //! kube-controller-manager runs the controllers in [`CONTROLLERS`] (garbage collection, namespace
 //! deletion, service accounts), which kubebuilder's envtest does not offer.
 
+pub mod audit;
 mod binaries;
 mod certs;
 mod crds;
@@ -38,13 +39,17 @@ mod error;
 mod eventually;
 mod kubeconfig;
 mod ports;
+pub mod privilege;
 mod process;
 mod rbac;
+mod roles;
 mod webhooks;
 
+pub use audit::AuditEvent;
 pub use binaries::Binaries;
 pub use environment::{CONTROLLERS, Environment, EnvironmentBuilder};
 pub use error::{Error, Result, SETUP_HINT};
 pub use eventually::{EventuallyTimeout, POLL_INTERVAL, eventually};
 pub use kubeconfig::CONTEXT_NAME;
+pub use privilege::{Allowance, PrivilegeReport};
 pub use webhooks::WebhookServer;

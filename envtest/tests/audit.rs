@@ -1,0 +1,104 @@
+//! The audit log of a real kube-apiserver: a role-bound client's requests are recorded as its user, a refused one
+//! with its 403, and compared with its role.
+
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, ListParams};
+use rkb_envtest::{Allowance, Environment};
+
+const USER: &str = "audited-operator";
+
+const ROLE: &str = "\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: reader
+rules:
+- apiGroups:
+  - \"\"
+  resources:
+  - configmaps
+  verbs:
+  - get
+  - list
+";
+
+#[tokio::test]
+async fn a_users_requests_are_logged_and_compared_with_its_role() {
+    let env = Environment::builder()
+        .with_audit_log()
+        .start()
+        .await
+        .expect("envtest");
+    let client = env
+        .client_with_rbac(USER, ROLE)
+        .await
+        .expect("role-bound client");
+    Api::<ConfigMap>::namespaced(client.clone(), "default")
+        .list(&ListParams::default())
+        .await
+        .expect("configmaps may be listed");
+    let refused = Api::<Secret>::namespaced(client, "default")
+        .list(&ListParams::default())
+        .await;
+    assert!(
+        matches!(&refused, Err(kube::Error::Api(s)) if s.code == 403),
+        "{refused:?}"
+    );
+
+    let mine: Vec<_> = env
+        .audit_events()
+        .expect("audit log")
+        .into_iter()
+        .filter(|e| e.user == USER)
+        .map(|e| (e.verb, e.api_group, e.resource, e.namespace, e.code))
+        .collect();
+    let default = Some("default".to_string());
+    assert_eq!(
+        mine,
+        [
+            (
+                "list".into(),
+                "".into(),
+                "configmaps".into(),
+                default.clone(),
+                Some(200)
+            ),
+            (
+                "list".into(),
+                "".into(),
+                "secrets".into(),
+                default,
+                Some(403)
+            ),
+        ]
+    );
+
+    let report = env.privilege_report(USER, ROLE, &[]).expect("report");
+    assert_eq!(
+        report.to_string(),
+        "audited-operator: the roles are not least privilege:
+  granted, never used: get \"\" configmaps (ClusterRole reader)
+  used, not granted: list \"\" secrets (in namespace default)
+"
+    );
+    let allow = [Allowance {
+        api_group: "",
+        resource: "configmaps",
+        verb: "get",
+        reason: "not needed: shows that an allowance excuses only what it names",
+    }];
+    let report = env.privilege_report(USER, ROLE, &allow).expect("report");
+    assert_eq!(report.unused, []);
+    assert_eq!(report.ungranted.len(), 1, "{report}");
+}
+
+#[tokio::test]
+async fn without_the_audit_log_reading_it_is_an_error() {
+    let env = Environment::start().await.expect("envtest");
+    let err = env.audit_events().unwrap_err();
+    let cause = std::error::Error::source(&err).map(ToString::to_string);
+    assert_eq!(
+        cause.as_deref(),
+        Some("no audit log: build the environment with `.with_audit_log()`")
+    );
+}
