@@ -1,5 +1,11 @@
 //! The one error type of the crate: every failure says which binary, file or object it concerns.
+//!
+//! Contract: a message says what failed and `source()` returns why (the io, kube or rcgen error), never both, so
+//! a chain reporter (anyhow's `{:#}`) prints each cause once. `Debug` is that report too ("what failed", then
+//! "Caused by:" and each cause on its own line, as anyhow's `Debug`): a test's `.unwrap()` or `.expect()` on an
+//! envtest error panics with the whole chain, readable, instead of nested struct dumps with escaped log tails.
 
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -9,7 +15,7 @@ pub const SETUP_HINT: &str = "run `make setup-envtest` in a project scaffolded b
 holding etcd, kube-apiserver and kube-controller-manager";
 
 /// Errors starting, using or stopping an envtest [`Environment`](crate::Environment).
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The control plane binaries are not where they were looked for.
@@ -20,7 +26,7 @@ pub enum Error {
     },
 
     /// A binary could not be executed at all.
-    #[error("cannot start {binary} ({path}): {source}")]
+    #[error("cannot start {binary} ({path})")]
     Spawn {
         /// Component name, e.g. `kube-apiserver`.
         binary: &'static str,
@@ -62,7 +68,7 @@ pub enum Error {
     },
 
     /// Reading or writing a file of the environment failed.
-    #[error("{path}: {source}")]
+    #[error("cannot access {path}")]
     Io {
         /// The file or directory.
         path: PathBuf,
@@ -72,15 +78,15 @@ pub enum Error {
     },
 
     /// Certificate or key generation failed.
-    #[error("generating certificates: {0}")]
+    #[error("cannot generate certificates")]
     Certificate(#[from] rcgen::Error),
 
     /// The generated kubeconfig could not be turned into a client configuration.
-    #[error("loading the generated kubeconfig: {0}")]
+    #[error("cannot load the generated kubeconfig")]
     Kubeconfig(#[from] kube::config::KubeconfigError),
 
     /// A request to the API server failed.
-    #[error("API request failed: {0}")]
+    #[error("API request failed")]
     Kube(#[from] kube::Error),
 
     /// A CRD directory given to the environment does not exist.
@@ -133,6 +139,28 @@ pub enum Error {
         /// Its conditions as last seen.
         conditions: String,
     },
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_report(f, self)
+    }
+}
+
+/// `error`'s message, then each error of its `source()` chain once, on lines of their own under "Caused by:".
+pub(crate) fn write_report(
+    f: &mut fmt::Formatter<'_>,
+    error: &(dyn std::error::Error + 'static),
+) -> fmt::Result {
+    write!(f, "{error}")?;
+    let mut causes = std::iter::successors(error.source(), |e| e.source()).peekable();
+    if causes.peek().is_some() {
+        f.write_str("\n\nCaused by:")?;
+    }
+    for cause in causes {
+        write!(f, "\n    {cause}")?;
+    }
+    Ok(())
 }
 
 /// Shorthand used throughout the crate.

@@ -1,4 +1,8 @@
 //! The error type of a run: every diagnostic of the run, or an I/O failure.
+//!
+//! An I/O failure's message names the file and `source()` returns the io error, never both in one message, so a
+//! chain reporter (anyhow's `{:#}`, the CLI's "caused by" lines) prints the cause once. Diagnostics are not a
+//! chain: each is a complete rustc-style report.
 
 use rkb_markers::{Diagnostic, render_all};
 use std::path::PathBuf;
@@ -8,7 +12,8 @@ pub enum Error {
     /// Everything wrong with the project's sources, each with file:line:col, the source line and a caret.
     #[error("{}", render_all(.0))]
     Diagnostics(Vec<Diagnostic>),
-    #[error("{}: {source}", path.display())]
+    // "access": the same variant reports reads, directory listings and writes.
+    #[error("cannot access {}", path.display())]
     Io {
         path: PathBuf,
         source: std::io::Error,

@@ -1,4 +1,9 @@
 //! The runtime's error type.
+//!
+//! Contract: a variant's message says what failed ("cannot listen on 0.0.0.0:8443") and `source()` returns why
+//! (the io or kube error); the message never repeats the cause. A reporter that walks the chain (anyhow's `{:#}`,
+//! `main` returning `anyhow::Result`) then prints each cause once; one that prints `Display` alone shows the
+//! context only, so logs of these errors walk `source()` too.
 
 /// Errors of the manager and its helpers.
 #[derive(Debug, thiserror::Error)]
@@ -15,13 +20,13 @@ pub enum Error {
     #[error("invalid options: {0}")]
     InvalidOptions(String),
     /// No kubeconfig or in-cluster configuration could be loaded.
-    #[error("cannot build a Kubernetes client: {0}")]
+    #[error("cannot build a Kubernetes client")]
     Client(#[source] kube::Error),
     /// A Kubernetes API call failed.
-    #[error("Kubernetes API call failed: {0}")]
+    #[error("Kubernetes API call failed")]
     Kube(#[from] kube::Error),
     /// An HTTP listener could not bind.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Listen {
         /// The address.
         addr: std::net::SocketAddr,
@@ -30,7 +35,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The manager could not install its signal handlers.
-    #[error("cannot install signal handlers: {0}")]
+    #[error("cannot install signal handlers")]
     Signal(#[source] std::io::Error),
     /// Leader election failed to renew within the renew deadline; the process should exit and restart.
     #[error("leader election lost: {0}")]
@@ -47,7 +52,7 @@ pub enum Error {
     #[error("watch failed: {0}")]
     Watch(String),
     /// A finalizer patch was rejected.
-    #[error("finalizer {finalizer}: {source}")]
+    #[error("cannot update finalizer {finalizer}")]
     Finalizer {
         /// The finalizer name.
         finalizer: String,
@@ -83,7 +88,7 @@ pub enum Error {
     #[error("TLS: {0}")]
     Tls(String),
     /// Serialising an object for server-side apply failed.
-    #[error("cannot serialise object: {0}")]
+    #[error("cannot serialise object")]
     Serialize(#[from] serde_json::Error),
 }
 

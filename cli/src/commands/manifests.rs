@@ -19,11 +19,13 @@ pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
     }
     let output = match rkb_manifests::generate(root, &options(args)) {
         Ok(output) => output,
-        Err(err) => {
+        Err(err @ rkb_manifests::Error::Diagnostics(_)) => {
             // Diagnostics come rendered rustc-style (file:line:col, source line, caret, hint), all of them.
             eprintln!("{err}");
             return Ok(ExitCode::FAILURE);
         }
+        // Not a diagnostic (an I/O failure): the "error:" line and its causes, as every other failure.
+        Err(err) => return Err(err.into()),
     };
     for warning in &output.warnings {
         eprintln!("{}", warning.render());

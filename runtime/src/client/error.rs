@@ -1,4 +1,7 @@
 //! The error of every client verb.
+//!
+//! As in `rkb_runtime::Error`, a message says what failed and `source()` returns why, never both; `Kube` is
+//! transparent (kube's own message, kube's own source), so it adds no layer that could repeat it.
 
 use kube::core::Status;
 
@@ -12,7 +15,7 @@ pub enum Error {
     #[error("the object has no metadata.name")]
     MissingName,
     /// An apply configuration could not be turned into JSON.
-    #[error("cannot serialize the apply configuration: {0}")]
+    #[error("cannot serialize the apply configuration")]
     Serialize(#[from] serde_json::Error),
 }
 
