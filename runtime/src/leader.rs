@@ -11,6 +11,11 @@
 //! and may still write: Kubernetes has no fencing token, so that window is closed only by the lease timings
 //! (followers wait the lease duration, longer than the renew deadline), as in client-go.
 //!
+//! RBAC: the elector reads the Lease (`get`), makes it when there is none (`create`), and renews, takes over and
+//! releases it by writing it whole with the resourceVersion it read (`update`); nothing else. The scaffold's
+//! `config/rbac/leader_election_role.yaml` grants exactly these three verbs on `leases`, and the examples'
+//! least-privilege tests check it against the API server's audit log.
+//!
 //! We do not use kube-lease-manager (which builds against kube 5): its followers sleep until the lease expires, so
 //! a graceful step-down would not hand over any faster than a crash.
 
