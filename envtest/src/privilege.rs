@@ -19,6 +19,10 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::PostParams;
+
 use crate::Environment;
 use crate::audit::AuditEvent;
 use crate::error::Result;
@@ -248,16 +252,43 @@ pub fn compare(
 }
 
 impl Environment {
-    /// Compares the roles in `rbac_yaml` with the requests `user` has made so far, as the audit log recorded them
+    /// A client acting as `user` and holding exactly the roles in `rbac_yamls` (e.g. `role.yaml` and
+    /// `leader_election_role.yaml`), as [`Environment::client_with_rbac`] makes one; the namespaces of the Roles
+    /// (the scaffold's leader election Role is in `system`) are created first when missing.
+    pub async fn client_with_roles(&self, user: &str, rbac_yamls: &[&str]) -> Result<kube::Client> {
+        let namespaces: BTreeSet<String> = roles::parse(&joined(rbac_yamls))?
+            .into_iter()
+            .filter_map(|document| match document {
+                RoleDocument::Namespaced(role) => role.metadata.namespace,
+                RoleDocument::Cluster(_) => None,
+            })
+            .collect();
+        let api = kube::Api::<Namespace>::all(self.client());
+        for name in namespaces {
+            if api.get_opt(&name).await?.is_none() {
+                let namespace = Namespace {
+                    metadata: ObjectMeta {
+                        name: Some(name),
+                        ..ObjectMeta::default()
+                    },
+                    ..Namespace::default()
+                };
+                api.create(&PostParams::default(), &namespace).await?;
+            }
+        }
+        self.client_with_rbac(user, &joined(rbac_yamls)).await
+    }
+
+    /// Compares the roles in `rbac_yamls` with the requests `user` has made so far, as the audit log recorded them
     /// (see the `privilege` module docs). Read it after the client under test has stopped. An error when the
     /// environment has no audit log or the YAML is not roles.
     pub fn privilege_report(
         &self,
         user: &str,
-        rbac_yaml: &str,
+        rbac_yamls: &[&str],
         allowances: &[Allowance],
     ) -> Result<PrivilegeReport> {
-        let permissions = permissions(rbac_yaml)?;
+        let permissions = permissions(&joined(rbac_yamls))?;
         Ok(compare(
             user,
             &permissions,
@@ -265,6 +296,11 @@ impl Environment {
             allowances,
         ))
     }
+}
+
+/// Several YAML streams as one.
+fn joined(yamls: &[&str]) -> String {
+    yamls.join("\n---\n")
 }
 
 #[cfg(test)]

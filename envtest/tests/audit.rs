@@ -1,6 +1,7 @@
 //! The audit log of a real kube-apiserver: a role-bound client's requests are recorded as its user, a refused one
-//! with its 403, and compared with its role.
+//! with its 403, and compared with its roles (a ClusterRole, and a Role in a namespace made for it).
 
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams};
 use rkb_envtest::{Allowance, Environment};
@@ -22,6 +23,22 @@ rules:
   - list
 ";
 
+/// A Role in a namespace that does not exist yet: `client_with_roles` creates it.
+const NAMESPACED: &str = "\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: lease-reader
+  namespace: audited
+rules:
+- apiGroups:
+  - coordination.k8s.io
+  resources:
+  - leases
+  verbs:
+  - get
+";
+
 #[tokio::test]
 async fn a_users_requests_are_logged_and_compared_with_its_role() {
     let env = Environment::builder()
@@ -30,9 +47,14 @@ async fn a_users_requests_are_logged_and_compared_with_its_role() {
         .await
         .expect("envtest");
     let client = env
-        .client_with_rbac(USER, ROLE)
+        .client_with_roles(USER, &[ROLE, NAMESPACED])
         .await
         .expect("role-bound client");
+    let lease = Api::<Lease>::namespaced(client.clone(), "audited")
+        .get_opt("nobody-holds-it")
+        .await
+        .expect("leases may be read in the Role's namespace");
+    assert!(lease.is_none());
     Api::<ConfigMap>::namespaced(client.clone(), "default")
         .list(&ListParams::default())
         .await
@@ -57,6 +79,13 @@ async fn a_users_requests_are_logged_and_compared_with_its_role() {
         mine,
         [
             (
+                "get".into(),
+                "coordination.k8s.io".into(),
+                "leases".into(),
+                Some("audited".to_string()),
+                Some(404)
+            ),
+            (
                 "list".into(),
                 "".into(),
                 "configmaps".into(),
@@ -73,7 +102,9 @@ async fn a_users_requests_are_logged_and_compared_with_its_role() {
         ]
     );
 
-    let report = env.privilege_report(USER, ROLE, &[]).expect("report");
+    let report = env
+        .privilege_report(USER, &[ROLE, NAMESPACED], &[])
+        .expect("report");
     assert_eq!(
         report.to_string(),
         "audited-operator: the roles are not least privilege:
@@ -87,7 +118,9 @@ async fn a_users_requests_are_logged_and_compared_with_its_role() {
         verb: "get",
         reason: "not needed: shows that an allowance excuses only what it names",
     }];
-    let report = env.privilege_report(USER, ROLE, &allow).expect("report");
+    let report = env
+        .privilege_report(USER, &[ROLE, NAMESPACED], &allow)
+        .expect("report");
     assert_eq!(report.unused, []);
     assert_eq!(report.ungranted.len(), 1, "{report}");
 }
