@@ -375,3 +375,51 @@ fn examples_manifests_are_current() {
     }
     assert!(checked >= 5, "examples/ lost its examples");
 }
+
+/// kubebuilder's promise, kept: `make build-installer` renders one file, dist/install.yaml, that the project commits
+/// (git does not ignore it) and users `kubectl apply` from a raw URL; it holds the CRD and the manager at IMG.
+#[test]
+fn the_installer_is_rendered_with_the_image_and_committed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    rkb_ok(
+        dir,
+        &["init", "--domain", "my.domain", "--project-name", "shipped"],
+    );
+    create_api(dir, "devops", "DemoMicroService", &[]);
+    rkb_scaffold_tests::run(
+        std::process::Command::new("make")
+            .args(["build-installer", "IMG=registry.example/shipped:v0.3.1"])
+            .arg(format!("RKB={}", rkb_scaffold_tests::rkb_bin().display()))
+            .current_dir(dir),
+    );
+
+    let installer = read(dir.join("dist/install.yaml"));
+    for expected in [
+        "name: demomicroservices.devops.my.domain",
+        "kind: Deployment",
+        "image: registry.example/shipped:v0.3.1",
+    ] {
+        assert!(
+            installer.contains(expected),
+            "dist/install.yaml lacks {expected:?}:\n{installer}"
+        );
+    }
+    rkb_scaffold_tests::run(
+        std::process::Command::new("git")
+            .arg("init")
+            .arg("-q")
+            .current_dir(dir),
+    );
+    let ignored = std::process::Command::new("git")
+        .args(["check-ignore", "-q", "dist/install.yaml"])
+        .current_dir(dir)
+        .status()
+        .expect("run git check-ignore");
+    // check-ignore exits 1 when the path is not ignored, 0 when it is.
+    assert_eq!(
+        ignored.code(),
+        Some(1),
+        "the scaffold's .gitignore keeps dist/install.yaml out of git; users install from it"
+    );
+}
