@@ -423,3 +423,25 @@ fn the_installer_is_rendered_with_the_image_and_committed() {
         "the scaffold's .gitignore keeps dist/install.yaml out of git; users install from it"
     );
 }
+
+/// Right after `rkb init`, before any API exists, config/default renders: kustomize refuses an empty kustomization,
+/// and config/crd has no CRD to list yet.
+#[test]
+fn config_default_renders_right_after_init() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    rkb_ok(
+        dir,
+        &["init", "--domain", "my.domain", "--project-name", "fresh"],
+    );
+    let rendered = rkb_scaffold_tests::run(
+        std::process::Command::new("kubectl")
+            .args(["kustomize", "config/default"])
+            .current_dir(dir),
+    );
+    assert!(
+        rendered.contains("kind: Deployment")
+            && rendered.contains("name: fresh-controller-manager"),
+        "config/default renders the manager:\n{rendered}"
+    );
+}
