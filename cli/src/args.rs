@@ -49,7 +49,8 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         rkb completion bash > /etc/bash_completion.d/rkb\n  \
         rkb completion zsh > \"${fpath[1]}/_rkb\"\n  \
-        rkb completion fish > ~/.config/fish/completions/rkb.fish")]
+        rkb completion fish > ~/.config/fish/completions/rkb.fish\n  \
+        rkb completion powershell >> $PROFILE")]
     Completion {
         #[arg(value_enum)]
         shell: Shell,
@@ -61,6 +62,7 @@ pub enum Shell {
     Bash,
     Zsh,
     Fish,
+    Powershell,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

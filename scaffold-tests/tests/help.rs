@@ -61,7 +61,7 @@ fn version_and_completions() {
         "{stderr}"
     );
     std::fs::remove_file(tmp.path().join("PROJECT")).unwrap();
-    for shell in ["bash", "zsh", "fish"] {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
         let script = rkb_ok(tmp.path(), &["completion", shell]);
         assert!(
             script.contains("create") && script.contains("manifests"),

@@ -1,4 +1,4 @@
-//! `rkb completion bash|zsh|fish`.
+//! `rkb completion bash|zsh|fish|powershell` (kubebuilder's four shells).
 
 use anyhow::Result;
 use clap::CommandFactory;
@@ -11,6 +11,7 @@ pub fn run(shell: Shell) -> Result<()> {
         Shell::Bash => Target::Bash,
         Shell::Zsh => Target::Zsh,
         Shell::Fish => Target::Fish,
+        Shell::Powershell => Target::PowerShell,
     };
     generate(target, &mut Cli::command(), "rkb", &mut std::io::stdout());
     Ok(())
