@@ -26,8 +26,10 @@
 //! Limits (the webhook port is reachable without authentication, so no request may take the manager's memory):
 //! - A body is read only within `--webhook-max-request-bytes` (8 MiB; the API server sends objects of at most
 //!   3 MiB, an update's review holds two), `--webhook-max-in-flight-bytes` for all bodies at once (16 MiB) and
-//!   `--http-read-body-timeout` (30 s): 413, 429 and 408 otherwise (`intake.rs`); the connection limits of
-//!   `server.rs` apply as on every listener.
+//!   `--http-read-body-timeout` (30 s): 413, 429 and 408 otherwise (`intake.rs`); bodies of at most 64 KiB (the
+//!   reviews of ordinary objects) are read in a lane of their own, a quarter of that budget more, charged by the
+//!   bytes that arrived, so clients that declare large bodies and send them slowly cannot starve the API server's
+//!   reviews; the connection limits of `server.rs` apply as on every listener.
 //! - A review is decoded once: its envelope keeps `object`, `oldObject` (and a conversion's `objects`) as the raw
 //!   JSON of the body, borrowed, not copied, and each is decoded straight into the kind. Fields the kind does not
 //!   know cost nothing. A request therefore holds its body plus the decoded object(s), for as long as its
