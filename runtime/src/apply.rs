@@ -146,25 +146,118 @@ pub async fn apply_status<K>(api: &Api<K>, obj: &K, field_manager: &str) -> Resu
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
 {
-    let name = crate::error::required_name(obj)?.to_string();
-    let full = apply_body(obj)?;
-    let mut body = serde_json::Map::new();
-    for key in ["apiVersion", "kind", "status"] {
-        if let Some(v) = full.get(key) {
-            body.insert(key.to_string(), v.clone());
+    let status = apply_body(obj)?
+        .get_mut("status")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    send_status(api, obj, status, field_manager).await
+}
+
+/// What a write that skips unchanged content did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// Sent to the API server.
+    Applied,
+    /// Already as desired: nothing was sent.
+    Skipped,
+}
+
+/// Server-side applies `status` as the status of `obj` (the object as read, usually from the cache) unless `obj`
+/// already shows it: a status write is itself a change of the object, which would reconcile it again.
+///
+/// Statuses are compared as JSON, conditions' `lastTransitionTime` apart ([`status_fingerprint`]). A reconcile that
+/// runs again before the cache shows its last write (a child's event came first) computes the same status from the
+/// older copy and writes it again; [`crate::child_index::ChildIndex::apply_status`] remembers its writes to spare
+/// that one too.
+pub async fn apply_status_if_changed<K, S>(
+    api: &Api<K>,
+    obj: &K,
+    status: &S,
+    field_manager: &str,
+) -> Result<Write, Error>
+where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
+    S: Serialize,
+{
+    let desired = serde_json::to_value(status)?;
+    let written = apply_status_value_if_changed(api, obj, desired, field_manager).await?;
+    Ok(if written.is_some() {
+        Write::Applied
+    } else {
+        Write::Skipped
+    })
+}
+
+/// [`apply_status_if_changed`] of a status already turned into JSON; the stored object when it was written.
+pub(crate) async fn apply_status_value_if_changed<K>(
+    api: &Api<K>,
+    obj: &K,
+    desired: Value,
+    field_manager: &str,
+) -> Result<Option<K>, Error>
+where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
+{
+    let current = serde_json::to_value(obj)?
+        .get_mut("status")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    if status_fingerprint(&current) == status_fingerprint(&desired) {
+        return Ok(None);
+    }
+    Ok(Some(send_status(api, obj, desired, field_manager).await?))
+}
+
+/// A fingerprint of what a status says: its JSON with every `lastTransitionTime` left out, so a condition recomputed
+/// from an older copy of the object (a new transition time, the same status, reason and message) counts as the same.
+pub fn status_fingerprint(status: &Value) -> u64 {
+    fn without_transition_times(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(key, _)| key.as_str() != "lastTransitionTime")
+                    .map(|(key, v)| (key.clone(), without_transition_times(v)))
+                    .collect(),
+            ),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(without_transition_times).collect())
+            }
+            other => other.clone(),
         }
     }
+    crate::child_index::fingerprint(&without_transition_times(status))
+}
+
+/// Server-side applies `status` to `obj`'s status subresource: the body names the object and holds nothing else.
+async fn send_status<K>(
+    api: &Api<K>,
+    obj: &K,
+    status: Value,
+    field_manager: &str,
+) -> Result<K, Error>
+where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
+{
+    let name = crate::error::required_name(obj)?.to_string();
     let mut meta = serde_json::Map::new();
     meta.insert("name".into(), Value::String(name.clone()));
     if let Some(ns) = &obj.meta().namespace {
         meta.insert("namespace".into(), Value::String(ns.clone()));
     }
-    body.insert("metadata".into(), Value::Object(meta));
+    let mut body = serde_json::json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "metadata": meta,
+    });
+    // No status is no opinion on it, not an empty one.
+    if !status.is_null() {
+        body["status"] = status;
+    }
     Ok(api
         .patch_status(
             &name,
             &PatchParams::apply(field_manager).force(),
-            &Patch::Apply(&Value::Object(body)),
+            &Patch::Apply(&body),
         )
         .await?)
 }
@@ -293,6 +386,24 @@ mod tests {
     fn owner_without_uid_is_rejected() {
         let mut d = Deployment::default();
         assert!(set_controller_reference(&ConfigMap::default(), &mut d).is_err());
+    }
+
+    #[test]
+    fn statuses_differing_in_transition_times_only_are_the_same() {
+        let status = |time: &str, reason: &str| {
+            serde_json::json!({"observedGeneration": 2, "conditions": [
+                {"type": "Ready", "status": "True", "reason": reason, "lastTransitionTime": time}
+            ]})
+        };
+        let written = status_fingerprint(&status("2026-01-01T00:00:00Z", "Reconciled"));
+        assert_eq!(
+            written,
+            status_fingerprint(&status("2026-01-02T00:00:00Z", "Reconciled"))
+        );
+        assert_ne!(
+            written,
+            status_fingerprint(&status("2026-01-01T00:00:00Z", "ApplyFailed"))
+        );
     }
 
     #[test]

@@ -9,10 +9,14 @@
 //!
 //! Expected flow:
 //! 1. one [`ChildIndex`] per controller, shared by its reconciles (it is cheap to clone);
-//! 2. [`ChildIndex::watch`] for each child kind, with a selector that matches the children (a label the controller
-//!    sets on them), running beside the controller until the manager shuts down;
+//! 2. [`crate::ControllerBuilder::owns_indexed`] for each child kind, with a selector that matches the children (a
+//!    label the controller sets on them): the controller runs the index's watch of that kind beside itself, until it
+//!    ends, and reconciles the children's owners on its events (in place of `.owns()`);
 //! 3. reconciles write children with [`ChildIndex::apply`] (or [`ChildIndex::is_current`] and
-//!    [`ChildIndex::record_applied`] around their own write), and call [`ChildIndex::forget`] after deleting one.
+//!    [`ChildIndex::record_applied`] around their own write), delete them with [`ChildIndex::delete`], and write
+//!    their own object's status with [`ChildIndex::apply_status`];
+//! 4. the controller counts what the index sent and spared: `rkb_child_writes_total{controller, kind, outcome}`,
+//!    outcome "applied", "deleted" or "skipped" (kind "<Kind>/status" for statuses).
 //!
 //! Guarantees: a change by anyone else (an edit, a deletion, another field manager) arrives as a watch event with a
 //! later resourceVersion, marks the child dirty and reconciles the owner again (through `.owns()`), whose apply
@@ -32,6 +36,12 @@
 //! server then serves one watch per child kind, not two). A request is sent after the index has taken the event in,
 //! so the reconcile it starts sees the change.
 //!
+//! Status writes: [`ChildIndex::apply_status`] skips a status the object already shows (as
+//! [`crate::apply::apply_status_if_changed`]), and also one this index wrote while the object's copy in the cache is
+//! older than that write: a reconcile that a child's event started before the status write's own event arrived
+//! computes the same status from the older copy. Once the cache holds the write (or anything later), the object's
+//! copy alone decides again, so a status someone else changed since is written back.
+//!
 //! Caveats: the watch's selector must cover every child written through the index; a child outside it is never
 //! seen, so its edits by others are not noticed until this process applies other content to it. resourceVersions
 //! are compared as integers (etcd revisions, on every kube-apiserver); should they not be, any difference counts as
@@ -40,7 +50,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use futures::StreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, OwnerReference};
@@ -50,6 +60,8 @@ use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub use crate::apply::Write;
+use crate::metrics::Metrics;
 use crate::{Context, Error};
 
 /// The annotation in which [`ChildIndex::apply`] records the fingerprint of the content it applied (hexadecimal).
@@ -100,16 +112,22 @@ struct Applied {
 struct State {
     seen: HashMap<Key, Seen>,
     applied: HashMap<Key, Applied>,
-    /// Fingerprint of the last status written per owner (one small entry per owner this process reconciled).
-    statuses: HashMap<Key, u64>,
+    /// The last status written per object, until the cache shows that write (module docs).
+    statuses: HashMap<Key, StatusWritten>,
 }
 
-/// What [`ChildIndex::apply`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Write {
-    Applied,
-    /// The child is as desired: nothing was sent.
-    Skipped,
+/// A status [`ChildIndex::apply_status`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct StatusWritten {
+    uid: Option<String>,
+    content: u64,
+    resource_version: String,
+}
+
+/// Where the index counts its writes: set by the controller that runs it.
+struct Counting {
+    metrics: Metrics,
+    controller: String,
 }
 
 /// Where [`ChildIndex::owner_requests`] sends the owners of changed children of one owner kind.
@@ -125,6 +143,7 @@ struct OwnerSink {
 pub struct ChildIndex {
     state: Arc<Mutex<State>>,
     owner_sinks: Arc<Mutex<Vec<OwnerSink>>>,
+    counting: Arc<OnceLock<Counting>>,
     /// The kinds whose watch started and has not yet listed them (nor failed): their applies wait for the list,
     /// which may show them applied already (by an earlier process).
     listing: Arc<tokio::sync::watch::Sender<HashSet<&'static str>>>,
@@ -135,6 +154,7 @@ impl Default for ChildIndex {
         Self {
             state: Arc::default(),
             owner_sinks: Arc::default(),
+            counting: Arc::default(),
             listing: Arc::new(tokio::sync::watch::Sender::new(HashSet::new())),
         }
     }
@@ -152,6 +172,33 @@ pub fn fingerprint<T: Serialize>(obj: &T) -> u64 {
 impl ChildIndex {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether `self` and `other` are clones of one index.
+    pub fn ptr_eq(&self, other: &ChildIndex) -> bool {
+        Arc::ptr_eq(&self.state, &other.state)
+    }
+
+    /// Counts this index's writes as `controller`'s (the first controller that runs it).
+    pub(crate) fn count_as(&self, metrics: &Metrics, controller: &str) {
+        let _ = self.counting.set(Counting {
+            metrics: metrics.clone(),
+            controller: controller.to_string(),
+        });
+    }
+
+    fn count(&self, kind: &str, outcome: &str) {
+        if let Some(c) = self.counting.get() {
+            c.metrics.count_child_write(&c.controller, kind, outcome);
+        }
+    }
+
+    fn count_write(&self, kind: &str, write: Write) {
+        let outcome = match write {
+            Write::Applied => "applied",
+            Write::Skipped => "skipped",
+        };
+        self.count(kind, outcome);
     }
 
     /// Whether the child was last applied with `content` and no event since shows another change. The event of
@@ -198,6 +245,7 @@ impl ChildIndex {
         let content = fingerprint(obj);
         self.listed(key.kind).await;
         if self.is_current(&key, content) {
+            self.count_write(&K::kind(&()), Write::Skipped);
             return Ok(Write::Skipped);
         }
         let mut obj = obj.clone();
@@ -209,7 +257,92 @@ impl ChildIndex {
         // Only the resourceVersion of the answer is kept: ask for metadata alone.
         let applied = crate::apply::apply_answering_metadata(api, &obj, field_manager).await?;
         self.record_applied(key, content, applied.metadata.resource_version);
+        self.count_write(&K::kind(&()), Write::Applied);
         Ok(Write::Applied)
+    }
+
+    /// Deletes the child `name` of kind K (see [`crate::apply::delete_if_exists`]) when the index has seen it, and
+    /// forgets what was applied to it; `Ok(false)` when there was nothing to delete. A child created but not yet
+    /// seen is not deleted now: its event reconciles the owner again, which deletes it then.
+    pub async fn delete<K>(&self, api: &Api<K>, name: &str) -> Result<bool, Error>
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug,
+    {
+        let key = Key::of::<K>(api.namespace().unwrap_or_default(), name);
+        if !self.exists(&key) {
+            return Ok(false);
+        }
+        let deleted = crate::apply::delete_if_exists(api, name).await?;
+        self.forget(&key);
+        if deleted {
+            self.count(&K::kind(&()), "deleted");
+        }
+        Ok(deleted)
+    }
+
+    /// Server-side applies `status` as the status of `obj` (as the cache holds it) unless `obj` already shows it,
+    /// or this index wrote it and the cache does not show that write yet (module docs).
+    pub async fn apply_status<K, S>(
+        &self,
+        api: &Api<K>,
+        obj: &K,
+        status: &S,
+        field_manager: &str,
+    ) -> Result<Write, Error>
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + std::fmt::Debug,
+        S: Serialize,
+    {
+        let kind = format!("{}/status", K::kind(&()));
+        let key = Key::of::<K>(
+            &obj.namespace().unwrap_or_default(),
+            crate::error::required_name(obj)?,
+        );
+        let desired = serde_json::to_value(status)?;
+        let content = crate::apply::status_fingerprint(&desired);
+        let (uid, cached_version) = (obj.meta().uid.clone(), obj.resource_version());
+        if self.status_pending(&key, uid.as_deref(), cached_version.as_deref(), content) {
+            self.count_write(&kind, Write::Skipped);
+            return Ok(Write::Skipped);
+        }
+        let written =
+            crate::apply::apply_status_value_if_changed(api, obj, desired, field_manager).await?;
+        let Some(stored) = written else {
+            self.count_write(&kind, Write::Skipped);
+            return Ok(Write::Skipped);
+        };
+        if let Some(resource_version) = stored.resource_version() {
+            let written = StatusWritten {
+                uid,
+                content,
+                resource_version,
+            };
+            self.lock().statuses.insert(key, written);
+        }
+        self.count_write(&kind, Write::Applied);
+        Ok(Write::Applied)
+    }
+
+    /// Whether the status `content` of the object `key` (uid `uid`, cached at `cached_version`) is one this index
+    /// wrote after the cached copy. A remembered write the cache has caught up with is dropped.
+    fn status_pending(
+        &self,
+        key: &Key,
+        uid: Option<&str>,
+        cached_version: Option<&str>,
+        content: u64,
+    ) -> bool {
+        let mut state = self.lock();
+        let Some(written) = state.statuses.get(key) else {
+            return false;
+        };
+        let cache_is_older = written.uid.as_deref() == uid
+            && cached_version.is_some_and(|cached| newer(&written.resource_version, cached));
+        if !cache_is_older {
+            state.statuses.remove(key);
+            return false;
+        }
+        written.content == content
     }
 
     /// Reconcile requests for the owners of kind O (any owner reference naming O's apiVersion and kind) of every
@@ -265,17 +398,6 @@ impl ChildIndex {
         self.listing.send_if_modified(|kinds| kinds.remove(kind));
     }
 
-    /// Whether `content` is the status last written for `owner`: the owner's cache may not show it yet, and
-    /// writing it again would change nothing.
-    pub fn status_written(&self, owner: &Key, content: u64) -> bool {
-        self.lock().statuses.get(owner) == Some(&content)
-    }
-
-    /// Records the status written for `owner`.
-    pub fn record_status(&self, owner: Key, content: u64) {
-        self.lock().statuses.insert(owner, content);
-    }
-
     /// Forgets what was applied to a child (after deleting it).
     pub fn forget(&self, key: &Key) {
         self.lock().applied.remove(key);
@@ -292,14 +414,14 @@ impl ChildIndex {
     }
 
     /// Keeps the index current for the children of kind K that `config` selects (usually a label selector) in the
-    /// controller's watch scope, until the manager shuts down. Children applied by `ctx.field_manager()` in an
+    /// controller's watch scope, until the manager shuts down ([`crate::ControllerBuilder::owns_indexed`] runs it). Children applied by `ctx.field_manager()` in an
     /// earlier process are taken as applied (module docs), so from this call until the watch's first list, applies
     /// of K wait for it. Watch errors are retried with backoff; meanwhile the index only lags (and applies stop
     /// waiting for the list), which costs extra applies, never wrong ones.
     pub fn watch<K>(self, ctx: Context, config: watcher::Config) -> impl Future<Output = ()> + Send
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
-        K::Scope: crate::scope::WatchScope,
+        K::Scope: crate::scope::KindScope,
     {
         self.listing.send_modify(|kinds| {
             kinds.insert(kind_name::<K>());
@@ -310,7 +432,7 @@ impl ChildIndex {
     async fn watch_listed<K>(self, ctx: Context, config: watcher::Config)
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
-        K::Scope: crate::scope::WatchScope,
+        K::Scope: crate::scope::KindScope,
     {
         // However this ends before its first list (shutdown, the task aborted), applies of K wait no more.
         let _listed = ListedOnDrop(self.clone(), kind_name::<K>());
@@ -651,10 +773,29 @@ mod tests {
     }
 
     #[test]
-    fn a_written_status_is_remembered() {
+    fn a_written_status_is_remembered_until_the_cache_shows_it() {
         let index = ChildIndex::default();
-        assert!(!index.status_written(&key(), 7));
-        index.record_status(key(), 7);
-        assert!(index.status_written(&key(), 7) && !index.status_written(&key(), 8));
+        let pending = |version: &str, content| {
+            index.status_pending(&key(), Some("u1"), Some(version), content)
+        };
+        assert!(!pending("10", 7), "nothing written");
+        let written = StatusWritten {
+            uid: Some("u1".into()),
+            content: 7,
+            resource_version: "12".into(),
+        };
+        index.lock().statuses.insert(key(), written.clone());
+        assert!(pending("10", 7), "the cache is older than the write");
+        assert!(!pending("10", 8), "another status");
+        assert!(
+            !index.status_pending(&key(), Some("u2"), Some("10"), 7),
+            "another object of the same name"
+        );
+        index.lock().statuses.insert(key(), written);
+        assert!(!pending("12", 7), "the cache shows the write: it decides");
+        assert!(
+            !pending("10", 7),
+            "forgotten once the cache caught up: a later change by someone else is written back"
+        );
     }
 }

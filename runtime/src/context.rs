@@ -10,7 +10,7 @@ use tokio::sync::watch;
 
 use crate::leader::wait_true;
 use crate::metrics::Metrics;
-use crate::scope::WatchScope;
+use crate::scope::KindScope;
 
 /// Handed to each controller added to a manager (and on to its reconcile function). Cheap to clone.
 #[derive(Clone)]
@@ -91,9 +91,9 @@ impl Context {
     pub fn api<K>(&self) -> Api<K>
     where
         K: Resource<DynamicType = ()>,
-        K::Scope: WatchScope,
+        K::Scope: KindScope,
     {
-        <K::Scope as WatchScope>::api(self.client(), self.namespace())
+        <K::Scope as KindScope>::api(self.client(), self.namespace())
     }
 
     /// An Api for namespaced K in `namespace`.

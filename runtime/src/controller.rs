@@ -4,8 +4,10 @@
 //! cache syncs, and graceful shutdown.
 //!
 //! The builder assembles the trigger streams itself (the object's watch, metadata-only watches of owned kinds,
-//! mapped watches) instead of using kube-runtime's `Controller`, so that every reconcile request passes where the
-//! queue mirror can count it.
+//! mapped watches, the owner requests of child indexes) instead of using kube-runtime's `Controller`, so that every
+//! reconcile request passes where the queue mirror can count it. It also runs the watches of the child indexes given
+//! to [`ControllerBuilder::owns_indexed`] (child_index.rs) for as long as the controller runs: a controller is
+//! one builder chain and a reconcile function, with no tasks of its own to drive.
 //!
 //! What follows a reconcile, by its outcome:
 //! - `Ok(action)`: counted a success; the object's failure count is forgotten; `action` says when to reconcile it
@@ -24,24 +26,26 @@
 //!   the retry waits for the object's backoff like any failure, so a conflict that never clears cannot hot-loop;
 //!   the newer version's watch event, when it comes, reconciles the object at once anyway. From the
 //!   [`PERSISTENT_CONFLICT`]th failure in a row a conflict is logged as an error: a conflict that lasts is a bug
-//!   (a write whose resourceVersion is never refreshed), not a race. Errors are recognised as outage.rs
-//!   recognises them (`kube::Error`, the crate's errors, `BoxError`, `anyhow::Error`, and what their `source()`
-//!   chains hold). Server-side apply's field-ownership conflicts (409 Conflict with `FieldManagerConflict`
-//!   causes) are not races: another manager owns the field and retrying changes nothing, so they stay
-//!   reconciler errors.
+//!   (a write whose resourceVersion is never refreshed), not a race. Server-side apply's field-ownership conflicts
+//!   (409 Conflict with `FieldManagerConflict` causes) are not races: another manager owns the field and retrying
+//!   changes nothing, so they stay reconciler errors.
 //! - any other `Err`, or a panic: logged as an error, counted, and retried after the object's backoff (5 ms
 //!   doubling per failure in a row, within an overall 10 qps bucket; backoff.rs).
+//!
+//! The reconciler's error type is its own: anything that converts into a [`crate::BoxError`] (a thiserror enum,
+//! `anyhow::Error`, `kube::Error`). Outages and conflicts are told by the first `kube::Error` in its `source()`
+//! chain (failure.rs), and errors are logged with their whole chain.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::fmt::{Debug, Display};
+use std::fmt::Debug;
 use std::hash::Hash;
-use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use futures::stream::{BoxStream, SelectAll};
-use futures::{FutureExt, Stream, StreamExt, TryStreamExt};
+use futures::{Stream, StreamExt, TryStreamExt};
 use kube::Resource;
 use kube::api::PartialObjectMeta;
 use kube::runtime::controller::{self as kc, Action, ReconcileReason, ReconcileRequest};
@@ -51,12 +55,14 @@ use kube::runtime::{WatchStreamExt, watcher};
 use serde::de::DeserializeOwned;
 use tracing::Instrument;
 
-use crate::Error;
 use crate::backoff::RateLimiter;
+use crate::child_index::ChildIndex;
 use crate::context::Context;
+use crate::error::{BoxError, Error};
+use crate::failure::{Failure, ReconcileError};
 use crate::metrics::{ControllerMetrics, ReconcileResult};
 use crate::queue_mirror::{QueueMirror, requeue_delay};
-use crate::scope::WatchScope;
+use crate::scope::KindScope;
 use crate::watch_retry::retrying;
 
 /// The failure in a row (of the same object) from which a conflict is logged as an error: 5 ms doubling, about
@@ -75,7 +81,7 @@ impl Controller {
     pub fn for_kind<K>(ctx: &Context) -> ControllerBuilder<K>
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-        K::Scope: WatchScope,
+        K::Scope: KindScope,
     {
         ControllerBuilder::new(ctx, watcher::Config::default())
     }
@@ -84,7 +90,7 @@ impl Controller {
     pub fn for_kind_with<K>(ctx: &Context, config: watcher::Config) -> ControllerBuilder<K>
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-        K::Scope: WatchScope,
+        K::Scope: KindScope,
     {
         ControllerBuilder::new(ctx, config)
     }
@@ -101,6 +107,10 @@ where
     /// The cache of K the object's watch fills, read by each reconcile.
     store: Store<K>,
     triggers: Triggers<K>,
+    /// The child indexes whose owner requests are among the triggers.
+    indexes: Vec<ChildIndex>,
+    /// Their watches, run beside the controller.
+    index_watches: Vec<BoxFuture<'static, ()>>,
     concurrency: u16,
     rate_limiter: RateLimiter<ObjectRef<K>>,
 }
@@ -108,7 +118,7 @@ where
 impl<K> ControllerBuilder<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
-    K::Scope: WatchScope,
+    K::Scope: KindScope,
 {
     fn new(ctx: &Context, config: watcher::Config) -> Self {
         let api = ctx.api::<K>();
@@ -130,6 +140,8 @@ where
             name,
             store,
             triggers,
+            indexes: Vec::new(),
+            index_watches: Vec::new(),
             concurrency: 1,
             rate_limiter: RateLimiter::default(),
         }
@@ -140,7 +152,7 @@ where
     pub fn owns<C>(mut self) -> Self
     where
         C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,
-        C::Scope: WatchScope,
+        C::Scope: KindScope,
     {
         // An Api of PartialObjectMeta makes metadata-only requests.
         let children = retrying(
@@ -155,11 +167,30 @@ where
         self
     }
 
+    /// Also reconciles the owner of each changed `C` that `config` selects (a label the controller sets on its
+    /// children), through `index`: the controller runs the index's metadata-only watch of C beside itself, so its
+    /// reconciles can skip the writes that would change nothing (child_index.rs), and counts the index's writes. It
+    /// replaces `.owns::<C>()`: one watch per child kind, not two.
+    pub fn owns_indexed<C>(mut self, index: &ChildIndex, config: watcher::Config) -> Self
+    where
+        C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,
+        C::Scope: KindScope,
+    {
+        if !self.indexes.iter().any(|known| known.ptr_eq(index)) {
+            let owners = index.owner_requests::<K>().map(|owner| Ok(owner.into()));
+            self.triggers.push(owners.boxed());
+            self.indexes.push(index.clone());
+        }
+        let watch = index.clone().watch::<C>(self.ctx.clone(), config);
+        self.index_watches.push(Box::pin(watch));
+        self
+    }
+
     /// Also reconciles the K objects that `mapper` returns for each changed `O` in the watch scope.
     pub fn watches<O, I>(mut self, mapper: impl Fn(O) -> I + Send + Sync + 'static) -> Self
     where
         O: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,
-        O::Scope: WatchScope,
+        O::Scope: KindScope,
         I: IntoIterator<Item = ObjectRef<K>> + 'static,
         I::IntoIter: Send,
     {
@@ -221,16 +252,21 @@ where
     where
         F: Fn(Arc<K>, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Action, E>> + Send + 'static,
-        E: Display + Send + 'static,
+        E: Into<BoxError> + Send + 'static,
     {
         let Self {
             ctx,
             name,
             store,
             triggers,
+            indexes,
+            index_watches,
             concurrency,
             rate_limiter,
         } = self;
+        for index in &indexes {
+            index.count_as(ctx.metrics(), &name);
+        }
         let queue = QueueMirror::new(ctx.metrics(), &name);
         let worker = Arc::new(Worker {
             ctx: ctx.clone(),
@@ -274,6 +310,17 @@ where
             worker.report(result);
             futures::future::ready(())
         });
+        // The child index watches end at shutdown, the controller once its reconciles have drained: it decides.
+        let index_watches = async {
+            futures::future::join_all(index_watches).await;
+            std::future::pending::<()>().await
+        };
+        let main = async {
+            tokio::select! {
+                () = main => {}
+                () = index_watches => {}
+            }
+        };
         tracing::info!(controller = %name, "starting controller");
         // The readiness task ends when the cache syncs, or with the controller (the store's writer is dropped).
         let ((), ()) = futures::join!(main, ready);
@@ -300,7 +347,7 @@ where
     ObjectRef<K>: Hash + Eq,
     F: Fn(Arc<K>, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Action, E>> + Send + 'static,
-    E: Display + Send + 'static,
+    E: Into<BoxError> + Send + 'static,
 {
     fn failing_uids(&self) -> std::sync::MutexGuard<'_, HashMap<ObjectRef<K>, Option<String>>> {
         self.failing_uids.lock().unwrap_or_else(|e| e.into_inner())
@@ -326,7 +373,7 @@ where
         key: ObjectRef<K>,
         version: Option<String>,
         uid: Option<String>,
-        error: &E,
+        error: &ReconcileError,
     ) -> Action {
         const RETRYING: &str = "conflict: the object changed since it was read; reconciling again";
         let cached = self
@@ -336,16 +383,16 @@ where
         // resourceVersions are opaque, but the cache only moves forward: another version there is newer. An object
         // gone from the cache is retried at once too, and that retry forgets it (`report`).
         if cached != version {
-            tracing::info!(%error, "{RETRYING}");
+            tracing::info!(error = %error.chain(), "{RETRYING}");
             return Action::requeue(Duration::ZERO);
         }
         let in_a_row = self.limiter.num_requeues(&key) + 1;
         let delay = self.failed(key, uid);
         if in_a_row < PERSISTENT_CONFLICT {
-            tracing::info!(%error, retry_in = ?delay, "{RETRYING}");
+            tracing::info!(error = %error.chain(), retry_in = ?delay, "{RETRYING}");
         } else {
             tracing::error!(
-                %error,
+                error = %error.chain(),
                 retry_in = ?delay,
                 failures = in_a_row,
                 "reconciler error: the conflict persists"
@@ -436,11 +483,10 @@ where
         let recording = self.metrics.reconcile();
         span.in_scope(|| tracing::debug!("reconcile started"));
         let outcome =
-            AssertUnwindSafe((self.reconcile)(obj, self.ctx.clone()).instrument(span.clone()))
-                .catch_unwind()
+            crate::panics::catch((self.reconcile)(obj, self.ctx.clone()).instrument(span.clone()))
                 .await;
         let _entered = span.enter();
-        match outcome {
+        let error = match outcome {
             Ok(Ok(action)) => {
                 self.forget(&key);
                 let result = if action == Action::await_change() {
@@ -450,101 +496,32 @@ where
                 };
                 recording.finish(result);
                 tracing::debug!(?action, "reconciled");
-                (action, false)
+                return (action, false);
             }
-            Ok(Err(error)) if crate::outage::is_unavailable(&error) => {
-                // Not the object's failure: no backoff charged; the retry waits for the server (outage.rs).
-                recording.finish(ReconcileResult::Error);
-                let (client, shutdown) = (self.ctx.client(), self.ctx.shutdown_receiver());
-                self.ctx.outage().begin(&client, shutdown);
-                tracing::debug!(%error, "reconcile failed: the API server does not answer");
-                (Action::requeue(crate::outage::RETRY_AFTER), true)
-            }
-            Ok(Err(error)) if is_race_conflict(&error) => {
-                recording.finish(ReconcileResult::Error);
-                (self.conflicted(key, version, uid, &error), true)
-            }
-            Ok(Err(error)) => {
-                recording.finish(ReconcileResult::Error);
-                let delay = self.failed(key, uid);
-                tracing::error!(%error, retry_in = ?delay, "reconciler error");
-                (Action::requeue(delay), true)
-            }
+            Ok(Err(error)) => ReconcileError::new(error),
             Err(panic) => {
                 recording.panicked();
                 let delay = self.failed(key, uid);
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
-                tracing::error!(panic = %message, retry_in = ?delay, "reconciler panicked");
-                (Action::requeue(delay), true)
+                tracing::error!(panic = %panic, retry_in = ?delay, "reconciler panicked");
+                return (Action::requeue(delay), true);
             }
-        }
-    }
-}
-
-/// Whether `error` is a 409 Conflict from a stale resourceVersion or precondition, an expected race; not one from
-/// server-side apply's field ownership, which no retry clears (module docs).
-fn is_race_conflict<E: std::any::Any>(error: &E) -> bool {
-    let Some(kube::Error::Api(status)) = crate::outage::kube_error_in(error) else {
-        return false;
-    };
-    let field_owners = status
-        .details
-        .as_ref()
-        .is_some_and(|d| d.causes.iter().any(|c| c.reason == "FieldManagerConflict"));
-    status.code == 409 && status.reason == "Conflict" && !field_owners
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use kube::core::Status;
-
-    fn status(code: u16, reason: &str) -> Status {
-        Status::failure("the object has been modified", reason).with_code(code)
-    }
-
-    #[test]
-    fn stale_version_conflicts_are_races_through_every_wrapper() {
-        let conflict = || kube::Error::Api(Box::new(status(409, "Conflict")));
-        assert!(is_race_conflict(&conflict()));
-        assert!(is_race_conflict(&crate::client::Error::Kube(conflict())));
-        let boxed: crate::BoxError = Box::new(crate::client::Error::Kube(conflict()));
-        assert!(is_race_conflict(&boxed));
-        let wrapped = anyhow::Error::new(crate::client::Error::Kube(conflict()))
-            .context("writing the status");
-        assert!(is_race_conflict(&wrapped));
-        // Not races: a taken name, another code, an error of no known type, a transport failure.
-        assert!(!is_race_conflict(&kube::Error::Api(Box::new(status(
-            409,
-            "AlreadyExists"
-        )))));
-        assert!(!is_race_conflict(&kube::Error::Api(Box::new(status(
-            503,
-            "ServiceUnavailable"
-        )))));
-        assert!(!is_race_conflict(
-            &"the object has been modified".to_string()
-        ));
-        assert!(!is_race_conflict(&kube::Error::Service("refused".into())));
-    }
-
-    #[test]
-    fn field_ownership_conflicts_of_server_side_apply_are_not_races() {
-        // The body kube-apiserver answers a conflicting apply with.
-        let apply: Status = serde_json::from_value(serde_json::json!({
-            "kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Conflict", "code": 409,
-            "message": "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas",
-            "details": {"causes": [{
-                "reason": "FieldManagerConflict",
-                "message": "conflict with \"kubectl\"",
-                "field": ".spec.replicas"
-            }]}
-        }))
-        .unwrap();
-        assert!(!is_race_conflict(&kube::Error::Api(Box::new(apply))));
+        };
+        recording.finish(ReconcileResult::Error);
+        let action = match error.failure() {
+            Failure::Outage => {
+                // Not the object's failure: no backoff charged; the retry waits for the server (outage.rs).
+                let (client, shutdown) = (self.ctx.client(), self.ctx.shutdown_receiver());
+                self.ctx.outage().begin(&client, shutdown);
+                tracing::debug!(error = %error.chain(), "reconcile failed: the API server does not answer");
+                Action::requeue(crate::outage::RETRY_AFTER)
+            }
+            Failure::RaceConflict => self.conflicted(key, version, uid, &error),
+            Failure::Object => {
+                let delay = self.failed(key, uid);
+                tracing::error!(error = %error.chain(), retry_in = ?delay, "reconciler error");
+                Action::requeue(delay)
+            }
+        };
+        (action, true)
     }
 }

@@ -206,6 +206,17 @@ pub(crate) struct QueueMetrics {
     pub retries: Counter,
 }
 
+/// `{controller, kind, outcome}` labels of `rkb_child_writes_total` (child_index.rs).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ChildWriteLabels {
+    /// The controller's name.
+    pub controller: String,
+    /// The kind written ("Deployment"), or "<Kind>/status" for its objects' status.
+    pub kind: String,
+    /// "applied" or "deleted" (sent), "skipped" (spared: nothing would have changed).
+    pub outcome: String,
+}
+
 /// `{name}` labels of `leader_election_master_status`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LeaseLabels {
@@ -267,6 +278,7 @@ pub struct Metrics {
     webhook_requests: Family<WebhookCodeLabels, Counter>,
     webhook_latency: Family<WebhookLabels, Histogram, fn() -> Histogram>,
     webhook_in_flight: Family<WebhookLabels, Gauge>,
+    child_writes: Family<ChildWriteLabels, Counter>,
     queues: QueueFamilies,
 }
 
@@ -324,6 +336,12 @@ impl Metrics {
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
             leader_status.clone(),
         );
+        let child_writes = Family::<ChildWriteLabels, Counter>::default();
+        registry.register(
+            "rkb_child_writes",
+            "Writes of a controller's children and of its objects' status through its child index, sent (applied, deleted) or spared (skipped), by kind",
+            child_writes.clone(),
+        );
         let rest_requests = Family::<RestRequestLabels, Counter>::default();
         let rest_latency: Family<RestLatencyLabels, Histogram, fn() -> Histogram> =
             Family::new_with_constructor(rest_latency_histogram);
@@ -372,6 +390,7 @@ impl Metrics {
             webhook_requests,
             webhook_latency,
             webhook_in_flight,
+            child_writes,
             queues,
         }
     }
@@ -444,6 +463,17 @@ impl Metrics {
                 verb: method.to_string(),
             })
             .observe(took.as_secs_f64());
+    }
+
+    /// Counts one write of the child index of `controller` (`rkb_child_writes_total`).
+    pub(crate) fn count_child_write(&self, controller: &str, kind: &str, outcome: &str) {
+        self.child_writes
+            .get_or_create(&ChildWriteLabels {
+                controller: controller.to_string(),
+                kind: kind.to_string(),
+                outcome: outcome.to_string(),
+            })
+            .inc();
     }
 
     /// Registers an operator's own metric in the manager's registry, so /metrics serves it too.

@@ -16,18 +16,15 @@
 //! the watches of its controllers and child index, and informers given its context, wait for the prober too
 //! (watch_retry.rs). Work resumes within one [`PROBE_INTERVAL`] of the server answering.
 //!
-//! Caveats: errors are recognised through `kube::Error`, `rkb_runtime::Error`, `rkb_runtime::client::Error`,
-//! `BoxError` and `anyhow::Error`, and anything whose `source()` chain behind those reaches a `kube::Error`. A
-//! reconciler returning an error type of its own (not boxed) is charged per object as before; box it or return
-//! one of those to get this behaviour. HTTP statuses (429, 5xx) are not an outage here, though the server may be
-//! overloaded: they come from a server that answers, possibly about one API group only (an unavailable aggregated
-//! API answers 503), so pausing every controller on them would let one object's failure stall all the others, and
-//! `/readyz` would reopen the gate at once (a retry loop without backoff). They keep per-object backoff. Before a
-//! reconcile sees one, kube-client (5.x, `Config::default_retry`, on in the manager's client) has already retried
-//! a 429, 503 or 504 up to 15 times: after the server's `Retry-After` when it sends one (API Priority and
-//! Fairness does), else 5 ms doubling.
+//! Caveats: an error is recognised by the first `kube::Error` of its `source()` chain, whatever type the reconciler
+//! returns (failure.rs): its own error enum, `anyhow::Error`, the runtime's errors. HTTP statuses (429, 5xx) are not an
+//! outage here, though the server may be overloaded: they come from a server that answers, possibly about one API group
+//! only (an unavailable aggregated API answers 503), so pausing every controller on them would let one object's failure
+//! stall all the others, and `/readyz` would reopen the gate at once (a retry loop without backoff). They keep
+//! per-object backoff. Before a reconcile sees one, kube-client (5.x, `Config::default_retry`, on in the manager's
+//! client) has already retried a 429, 503 or 504 up to 15 times: after the server's `Retry-After` when it sends one
+//! (API Priority and Fairness does), else 5 ms doubling.
 
-use std::any::Any;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -35,73 +32,20 @@ use std::time::Duration;
 use kube::Client;
 use tokio::sync::watch;
 
-use crate::error::BoxError;
-
 /// How often the prober asks a down API server whether it answers again.
 pub const PROBE_INTERVAL: Duration = Duration::from_millis(500);
 
 /// When a reconcile that failed on the outage is queued again (it then waits until the server answers).
 pub const RETRY_AFTER: Duration = Duration::from_millis(200);
 
-/// Whether `error` says the API server could not be reached (see the module docs for the types recognised).
-pub fn is_unavailable<E: Any>(error: &E) -> bool {
-    kube_error_in(error).is_some_and(kube_unavailable)
+/// Whether `error`, or the first `kube::Error` of its `source()` chain, says the API server could not be reached:
+/// how the manager tells an outage (module docs), and how an operator can, e.g. to skip writing a failure into a
+/// status while no write can succeed. For an `anyhow::Error`, pass `error.as_ref()`.
+pub fn is_unavailable(error: &(dyn std::error::Error + 'static)) -> bool {
+    crate::failure::kube_error_in(error).is_some_and(kube_unavailable)
 }
 
-/// Whether the first `kube::Error` in the source chain of `error` says the API server could not be reached: for an
-/// operator's own error types, e.g. to skip writing a failure into a status while no write can succeed.
-pub fn caused_by_outage(error: &(dyn std::error::Error + 'static)) -> bool {
-    first_kube_error(error).is_some_and(kube_unavailable)
-}
-
-/// The first `kube::Error` in `error`, when it is one of the types the module docs list, or holds one in the
-/// `source()` chain behind them. The controller classifies reconcile errors with it (outages here, conflicts in
-/// controller.rs), so both recognise the same errors.
-pub(crate) fn kube_error_in<E: Any>(error: &E) -> Option<&kube::Error> {
-    let any = error as &dyn Any;
-    if let Some(e) = any.downcast_ref::<kube::Error>() {
-        return Some(e);
-    }
-    if let Some(e) = any.downcast_ref::<crate::Error>() {
-        return first_kube_error(e);
-    }
-    if let Some(e) = any.downcast_ref::<crate::client::Error>() {
-        return client_kube_error(e);
-    }
-    if let Some(e) = any.downcast_ref::<BoxError>() {
-        return first_kube_error(&**e);
-    }
-    if let Some(e) = any.downcast_ref::<anyhow::Error>() {
-        // anyhow's chain is the same source() walk, from its outermost context.
-        return first_kube_error(e.as_ref());
-    }
-    None
-}
-
-/// The first `kube::Error` in the source chain starting at `error`.
-fn first_kube_error<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a kube::Error> {
-    let mut next = Some(error);
-    while let Some(e) = next {
-        if let Some(k) = e.downcast_ref::<kube::Error>() {
-            return Some(k);
-        }
-        // Transparent: its source() is the kube::Error's source, so look inside it here.
-        if let Some(c) = e.downcast_ref::<crate::client::Error>() {
-            return client_kube_error(c);
-        }
-        next = e.source();
-    }
-    None
-}
-
-fn client_kube_error(e: &crate::client::Error) -> Option<&kube::Error> {
-    match e {
-        crate::client::Error::Kube(k) => Some(k),
-        _ => None,
-    }
-}
-
-fn kube_unavailable(e: &kube::Error) -> bool {
+pub(crate) fn kube_unavailable(e: &kube::Error) -> bool {
     // The transport: no connection, a reset, a timeout. Never a status the server answered with (module docs).
     matches!(e, kube::Error::HyperError(_) | kube::Error::Service(_))
 }
@@ -207,41 +151,10 @@ mod tests {
         assert!(is_unavailable(&crate::Error::Kube(transport())));
         assert!(is_unavailable(&crate::client::Error::Kube(transport())));
         assert!(!is_unavailable(&crate::client::Error::Kube(api(503))));
-        let boxed: BoxError = Box::new(crate::Error::Kube(transport()));
-        assert!(is_unavailable(&boxed));
-        let boxed: BoxError = Box::new(api(409));
-        assert!(!is_unavailable(&boxed));
-        let boxed: BoxError = Box::new(crate::client::Error::Kube(transport()));
-        assert!(is_unavailable(&boxed));
+        let boxed: crate::BoxError = Box::new(crate::Error::Kube(transport()));
+        assert!(is_unavailable(&*boxed));
         let wrapped = anyhow::Error::new(transport()).context("applying the Deployment");
-        assert!(is_unavailable(&wrapped));
-        assert!(!is_unavailable(&"a string error".to_string()));
-    }
-
-    /// An operator's own error type, as thiserror would derive it.
-    #[derive(Debug)]
-    struct ApplyFailed(kube::Error);
-
-    impl std::fmt::Display for ApplyFailed {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("applying a child failed")
-        }
-    }
-
-    impl std::error::Error for ApplyFailed {
-        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-            Some(&self.0)
-        }
-    }
-
-    #[test]
-    fn an_operators_own_error_is_read_through_its_sources() {
-        let refused = ApplyFailed(kube::Error::Service("connection refused".into()));
-        assert!(caused_by_outage(&refused));
-        assert!(
-            !is_unavailable(&refused),
-            "not a type the manager knows unboxed"
-        );
-        assert!(!caused_by_outage(&ApplyFailed(api(409))));
+        assert!(is_unavailable(wrapped.as_ref()));
+        assert!(!is_unavailable(&std::fmt::Error));
     }
 }

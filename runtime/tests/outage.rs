@@ -1,6 +1,6 @@
 //! An API server outage in the middle of a run (kube-apiserver stopped and started again): the failures it causes
-//! are not retried object by object into a server that is gone; reconciles wait for it, and every object
-//! converges once it answers.
+//! are not retried object by object into a server that is gone, whatever error type the reconciler wraps them in;
+//! reconciles wait for it, and every object converges once it answers.
 
 mod common;
 
@@ -20,6 +20,16 @@ use rkb_runtime::{Action, Api, Context, Controller, Manager};
 use serde_json::json;
 
 const OBJECTS: usize = 20;
+
+/// What the reconciler returns, written as operators write their errors: the context in the message, the
+/// kube::Error as the source.
+#[derive(Debug, thiserror::Error)]
+#[error("annotating ConfigMap {name}")]
+struct AnnotateFailed {
+    name: String,
+    #[source]
+    source: kube::Error,
+}
 
 #[tokio::test]
 async fn an_outage_pauses_reconciles_until_the_api_server_answers() -> anyhow::Result<()> {
@@ -50,15 +60,15 @@ async fn an_outage_pauses_reconciles_until_the_api_server_answers() -> anyhow::R
                     let api: Api<ConfigMap> = ctx.api_in("default");
                     let patch = json!({"metadata": {"annotations": {"rkb.test/seen": "yes"}}});
                     let name = cm.name_any();
-                    let done = api
-                        .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
-                        .await;
-                    if done.is_err() {
-                        counted.fetch_add(1, Ordering::SeqCst);
-                    }
-                    done?;
+                    // An operator's own error type: the outage is found in its source() chain (failure.rs).
+                    api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+                        .await
+                        .map_err(|source| {
+                            counted.fetch_add(1, Ordering::SeqCst);
+                            AnnotateFailed { name, source }
+                        })?;
                     recorded.lock().unwrap().insert(cm.name_any());
-                    Ok::<_, kube::Error>(Action::requeue(Duration::from_millis(300)))
+                    Ok::<_, AnnotateFailed>(Action::requeue(Duration::from_millis(300)))
                 }
             })
             .await

@@ -34,7 +34,7 @@ pub struct Provisioner {
 #[derive(Debug, thiserror::Error)]
 pub enum ProvisionerError {
     /// The command could not be started (not found, not executable).
-    #[error("cannot run {command}: {source}")]
+    #[error("cannot run {command}")]
     Spawn {
         /// The command.
         command: String,

@@ -171,7 +171,8 @@ fn free_port() -> u16 {
     listener.local_addr().expect("its address").port()
 }
 
-/// The value of `microservicedeploy_child_writes_total{kind, outcome}` on the manager at `port`, 0 when absent.
+/// The value of the runtime's `rkb_child_writes_total{controller="microservicedeploy", kind, outcome}` on the manager
+/// at `port`, 0 when absent.
 async fn child_writes(port: u16, kind: &str, outcome: &str) -> anyhow::Result<f64> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
@@ -179,11 +180,12 @@ async fn child_writes(port: u16, kind: &str, outcome: &str) -> anyhow::Result<f6
     stream.write_all(request.as_bytes()).await?;
     let mut text = String::new();
     stream.read_to_string(&mut text).await?;
-    let labels = [("kind", kind), ("outcome", outcome)];
-    Ok(
-        rkb_runtime::metrics::sample(&text, "microservicedeploy_child_writes_total", &labels)
-            .unwrap_or(0.0),
-    )
+    let labels = [
+        ("controller", "microservicedeploy"),
+        ("kind", kind),
+        ("outcome", outcome),
+    ];
+    Ok(rkb_runtime::metrics::sample(&text, "rkb_child_writes_total", &labels).unwrap_or(0.0))
 }
 
 /// How many MicroServiceDeploys are reconciled (Ready for their current generation).
@@ -252,6 +254,12 @@ async fn a_killed_operator_started_again_converges() -> anyhow::Result<()> {
         COUNT
     );
     let applied = child_writes(port, "Deployment", "applied").await?;
+    let skipped = child_writes(port, "Deployment", "skipped").await?;
+    // Every object is reconciled after the restart, so each Deployment passed through the index and was counted.
+    assert!(
+        applied + skipped >= COUNT as f64,
+        "{applied} applied + {skipped} skipped Deployment writes counted for {COUNT} objects"
+    );
     eprintln!(
         "{done_before} of {COUNT} reconciled before SIGKILL; after the restart: converged in {converged:?}, \
          {applied} Deployment applies"

@@ -4,7 +4,6 @@
 
 mod error;
 mod extension;
-mod scope;
 
 use std::fmt::Debug;
 
@@ -17,7 +16,8 @@ pub use error::Error;
 pub use kube::api::{
     DeleteParams, ListParams, ObjectList, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
-pub use scope::{KindScope, is_namespaced, scoped_api};
+// The kind-scope helpers typed clients are built with (scope.rs), where client code looks for them too.
+pub use crate::scope::{KindScope, is_namespaced, scoped_api};
 
 /// The field manager used for server-side apply when none is set.
 pub const DEFAULT_FIELD_MANAGER: &str = "rkb";

@@ -39,7 +39,7 @@ use rkb_runtime::finalizer::{add_finalizer, has_finalizer, is_being_deleted, rem
 use rkb_runtime::informer::{HandlerFuncs, SharedInformerFactory};
 use rkb_runtime::metrics::{ControllerMetrics, ReconcileResult};
 use rkb_runtime::workqueue::WorkQueue;
-use rkb_runtime::{Context, ResourceExt};
+use rkb_runtime::{Context, ErrorChain, ResourceExt};
 
 use crate::api::v1alpha1::{
     CONDITION_PROVISIONED, CONDITION_READY, Cluster, ClusterClient, ClusterInformer, ClusterLister,
@@ -97,10 +97,10 @@ pub enum SyncError {
     #[error(transparent)]
     Provisioner(#[from] ProvisionerError),
     /// A write of the Cluster was refused.
-    #[error("cannot write the Cluster: {0}")]
+    #[error("cannot write the Cluster")]
     Client(#[from] rkb_runtime::client::Error),
     /// A finalizer patch was refused.
-    #[error(transparent)]
+    #[error("cannot update the Cluster's finalizers")]
     Finalizer(#[from] rkb_runtime::Error),
     /// The sync panicked.
     #[error("sync panicked: {0}")]
@@ -286,7 +286,7 @@ impl Reconciler {
                 Ok(())
             }
             Err(error) => {
-                let message = error.to_string();
+                let message = ErrorChain(&error).to_string();
                 self.write_status(&obj, |s| {
                     condition(s, CONDITION_PROVISIONED, FALSE, "ProvisionFailed", &message);
                     condition(s, CONDITION_READY, FALSE, "ProvisionFailed", &message);
@@ -335,7 +335,10 @@ impl Reconciler {
                 Ok(())
             }
             Err(error) => {
-                let message = format!("{error}; the finalizer stays, retrying with backoff");
+                let message = format!(
+                    "{}; the finalizer stays, retrying with backoff",
+                    ErrorChain(&error)
+                );
                 self.write_status(obj, |s| {
                     condition(s, CONDITION_READY, FALSE, "RemoveFailed", &message);
                 })

@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rkb_runtime::apply::{apply, apply_status, set_controller_reference};
+use rkb_runtime::apply::{apply, apply_status_if_changed, controller_of, set_controller_reference};
 use rkb_runtime::conditions::{FALSE, TRUE, new_condition, set_condition};
 use rkb_runtime::finalizer::{Event, finalizer};
 use rkb_runtime::k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
@@ -93,18 +93,11 @@ async fn apply_deployment(obj: &DemoMicroService, ctx: &Context) -> Result<Actio
     let deployment = apply(&deployments, &desired_deployment(obj)?, ctx.field_manager()).await?;
     tracing::info!(image = %obj.spec.image, generation = ?deployment.metadata.generation, "applied Deployment");
 
+    // Only the status is sent (the spec stays the user's), and only when it changed: a status write is itself a
+    // change of the object, which would reconcile it again.
     let status = observed_status(obj, &deployment);
-    if obj.status.as_ref() != Some(&status) {
-        // apply_status sends only the status (with name and namespace): the spec stays the user's.
-        let mut patch = obj.clone();
-        patch.status = Some(status);
-        apply_status(
-            &ctx.api_in::<DemoMicroService>(&namespace),
-            &patch,
-            ctx.field_manager(),
-        )
-        .await?;
-    }
+    let api = ctx.api_in::<DemoMicroService>(&namespace);
+    apply_status_if_changed(&api, obj, &status, ctx.field_manager()).await?;
     Ok(Action::await_change())
 }
 
@@ -116,10 +109,8 @@ async fn cleanup(obj: &DemoMicroService, ctx: &Context) -> Result<Action, Reconc
         return Ok(Action::await_change());
     };
     // A Deployment of the same name that this object does not control is someone else's: leave it alone.
-    let owned = deployment
-        .owner_references()
-        .iter()
-        .any(|r| r.controller == Some(true) && Some(&r.uid) == obj.metadata.uid.as_ref());
+    let owned =
+        controller_of(&deployment).is_some_and(|r| Some(&r.uid) == obj.metadata.uid.as_ref());
     if !owned {
         return Ok(Action::await_change());
     }

@@ -18,23 +18,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rkb_runtime::child_index::{ChildIndex, Key, Write, fingerprint};
+use rkb_runtime::child_index::{ChildIndex, Key};
 use rkb_runtime::conditions::{FALSE, TRUE, new_condition, set_condition};
 use rkb_runtime::k8s_openapi::api::apps::v1::Deployment;
 use rkb_runtime::k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler;
 use rkb_runtime::k8s_openapi::api::core::v1::{ConfigMap, Service, ServiceAccount};
 use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use rkb_runtime::kube::api::DeleteParams;
 use rkb_runtime::kube::core::NamespaceResourceScope;
 use rkb_runtime::kube::runtime::watcher;
 use rkb_runtime::{
-    Action, Api, BoxError, Context, Controller, Error, Resource, ResourceExt, apply,
+    Action, Api, Context, Controller, Error, ErrorChain, Resource, ResourceExt, apply,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::children;
-use super::metrics::ChildWrites;
 use super::namespace_defaults::NamespaceDefaults;
 use crate::api::v1::MicroServiceDeploy;
 
@@ -60,7 +58,7 @@ pub enum ReconcileError {
     #[error("MicroServiceDeploy {0} has no namespace")]
     NoNamespace(String),
     /// An API call failed.
-    #[error("{action}: {source}")]
+    #[error("cannot {action}")]
     Api {
         /// What was being done.
         action: String,
@@ -91,43 +89,18 @@ pub async fn controller(ctx: Context) -> Result<(), Error> {
 /// +kubebuilder:rbac:groups="",resources=resourcequotas;limitranges,verbs=get;list;watch;create;update;patch
 pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Error> {
     let index = ChildIndex::default();
-    let writes = ChildWrites::registered(&ctx);
     let reconcile_index = index.clone();
-    // The index's watches of the children reconcile their owners too: one watch per child kind, not two.
+    // The index watches each child kind and reconciles the children's owners on its events (one watch per kind).
     let controller = Controller::for_kind::<MicroServiceDeploy>(&ctx)
-        .reconciles_on(index.owner_requests::<MicroServiceDeploy>())
+        .owns_indexed::<Service>(&index, labelled_children())
+        .owns_indexed::<ServiceAccount>(&index, labelled_children())
+        .owns_indexed::<ConfigMap>(&index, labelled_children())
+        .owns_indexed::<Deployment>(&index, labelled_children())
+        .owns_indexed::<HorizontalPodAutoscaler>(&index, labelled_children())
         .concurrency(settings.concurrency)
-        .run(move |msd, ctx| {
-            let reconciled = reconcile(msd, ctx, reconcile_index.clone(), writes.clone());
-            // Boxed, the error shows the manager the kube::Error inside: an API server outage then pauses the
-            // reconciles instead of charging each object's backoff (rkb_runtime::outage).
-            async move { reconciled.await.map_err(BoxError::from) }
-        });
-    // The index watches and the namespace defaults serve the controller; whenever it ends (shutdown after draining,
-    // or an error the manager must see), everything ends with it.
-    let helpers = async {
-        tokio::join!(
-            settings.namespace_defaults.ensure(&ctx),
-            index
-                .clone()
-                .watch::<Service>(ctx.clone(), labelled_children()),
-            index
-                .clone()
-                .watch::<ServiceAccount>(ctx.clone(), labelled_children()),
-            index
-                .clone()
-                .watch::<ConfigMap>(ctx.clone(), labelled_children()),
-            index
-                .clone()
-                .watch::<Deployment>(ctx.clone(), labelled_children()),
-            index.watch::<HorizontalPodAutoscaler>(ctx.clone(), labelled_children()),
-        );
-        std::future::pending::<std::convert::Infallible>().await
-    };
-    tokio::select! {
-        result = controller => result,
-        never = helpers => match never {},
-    }
+        .run(move |msd, ctx| reconcile(msd, ctx, reconcile_index.clone()));
+    let ((), result) = tokio::join!(settings.namespace_defaults.ensure(&ctx), controller);
+    result
 }
 
 /// What the child index watches: the objects this controller labels as its children.
@@ -142,26 +115,20 @@ pub async fn reconcile(
     msd: Arc<MicroServiceDeploy>,
     ctx: Context,
     index: ChildIndex,
-    writes: ChildWrites,
 ) -> Result<Action, ReconcileError> {
     // Children carry controller references: the garbage collector removes them, no finalizer needed.
     if msd.metadata.deletion_timestamp.is_some() {
         return Ok(Action::await_change());
     }
     let generation = msd.metadata.generation;
-    match apply_children(&msd, &ctx, &index, &writes).await {
+    match apply_children(&msd, &ctx, &index).await {
         Ok(shared_elsewhere) if shared_elsewhere.is_empty() => {
             let message = format!(
                 "Service, ServiceAccount, ConfigMap and Deployment applied{}",
                 hpa_note(&msd)
             );
-            update_status(
-                &ctx,
-                (&index, &writes),
-                &msd,
-                new_condition(READY, TRUE, "Reconciled", message, generation),
-            )
-            .await?;
+            let ready = new_condition(READY, TRUE, "Reconciled", message, generation);
+            update_status(&ctx, &index, &msd, ready).await?;
             Ok(Action::await_change())
         }
         Ok(shared_elsewhere) => {
@@ -171,22 +138,18 @@ pub async fn reconcile(
                 shared_elsewhere.join(" and "),
                 msd.spec.ms_name
             );
-            update_status(
-                &ctx,
-                (&index, &writes),
-                &msd,
-                new_condition(READY, TRUE, "SharingService", message, generation),
-            )
-            .await?;
+            let ready = new_condition(READY, TRUE, "SharingService", message, generation);
+            update_status(&ctx, &index, &msd, ready).await?;
             Ok(Action::requeue(SHARED_RECHECK))
         }
         // The API server cannot be reached: a status write could not succeed either. The manager pauses the
         // reconciles until it answers (rkb_runtime::outage).
-        Err(e) if rkb_runtime::outage::caused_by_outage(&e) => Err(e),
+        Err(e) if rkb_runtime::outage::is_unavailable(&e) => Err(e),
         Err(e) => {
             // Best effort: the reconcile error (retried with backoff) matters more than recording it.
-            let failed = new_condition(READY, FALSE, "ApplyFailed", e.to_string(), generation);
-            if let Err(status_error) = update_status(&ctx, (&index, &writes), &msd, failed).await {
+            let message = ErrorChain(&e).to_string();
+            let failed = new_condition(READY, FALSE, "ApplyFailed", message, generation);
+            if let Err(status_error) = update_status(&ctx, &index, &msd, failed).await {
                 tracing::warn!(error = %status_error, "cannot record the failure in status");
             }
             Err(e)
@@ -199,15 +162,13 @@ async fn apply_children(
     msd: &MicroServiceDeploy,
     ctx: &Context,
     index: &ChildIndex,
-    writes: &ChildWrites,
 ) -> Result<Vec<String>, ReconcileError> {
     let namespace = msd
         .namespace()
         .ok_or_else(|| ReconcileError::NoNamespace(msd.name_any()))?;
     // controller=true and blockOwnerDeletion=true, as controllerutil.SetControllerReference.
-    let owner = apply::controller_owner_ref(msd).map_err(api_error("owner reference"))?;
+    let owner = apply::controller_owner_ref(msd).map_err(api_error("build the owner reference"))?;
     let writer = Writer {
-        writes,
         ctx,
         namespace: &namespace,
         index,
@@ -237,7 +198,6 @@ fn hpa_note(msd: &MicroServiceDeploy) -> &'static str {
 
 /// Writes the children of one MicroServiceDeploy, skipping those the index says are already as desired.
 struct Writer<'a> {
-    writes: &'a ChildWrites,
     ctx: &'a Context,
     namespace: &'a str,
     index: &'a ChildIndex,
@@ -261,16 +221,10 @@ impl Writer<'_> {
             + std::fmt::Debug,
     {
         let name = obj.name_any();
-        let write = self
-            .index
+        self.index
             .apply(&self.api::<K>(), &obj, self.ctx.field_manager())
             .await
             .map_err(api_error(format!("apply {} {name}", K::kind(&()))))?;
-        let outcome = match write {
-            Write::Applied => "applied",
-            Write::Skipped => "skipped",
-        };
-        self.writes.inc(&K::kind(&()), outcome);
         Ok(())
     }
 
@@ -309,72 +263,29 @@ impl Writer<'_> {
             return self.apply(children::hpa(msd, owner)).await;
         }
         let name = &msd.spec.full_name;
-        let key = Key::of::<HorizontalPodAutoscaler>(self.namespace, name);
-        if !self.index.exists(&key) {
-            // Not there (an HPA created but not yet seen reconciles this object again when it is seen).
-            return Ok(());
-        }
-        match self
-            .api::<HorizontalPodAutoscaler>()
-            .delete(name, &DeleteParams::background())
+        self.index
+            .delete(&self.api::<HorizontalPodAutoscaler>(), name)
             .await
-        {
-            Ok(_) => {}
-            Err(rkb_runtime::kube::Error::Api(status)) if status.code == 404 => {}
-            Err(e) => {
-                return Err(api_error(format!("delete HorizontalPodAutoscaler {name}"))(
-                    e.into(),
-                ));
-            }
-        }
-        self.writes.inc("HorizontalPodAutoscaler", "deleted");
-        self.index.forget(&key);
+            .map_err(api_error(format!("delete HorizontalPodAutoscaler {name}")))?;
         Ok(())
     }
 }
 
-/// Records `ready` and the observed generation, writing only when they changed (a status write is itself a change
-/// of the object, which would reconcile it again).
+/// Records `ready` and the observed generation; the index writes the status only when it changed (a status write
+/// is itself a change of the object, which would reconcile it again).
 async fn update_status(
     ctx: &Context,
-    (index, writes): (&ChildIndex, &ChildWrites),
+    index: &ChildIndex,
     msd: &MicroServiceDeploy,
     ready: rkb_runtime::Condition,
 ) -> Result<(), ReconcileError> {
-    let namespace = msd.metadata.namespace.as_deref().unwrap_or_default();
-    let key = Key::of::<MicroServiceDeploy>(namespace, &msd.name_any());
-    let written = fingerprint(&(
-        &msd.metadata.uid,
-        msd.metadata.generation,
-        &ready.status,
-        &ready.reason,
-        &ready.message,
-    ));
     let mut status = msd.status.clone().unwrap_or_default();
-    let mut changed = set_condition(&mut status.conditions, ready);
-    if status.observed_generation != msd.metadata.generation {
-        status.observed_generation = msd.metadata.generation;
-        changed = true;
-    }
-    if !changed || index.status_written(&key, written) {
-        writes.inc("MicroServiceDeploy/status", "skipped");
-        return Ok(());
-    }
-    let patch = MicroServiceDeploy {
-        metadata: rkb_runtime::ObjectMeta {
-            name: msd.metadata.name.clone(),
-            namespace: msd.metadata.namespace.clone(),
-            ..Default::default()
-        },
-        spec: msd.spec.clone(),
-        status: Some(status),
-        ..Default::default()
-    };
-    let api = ctx.api_in::<MicroServiceDeploy>(namespace);
-    writes.inc("MicroServiceDeploy/status", "applied");
-    apply::apply_status(&api, &patch, ctx.field_manager())
+    set_condition(&mut status.conditions, ready);
+    status.observed_generation = msd.metadata.generation;
+    let api = ctx.api_in::<MicroServiceDeploy>(&msd.namespace().unwrap_or_default());
+    index
+        .apply_status(&api, msd, &status, ctx.field_manager())
         .await
-        .map_err(api_error("apply status"))?;
-    index.record_status(key, written);
+        .map_err(api_error("apply the status"))?;
     Ok(())
 }

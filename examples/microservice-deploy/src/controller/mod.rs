@@ -15,7 +15,6 @@
 //! Controllers, one per kind (`rkb create api` adds them), and what they build.
 
 pub mod children;
-pub mod metrics;
 pub mod microservicedeploy_controller;
 pub mod namespace_defaults;
 // rkb:scaffold:controller-modules
