@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use proc_macro2::Span;
 
-use rkb_markers::{DeriveMarker, Effect, GenclientTag, Marker, Registry, Value};
+use rkb_markers::{DeriveMarker, Effect, Family, GenclientTag, Registry};
 
 use crate::doc_markers::MarkerLine;
 
@@ -71,14 +71,9 @@ fn err(span: Span, msg: impl std::fmt::Display) -> syn::Error {
 /// The verbs of `+genclient:onlyVerbs=` or `+genclient:skipVerbs=`, from the list rkb-markers read.
 fn verb_list(
     line: &MarkerLine,
-    marker: &Marker,
+    listed: &[String],
     errors: &mut Vec<syn::Error>,
 ) -> Vec<&'static str> {
-    let listed = marker
-        .value
-        .as_ref()
-        .map(Value::as_str_list)
-        .unwrap_or_default();
     let mut verbs = Vec::new();
     for v in listed.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
         match SUPPORTED_VERBS.iter().find(|s| **s == v) {
@@ -183,12 +178,12 @@ fn read_tags<'a>(
         };
         // Markers of other effects are rkb-manifests' to apply; among the derive's own, each is handled here or
         // named as another file's.
-        let Effect::Derive(derive) = marker.def.effect else {
+        let Effect::Derive(derive) = marker.effect else {
             continue;
         };
         let tag = match derive {
-            DeriveMarker::Genclient => {
-                if marker.value.is_some() {
+            DeriveMarker::Genclient(value) => {
+                if value.is_some() {
                     errors.push(err(
                         line.span,
                         format!(
@@ -202,7 +197,7 @@ fn read_tags<'a>(
             }
             DeriveMarker::GenclientTag(tag) => tag,
             // Read by deep_copy.rs.
-            DeriveMarker::DeepCopy => continue,
+            DeriveMarker::DeepCopy(_) => continue,
         };
         tags.tagged.push(line);
         match tag {
@@ -210,13 +205,13 @@ fn read_tags<'a>(
             GenclientTag::NoVerbs => tags.no_verbs = Some(line.span),
             GenclientTag::NoStatus => tags.no_status = Some(line.span),
             GenclientTag::Readonly => tags.readonly = Some(line.span),
-            GenclientTag::OnlyVerbs => {
-                tags.only = Some((verb_list(line, &marker, errors), line.span))
+            GenclientTag::OnlyVerbs(listed) => {
+                tags.only = Some((verb_list(line, &listed, errors), line.span))
             }
-            GenclientTag::SkipVerbs => {
-                tags.skip = Some((verb_list(line, &marker, errors), line.span))
+            GenclientTag::SkipVerbs(listed) => {
+                tags.skip = Some((verb_list(line, &listed, errors), line.span))
             }
-            GenclientTag::Method => match parse_method(line, &marker) {
+            GenclientTag::Method(raw) => match parse_method(line, &raw) {
                 Ok(m) => g.methods.push(m),
                 Err(e) => errors.push(e),
             },
@@ -320,7 +315,7 @@ fn unknown_tag(line: &MarkerLine) -> syn::Error {
     let known: Vec<&str> = Registry::get()
         .all()
         .iter()
-        .filter(|d| matches!(d.effect, Effect::Derive(DeriveMarker::GenclientTag(_))))
+        .filter(|d| d.family == Family::Derive)
         .filter_map(|d| d.name.strip_prefix("genclient:"))
         .collect();
     err(
@@ -329,9 +324,8 @@ fn unknown_tag(line: &MarkerLine) -> syn::Error {
     )
 }
 
-fn parse_method(line: &MarkerLine, marker: &Marker) -> Result<Method, syn::Error> {
+fn parse_method(line: &MarkerLine, raw: &str) -> Result<Method, syn::Error> {
     // The vocabulary takes the value as raw text: its `Name,key=value,...` list is client-gen's, read here.
-    let raw = marker.value.as_ref().and_then(Value::as_str).unwrap_or("");
     let mut parts = raw.split(',').map(str::trim);
     let name = parts.next().unwrap_or("").to_string();
     let ok_name = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())

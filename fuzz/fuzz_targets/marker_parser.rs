@@ -22,13 +22,9 @@ fuzz_target!(|data: &[u8]| {
     };
     for target in [Target::Package, Target::Type, Target::Field] {
         match parse_marker(&text, target, &loc) {
+            // The typed effect holds every value the parser read.
             Ok(m) => {
-                if let Some(v) = &m.value {
-                    let _ = v.to_json();
-                }
-                for a in &m.args {
-                    let _ = a.value.to_json();
-                }
+                let _ = format!("{:?}", m.effect);
             }
             Err(d) => {
                 let _ = d.render();

@@ -701,18 +701,17 @@ fn rule_marker(model: &Model, ty: usize, path: &str, rule: &str) -> Option<At> {
         node_type = local_type(model, file, t);
         last = Some((file, field));
     }
-    let writes = |m: &&rkb_markers::Marker| m.str_arg("rule") == Some(rule);
     if let Some((file, field)) = last
-        && let Some(m) = field.doc.markers.iter().find(writes)
+        && let Some(span) = field.doc.markers.rule_at(rule)
     {
-        return Some(At::marker(file, m));
+        return Some(At { file, span });
     }
     let td = &model.types[node_type?];
-    td.doc
-        .markers
-        .iter()
-        .find(writes)
-        .map(|m| At::marker(td.file, m))
+    let span = td.doc.markers.rule_at(rule)?;
+    Some(At {
+        file: td.file,
+        span,
+    })
 }
 
 #[cfg(test)]

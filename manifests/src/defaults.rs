@@ -11,7 +11,7 @@
 //! Patterns are read with the `regex` crate, whose syntax is RE2's like Go's regexp, which the API server uses; a
 //! pattern it cannot read is not checked here.
 
-use rkb_markers::{Diagnostic, Effect, SchemaMarker, ValueMarker};
+use rkb_markers::Diagnostic;
 use serde_json::{Map, Value};
 
 use crate::cel_eval::{Stop, Val};
@@ -105,23 +105,18 @@ fn default_marker(model: &Model, ty: usize, path: &str) -> Option<At> {
             last = None;
         }
     }
-    let is_default = |effect: Effect| {
-        matches!(
-            effect,
-            Effect::Schema(SchemaMarker::Value(
-                ValueMarker::Default | ValueMarker::DefaultJson
-            ))
-        )
-    };
     if let Some((file, field)) = last {
-        if let Some(m) = field.doc.markers.iter().find(|m| is_default(m.def.effect)) {
-            return Some(At::marker(file, m));
+        if let Some(span) = field.doc.markers.default_at() {
+            return Some(At { file, span });
         }
         current = local_type(model, file, &field.ty)?;
     }
     let td = &model.types[current];
-    let m = td.doc.markers.iter().find(|m| is_default(m.def.effect))?;
-    Some(At::marker(td.file, m))
+    let span = td.doc.markers.default_at()?;
+    Some(At {
+        file: td.file,
+        span,
+    })
 }
 
 /// The field named `json_name` of struct `ty` (or of a struct it flattens), with the type that declares it.

@@ -19,7 +19,7 @@
 
 use crate::model::{Field, Model, Resolved, TypeKind};
 use crate::type_expr::TypeExpr;
-use rkb_markers::{Diagnostic, Effect, Marker, Value as MarkerValue};
+use rkb_markers::Diagnostic;
 
 /// A root kind found in the model: a struct that is a kind (see the module docs), in a package with a group.
 #[derive(Clone, Debug)]
@@ -138,11 +138,8 @@ pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
 fn classify(model: &Model, ty: usize, fields: &[Field]) -> Verdict {
     let t = &model.types[ty];
     let shape = Shape::of(model, t.file, fields);
-    let root = t.doc.get(Effect::Root);
-    let marked = match root {
-        Some(mk) if mk.value.as_ref().and_then(MarkerValue::as_bool) == Some(false) => {
-            return Verdict::NotAKind;
-        }
+    let marked = match &t.doc.markers.root {
+        Some(root) if !root.value => return Verdict::NotAKind,
         Some(_) => true,
         None => false,
     };
@@ -208,15 +205,13 @@ fn stray_kind_markers(model: &Model, ty: usize, roots: &[Root]) -> Option<Diagno
         return None;
     };
     let is_list = Shape::of(model, t.file, fields).list_meta;
-    let first = t.doc.markers.iter().find(|m| is_kind_level(m, is_list))?;
-    let names: Vec<String> = t
-        .doc
-        .markers
+    let kind_level = t.doc.markers.kind_level(is_list);
+    let &(_, span) = kind_level.first()?;
+    let names: Vec<String> = kind_level
         .iter()
-        .filter(|m| is_kind_level(m, is_list))
-        .map(|m| format!("`+{}`", m.def.name))
+        .map(|(name, _)| format!("`+{name}`"))
         .collect();
-    let at = crate::model::At::marker(t.file, first);
+    let at = crate::model::At { file: t.file, span };
     let d = match probable_kind(model, ty, roots) {
         Some(kind) => Diagnostic::warning(format!(
             "{} on `{}`, which is not a kind: no CRD reads {}",
@@ -238,23 +233,6 @@ fn stray_kind_markers(model: &Model, ty: usize, roots: &[Root]) -> Option<Diagno
         ),
     };
     Some(model.locate(at, d))
-}
-
-/// Whether marker `m` only means something on a kind (on a list, the root marker means deep copy and clients).
-fn is_kind_level(m: &Marker, is_list: bool) -> bool {
-    match m.def.effect {
-        Effect::Root => !is_list && m.value.as_ref().and_then(MarkerValue::as_bool) != Some(false),
-        Effect::Crd(_) => true,
-        Effect::Package(_)
-        | Effect::Presence(_)
-        | Effect::Schema(_)
-        | Effect::ItemsSchema(_)
-        | Effect::Schemaless
-        | Effect::Rbac
-        | Effect::Webhook(_)
-        | Effect::Derive(_)
-        | Effect::Ignored => false,
-    }
 }
 
 /// The kind struct `ty` most likely belongs to: a kind of its package with a field of that type (its `spec`), else

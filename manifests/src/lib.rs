@@ -45,6 +45,7 @@ mod defaults;
 mod doc_comment;
 mod error;
 mod formats;
+mod item_markers;
 pub mod k8s;
 mod kinds;
 mod load;
@@ -74,7 +75,6 @@ pub use load::module_path;
 pub use rkb_markers::{Diagnostic, Severity, plural_of};
 pub use yaml::to_yaml;
 
-use rkb_markers::Marker;
 use std::path::{Path, PathBuf};
 
 /// Options of `rkb manifests`.
@@ -258,7 +258,7 @@ pub fn generate(project_root: &Path, opts: &Options) -> Result<Output, Error> {
             None => crd_yamls(&model, &uses, &shared, &plans, opts, &mut diags).unwrap_or_default(),
         }
     };
-    let roles = rbac::roles(&model.rbac, &opts.role_name);
+    let roles = rbac::roles(model.rbac.iter().map(|r| &r.value), &opts.role_name);
     let webhooks = webhook::configurations(&model, &mut diags);
     let source_files: Vec<PathBuf> = model.files.iter().map(|f| f.abs.clone()).collect();
     let groups = model.struct_names_by_group();
@@ -545,11 +545,7 @@ fn kind_identities_uncached(project_root: &Path) -> Result<Vec<KindIdentity>, Er
                 } else {
                     format!("{module}::{}", t.name)
                 },
-                deep_copy: !pkg
-                    .markers
-                    .iter()
-                    .chain(&t.doc.markers)
-                    .any(Marker::disables_deep_copy),
+                deep_copy: !(pkg.deep_copy_off || t.doc.markers.deep_copy_off),
                 source_files: source_files.clone(),
             });
         }

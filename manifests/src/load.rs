@@ -438,7 +438,7 @@ pub fn plain_comment_markers(file: &SourceFile, diags: &mut Vec<Diagnostic>) {
         let col = line[..plus].chars().count() + 1;
         let inner_hint = reg
             .lookup(name.trim_end())
-            .is_some_and(|(d, _)| matches!(d.effect, rkb_markers::Effect::Package(_)));
+            .is_some_and(|(d, _)| d.family == rkb_markers::Family::Package);
         diags.push(
             Diagnostic::warning("marker in a plain `//` comment is not read")
                 .at(

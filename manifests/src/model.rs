@@ -2,12 +2,11 @@
 //! unit enums, aliases, newtypes) and fields with their serde JSON names, plus every RBAC marker.
 
 use crate::doc_comment::{Doc, build_doc};
+use crate::item_markers::{ItemMarkers, Written};
 use crate::load::{DocLine, SourceFile};
 use crate::outline::{self, Fields, Ident, Item, SerdeAttrs, UseName, Variant};
 use crate::type_expr::TypeExpr;
-use rkb_markers::{
-    Diagnostic, Effect, Marker, PackageMarker, Presence, Span, Target, WebhookMarker,
-};
+use rkb_markers::{Diagnostic, PackageMarker, RbacRule, Span, Target, WebhookMarker};
 use std::collections::HashMap;
 
 pub struct Package {
@@ -15,10 +14,13 @@ pub struct Package {
     pub module: Vec<String>,
     pub group: Option<String>,
     pub version: String,
-    pub markers: Vec<Marker>,
+    /// The package settings of the module's `//!` lines (of any of its files), each with its file.
+    pub settings: Vec<(usize, Written<PackageMarker>)>,
     pub skip: bool,
     /// `+kubebuilder:validation:Optional` on the package.
     pub default_optional: bool,
+    /// `+kubebuilder:object:generate=false` or `+k8s:deepcopy-gen=false` on the package.
+    pub deep_copy_off: bool,
 }
 
 impl Package {
@@ -28,57 +30,45 @@ impl Package {
 }
 
 impl Package {
-    /// Applies the package markers (`in_files[i]` is the file of `self.markers[i]`): group, version, skip and the
-    /// default presence; a version name the API server refuses is an error at the marker that names it.
-    fn apply_markers(
-        &mut self,
-        in_files: &[usize],
-        files: &[SourceFile],
-        diags: &mut Vec<Diagnostic>,
-    ) {
+    /// Takes what the `//!` markers of one of its files (`fi`) say: the defaults of its fields and deep copy now,
+    /// the package settings for [`Package::apply_settings`].
+    fn take(&mut self, fi: usize, markers: ItemMarkers) {
+        // `+kubebuilder:validation:Optional` makes fields optional by default; Required is the default.
+        self.default_optional |= markers.presence.iter().any(|p| !p.value.required);
+        self.deep_copy_off |= markers.deep_copy_off;
+        self.settings
+            .extend(markers.package.into_iter().map(|p| (fi, p)));
+    }
+
+    /// Applies the package settings: group, version and skip; a version name the API server refuses is an error at
+    /// the marker that names it.
+    fn apply_settings(&mut self, files: &[SourceFile], diags: &mut Vec<Diagnostic>) {
         // Where the version is named: its `+versionName`, else the `+groupName` that makes the module a version.
         let mut version_named_at = None;
-        for (mk, &fi) in self.markers.iter().zip(in_files) {
-            match mk.def.effect {
-                Effect::Package(PackageMarker::GroupName) => {
-                    self.group = Some(
-                        mk.value
-                            .as_ref()
-                            .and_then(|v| v.as_str())
-                            .unwrap_or("")
-                            .to_string(),
-                    );
-                    version_named_at.get_or_insert((fi, mk, false));
+        for (fi, mk) in &self.settings {
+            match &mk.value {
+                // A bare `+groupName` is the empty group, as in controller-gen.
+                PackageMarker::GroupName(group) => {
+                    self.group = Some(group.clone().unwrap_or_default());
+                    version_named_at.get_or_insert((*fi, mk.span, false));
                 }
-                Effect::Package(PackageMarker::VersionName) => {
-                    if let Some(v) = mk.value.as_ref().and_then(|v| v.as_str()) {
-                        self.version = v.to_string();
-                        version_named_at = Some((fi, mk, true));
-                    }
+                PackageMarker::VersionName(v) => {
+                    self.version = v.clone();
+                    version_named_at = Some((*fi, mk.span, true));
                 }
-                Effect::Package(PackageMarker::Skip) => self.skip = true,
-                // `+kubebuilder:validation:Optional` makes fields optional by default; Required is the default.
-                Effect::Presence(Presence { required, .. }) => {
-                    self.default_optional |= !required;
-                }
-                // Not package settings: a type or field marker written as `//!` was refused by the parser,
-                // and markers that may go anywhere (rbac, webhook, ...) are taken by their own generators.
-                Effect::Schema(_)
-                | Effect::ItemsSchema(_)
-                | Effect::Schemaless
-                | Effect::Crd(_)
-                | Effect::Rbac
-                | Effect::Webhook(_)
-                | Effect::Root
-                | Effect::Derive(_)
-                | Effect::Ignored => {}
+                PackageMarker::Skip => self.skip = true,
             }
         }
-        if let Some((fi, mk, by_marker)) = version_named_at
+        if let Some((fi, span, by_marker)) = version_named_at
             && self.group.is_some()
             && !self.skip
         {
-            diags.extend(version_name_error(&self.version, by_marker, &files[fi], mk));
+            diags.extend(version_name_error(
+                &self.version,
+                by_marker,
+                &files[fi],
+                span,
+            ));
         }
     }
 }
@@ -161,10 +151,10 @@ pub struct Model {
     pub packages: Vec<Package>,
     pub types: Vec<TypeDef>,
     pub uses: Vec<UseMap>,
-    /// Every `+kubebuilder:rbac` marker, in file order.
-    pub rbac: Vec<Marker>,
+    /// Every `+kubebuilder:rbac` rule, in file order.
+    pub rbac: Vec<Written<RbacRule>>,
     /// Every webhook marker, in file order, with its file and kind.
-    pub webhooks: Vec<(WebhookMarker, (usize, Marker))>,
+    pub webhooks: Vec<(usize, Written<WebhookMarker>)>,
     /// Per package: its types by name.
     by_pkg: Vec<HashMap<String, usize>>,
     by_name: HashMap<String, Vec<usize>>,
@@ -215,8 +205,8 @@ pub struct At {
 }
 
 impl At {
-    /// The marker's text, in `file`.
-    pub fn marker(file: usize, m: &Marker) -> At {
+    /// A marker's text, in `file`.
+    pub fn marker<T>(file: usize, m: &Written<T>) -> At {
         At { file, span: m.span }
     }
 }
@@ -289,32 +279,30 @@ impl Model {
                         version: pkg_module.last().cloned().unwrap_or_default(),
                         module: pkg_module,
                         group: None,
-                        markers: Vec::new(),
+                        settings: Vec::new(),
                         skip: false,
                         default_optional: false,
+                        deep_copy_off: false,
                     });
                     m.packages.len() - 1
                 });
             file_pkg.push(idx);
         }
         let mut serde_impls = Vec::new();
-        // The file each package marker is in, beside the package's markers.
-        let mut marker_files: Vec<Vec<usize>> = vec![Vec::new(); m.packages.len()];
         for (fi, items) in walk_files(&files, &file_pkg).into_iter().enumerate() {
             m.types.extend(items.types);
             serde_impls.extend(items.serde_impls.into_iter().map(|i| (fi, i)));
             m.rbac.extend(items.rbac);
             m.webhooks
-                .extend(items.webhooks.into_iter().map(|(w, mk)| (w, (fi, mk))));
-            marker_files[file_pkg[fi]].extend(items.package_markers.iter().map(|_| fi));
-            m.packages[file_pkg[fi]]
-                .markers
-                .extend(items.package_markers);
+                .extend(items.webhooks.into_iter().map(|w| (fi, w)));
+            for markers in items.package {
+                m.packages[file_pkg[fi]].take(fi, markers);
+            }
             m.uses.push(items.uses);
             diags.extend(items.diags);
         }
-        for (p, in_files) in m.packages.iter_mut().zip(&marker_files) {
-            p.apply_markers(in_files, &files, diags);
+        for p in &mut m.packages {
+            p.apply_settings(&files, diags);
         }
         m.by_pkg = vec![HashMap::new(); m.packages.len()];
         for (i, t) in m.types.iter().enumerate() {
@@ -492,7 +480,7 @@ fn version_name_error(
     version: &str,
     by_marker: bool,
     file: &SourceFile,
-    mk: &Marker,
+    span: Span,
 ) -> Option<Diagnostic> {
     let problem = rkb_markers::dns1035_label_problem(version)?;
     let fix = match rkb_markers::dns1035_label_like(version) {
@@ -513,7 +501,7 @@ fn version_name_error(
     } else {
         format!("`{version}` is not a valid CRD version name: {problem}")
     };
-    let Span { line, col, len } = mk.span;
+    let Span { line, col, len } = span;
     Some(
         Diagnostic::error(message)
             .at(&file.rel, line, col, len)
@@ -581,42 +569,22 @@ fn prim_or_std(name: &str) -> Option<Resolved> {
 struct FileItems {
     types: Vec<TypeDef>,
     uses: UseMap,
-    /// Every `+kubebuilder:rbac` marker.
-    rbac: Vec<Marker>,
+    /// Every `+kubebuilder:rbac` rule.
+    rbac: Vec<Written<RbacRule>>,
     /// Every webhook marker.
-    webhooks: Vec<(WebhookMarker, Marker)>,
-    /// Other markers of the file's package (inner docs of the file and of inline modules).
-    package_markers: Vec<Marker>,
+    webhooks: Vec<Written<WebhookMarker>>,
+    /// The markers of the file's package: of each inner doc of the file and of its inline modules.
+    package: Vec<ItemMarkers>,
     /// Serde impls ([`Item::SerdeImpl`]): the trait and the self type's name; resolved once every type is known.
     serde_impls: Vec<(String, Ident)>,
     diags: Vec<Diagnostic>,
 }
 
 impl FileItems {
-    fn take_package_doc(&mut self, doc: Doc) {
-        for mk in doc.markers {
-            if let Some(mk) = self.take_generator_marker(mk) {
-                self.package_markers.push(mk);
-            }
-        }
-    }
-
-    /// Keeps RBAC and webhook markers (their generators read them from any doc comment); gives others back.
-    fn take_generator_marker(&mut self, mk: Marker) -> Option<Marker> {
-        match mk.def.effect {
-            Effect::Rbac => self.rbac.push(mk),
-            Effect::Webhook(w) => self.webhooks.push((w, mk)),
-            Effect::Package(_)
-            | Effect::Presence(_)
-            | Effect::Schema(_)
-            | Effect::ItemsSchema(_)
-            | Effect::Schemaless
-            | Effect::Crd(_)
-            | Effect::Root
-            | Effect::Derive(_)
-            | Effect::Ignored => return Some(mk),
-        }
-        None
+    /// Takes the RBAC rules and webhooks of any doc comment (their generators read them wherever they are).
+    fn take_generator_markers(&mut self, markers: &mut ItemMarkers) {
+        self.rbac.append(&mut markers.rbac);
+        self.webhooks.append(&mut markers.webhooks);
     }
 }
 
@@ -710,17 +678,14 @@ impl Walk<'_> {
 
     /// Inner docs of a file or inline module: package markers.
     fn package_docs(&mut self, lines: &[DocLine]) {
-        let doc = build_doc(lines, self.file, Target::Package, &mut self.out.diags);
-        self.out.take_package_doc(doc);
+        let mut doc = build_doc(lines, self.file, Target::Package, &mut self.out.diags);
+        self.out.take_generator_markers(&mut doc.markers);
+        self.out.package.push(doc.markers);
     }
 
     fn doc(&mut self, lines: &[DocLine], target: Target) -> Doc {
         let mut doc = build_doc(lines, self.file, target, &mut self.out.diags);
-        let markers = std::mem::take(&mut doc.markers);
-        doc.markers = markers
-            .into_iter()
-            .filter_map(|mk| self.out.take_generator_marker(mk))
-            .collect();
+        self.out.take_generator_markers(&mut doc.markers);
         doc
     }
 

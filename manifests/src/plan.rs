@@ -5,7 +5,7 @@
 use crate::crd_markers;
 use crate::kinds::Root;
 use crate::model::{At, Model};
-use rkb_markers::{CrdMarker, Diagnostic, Effect, Marker};
+use rkb_markers::{CrdMarker, Diagnostic, Span};
 use serde_json::Value;
 
 /// Everything about one version of a CRD except its schema.
@@ -46,9 +46,10 @@ impl CrdPlan {
     }
 }
 
-/// An error at marker `m` on type `ty`.
-pub(crate) fn marker_diag(model: &Model, ty: usize, m: &Marker, msg: String) -> Diagnostic {
-    model.locate(At::marker(model.types[ty].file, m), Diagnostic::error(msg))
+/// An error at the marker at `span` on type `ty`.
+pub(crate) fn marker_diag(model: &Model, ty: usize, span: Span, msg: String) -> Diagnostic {
+    let file = model.types[ty].file;
+    model.locate(At { file, span }, Diagnostic::error(msg))
 }
 
 /// Groups roots into CRDs and applies the CRD-level markers (names, scope, subresources, columns, versions).
@@ -136,34 +137,21 @@ fn apply_crd_markers(
     for vi in 0..plan.versions.len() {
         let ty = plan.versions[vi].ty;
         (plan.plural, plan.scope) = defaults.clone();
-        for m in &model.types[ty].doc.markers {
-            let crd_marker = match m.def.effect {
-                Effect::Crd(c) => c,
-                // Applied to the schema (schema.rs), the package (model.rs), RBAC (rbac.rs), webhooks
-                // (webhook.rs), the derive, or not at all (other generators' markers); object:root made this
-                // type a root.
-                Effect::Package(_)
-                | Effect::Presence(_)
-                | Effect::Schema(_)
-                | Effect::ItemsSchema(_)
-                | Effect::Schemaless
-                | Effect::Rbac
-                | Effect::Webhook(_)
-                | Effect::Root
-                | Effect::Derive(_)
-                | Effect::Ignored => continue,
-            };
+        let markers = &model.types[ty].doc.markers;
+        for m in &markers.crd {
             let at = crd_markers::Planning {
                 model,
                 ty,
-                marker: m,
+                span: m.span,
             };
-            crd_markers::apply(crd_marker, &at, plan, vi, &mut skipped, diags);
+            crd_markers::apply(&m.value, &at, plan, vi, &mut skipped, diags);
         }
-        let at = model.types[ty]
-            .doc
-            .get(Effect::Crd(CrdMarker::Resource))
-            .map_or(model.type_at(ty), |m| At::marker(model.types[ty].file, m));
+        let at = markers
+            .crd_at(|c| matches!(c, CrdMarker::Resource(_)))
+            .map_or(model.type_at(ty), |span| At {
+                file: model.types[ty].file,
+                span,
+            });
         said.push(VersionNames {
             version: plan.versions[vi].name.clone(),
             plural: plan.plural.clone(),
@@ -284,11 +272,12 @@ fn finish_versions(
 ) {
     if !skipped.is_empty() && plan.versions.len() == 1 {
         let ty = plan.versions[0].ty;
-        if let Some(m) = model.types[ty].doc.get(Effect::Crd(CrdMarker::SkipVersion)) {
+        let markers = &model.types[ty].doc.markers;
+        if let Some(span) = markers.crd_at(|c| *c == CrdMarker::SkipVersion) {
             diags.push(marker_diag(
                 model,
                 ty,
-                m,
+                span,
                 "cannot skip a version if there is only a single version".into(),
             ));
         }

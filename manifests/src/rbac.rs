@@ -2,7 +2,7 @@
 //! one rule per resource, merged by identical (groups, names, urls, verbs), then by identical
 //! (resources, names, urls, verbs), then by identical (groups, resources, names, verbs); sorted by key.
 
-use rkb_markers::Marker;
+use rkb_markers::RbacRule;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -145,30 +145,31 @@ fn normalize_rules(rules: Vec<Rule>) -> Vec<Value> {
 }
 
 /// The role documents (ClusterRole for cluster-wide rules, a Role per namespace), in controller-gen's order.
-pub fn roles(markers: &[Marker], role_name: &str) -> Vec<Value> {
+pub fn roles<'a>(markers: impl IntoIterator<Item = &'a RbacRule>, role_name: &str) -> Vec<Value> {
     let mut by_role: BTreeMap<(String, String), Vec<Rule>> = BTreeMap::new();
     for m in markers {
-        let ns = m.str_arg("namespace").unwrap_or("").to_string();
+        // Without a namespace, the rule is the ClusterRole's (its key sorts first).
+        let ns = m.namespace.clone().unwrap_or_default();
         let name = m
-            .str_arg("roleName")
+            .role_name
+            .as_deref()
             .filter(|n| !n.is_empty())
             .unwrap_or(role_name)
             .to_string();
         let base = Rule {
-            groups: m.list_arg("groups"),
+            groups: m.groups.clone(),
             resources: Vec::new(),
-            names: m.list_arg("resourceNames"),
-            verbs: m.list_arg("verbs"),
-            urls: m.list_arg("urls"),
+            names: m.resource_names.clone(),
+            verbs: m.verbs.clone(),
+            urls: m.urls.clone(),
         };
-        let resources = m.list_arg("resources");
         let entry = by_role.entry((ns, name)).or_default();
-        if resources.is_empty() {
+        if m.resources.is_empty() {
             entry.push(base);
         } else {
-            for res in resources {
+            for res in &m.resources {
                 entry.push(Rule {
-                    resources: vec![res],
+                    resources: vec![res.clone()],
                     ..base.clone()
                 });
             }
@@ -202,17 +203,20 @@ pub fn roles(markers: &[Marker], role_name: &str) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rkb_markers::{Location, Target, parse_marker};
+    use rkb_markers::{Effect, Location, Target, parse_marker};
     use std::path::Path;
 
-    fn m(text: &str) -> Marker {
+    fn m(text: &str) -> RbacRule {
         let loc = Location {
             file: Path::new("x.rs"),
             line: 1,
             col: 1,
             source_line: text,
         };
-        parse_marker(text, Target::Package, &loc).unwrap()
+        match parse_marker(text, Target::Package, &loc).unwrap().effect {
+            Effect::Rbac(rule) => rule,
+            other => panic!("{text} is no RBAC rule: {other:?}"),
+        }
     }
 
     #[test]

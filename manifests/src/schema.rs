@@ -5,15 +5,13 @@
 
 mod serde_with;
 
+use crate::item_markers::{ItemMarkers, Written};
 use crate::model::{At, Field, Model, OwnJson, Prim, Resolved, TypeKind};
 use crate::scan::nesting::MAX_NESTING;
 use crate::schema_markers;
 use crate::shared::SharedSchemas;
 use crate::type_expr::TypeExpr;
-use rkb_markers::{
-    Diagnostic, Effect, Marker, Presence, RuleMarker, SchemaMarker, TopologyMarker,
-    Value as MarkerValue, ValueMarker,
-};
+use rkb_markers::{Diagnostic, Presence, SchemaMarker, TopologyMarker};
 use serde_json::{Map, Value, json};
 
 pub use crate::node::{Node, Properties, Schema};
@@ -286,17 +284,11 @@ impl<'m> SchemaGen<'m> {
         let td = &self.model.types[t];
         let file = td.file;
         let default_optional = self.model.packages[td.package].default_optional;
-        let one_of: Vec<String> = td
+        let one_of: Vec<&String> = td
             .doc
             .markers
-            .iter()
-            .filter(|m| is_one_of(m))
-            .flat_map(|m| {
-                m.value
-                    .as_ref()
-                    .map(MarkerValue::as_str_list)
-                    .unwrap_or_default()
-            })
+            .one_ofs()
+            .flat_map(|(_, fields)| fields)
             .collect();
         let mut properties = Properties::new();
         let mut required: Vec<String> = Vec::new();
@@ -305,7 +297,7 @@ impl<'m> SchemaGen<'m> {
         for f in fields {
             let at = At { file, span: f.span };
             let name = f.json_name.clone();
-            if self.is_required(f, default_optional, one_of.contains(&name), at) {
+            if self.is_required(f, default_optional, one_of.contains(&&name), at) {
                 required.push(name.clone());
             }
             let prop = self.field_schema(f, file, at);
@@ -313,9 +305,7 @@ impl<'m> SchemaGen<'m> {
                 all_of.push(prop);
                 continue;
             }
-            if f.doc
-                .has(Effect::Schema(SchemaMarker::Rule(RuleMarker::Immutable)))
-            {
+            if f.doc.markers.immutable() {
                 immutable.push(name.clone());
             }
             properties.insert(name, Node::Own(prop));
@@ -353,7 +343,7 @@ impl<'m> SchemaGen<'m> {
     /// A field named by a OneOf marker must not be required (an error at the field says so).
     fn is_required(&mut self, f: &Field, default_optional: bool, in_one_of: bool, at: At) -> bool {
         let name = &f.json_name;
-        let has = |required, decisive| f.doc.has(Effect::Presence(Presence { required, decisive }));
+        let has = |required, decisive| f.doc.markers.says(Presence { required, decisive });
         let (required, problem) = if has(false, true) {
             (false, None)
         } else if has(true, true) || (!has(false, false) && has(true, false)) {
@@ -386,11 +376,11 @@ impl<'m> SchemaGen<'m> {
     fn field_schema(&mut self, f: &Field, file: usize, at: At) -> Schema {
         let adapted = serde_with::is_adapted(f);
         let by_markers =
-            has_type_marker(&f.doc.markers) && (adapted || self.is_opaque(file, &f.ty));
+            f.doc.markers.type_marker().is_some() && (adapted || self.is_opaque(file, &f.ty));
         if by_markers {
             self.check_field_written_as_string(f, file);
         }
-        let mut prop = if f.doc.has(Effect::Schemaless) || by_markers {
+        let mut prop = if f.doc.markers.schemaless || by_markers {
             Schema::new()
         } else if adapted {
             self.adapted_field_schema(f, at)
@@ -434,8 +424,14 @@ impl<'m> SchemaGen<'m> {
     /// as an object through its derived `Serialize`: controller-gen fails on the pair on a field
     /// ("conflicting types in allOf branches", without saying where) and writes a schema the API server refuses on
     /// a type; rkb said nothing and kept one of them. Name the marker and both types.
-    fn check_type_marker_fits(&mut self, markers: &[Marker], name: &str, own: &str, file: usize) {
-        let Some((marker, wanted)) = type_marker(markers) else {
+    fn check_type_marker_fits(
+        &mut self,
+        markers: &ItemMarkers,
+        name: &str,
+        own: &str,
+        file: usize,
+    ) {
+        let Some((span, wanted)) = markers.type_marker() else {
             return;
         };
         // Only objects: a newtype or an enum may serialize as the marker says (serde_repr, a hand-written impl).
@@ -443,7 +439,7 @@ impl<'m> SchemaGen<'m> {
             return;
         }
         self.error(
-            At::marker(file, marker),
+            At { file, span },
             format!("conflicting types: the Type marker says {wanted}, but `{name}` serializes as {own}"),
             Some(
                 "drop the marker, or give the type the JSON format the marker describes: `#[serde(into = ...)]`, a \
@@ -458,13 +454,8 @@ impl<'m> SchemaGen<'m> {
         let td = &self.model.types[t];
         let known: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
         let mut problems = Vec::new();
-        for m in td.doc.markers.iter().filter(|m| is_one_of(m)) {
-            for f in m
-                .value
-                .as_ref()
-                .map(MarkerValue::as_str_list)
-                .unwrap_or_default()
-            {
+        for (m, fields) in td.doc.markers.one_ofs() {
+            for f in fields {
                 if !f.contains('.') && !known.contains(&f.as_str()) {
                     problems.push((At::marker(td.file, m), f, m.name()));
                 }
@@ -514,7 +505,7 @@ impl<'m> SchemaGen<'m> {
             TypeKind::Alias(ty) | TypeKind::Newtype(ty) => self.is_opaque(td.file, ty),
             _ => false,
         };
-        opaque && has_type_marker(&td.doc.markers)
+        opaque && td.doc.markers.type_marker().is_some()
     }
 
     /// Whether `ty` (through Option and Box) is a type whose JSON rkb cannot read: a path rkb cannot resolve
@@ -731,81 +722,50 @@ impl<'m> SchemaGen<'m> {
     fn apply_markers(
         &mut self,
         s: &mut Schema,
-        markers: &[Marker],
+        markers: &ItemMarkers,
         file: usize,
         enum_values: Option<&[String]>,
     ) {
-        let mut main: Vec<(&Marker, SchemaMarker)> = Vec::new();
-        let mut items: Vec<(&Marker, SchemaMarker)> = Vec::new();
-        for m in markers {
-            match m.def.effect {
-                Effect::Schema(sm) => main.push((m, sm)),
-                Effect::ItemsSchema(sm) => items.push((m, sm)),
-                // Applied elsewhere: presence and Schemaless in struct_schema, the rest by plan.rs, model.rs,
-                // rbac.rs, webhook.rs and the derive.
-                Effect::Package(_)
-                | Effect::Presence(_)
-                | Effect::Schemaless
-                | Effect::Crd(_)
-                | Effect::Rbac
-                | Effect::Webhook(_)
-                | Effect::Root
-                | Effect::Derive(_)
-                | Effect::Ignored => {}
-            }
-        }
-        main.sort_by_key(|(_, sm)| schema_markers::order(*sm));
-        items.sort_by_key(|(_, sm)| schema_markers::order(*sm));
-        for &(m, sm) in &main {
-            self.apply_marker(s, m, sm, file, enum_values);
+        let mut main: Vec<&Written<SchemaMarker>> = markers.schema.iter().collect();
+        let mut items: Vec<&Written<SchemaMarker>> = markers.items.iter().collect();
+        main.sort_by_key(|m| schema_markers::order(&m.value));
+        items.sort_by_key(|m| schema_markers::order(&m.value));
+        for &m in &main {
+            self.apply_marker(s, m, file, enum_values);
         }
         self.check_map_list_has_keys(s, &main, file);
-        for (m, sm) in items {
-            let ok = s.get("type") == Some(&json!("array")) && s.items.is_some();
-            if !ok {
-                let found = s
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                let at = At::marker(file, m);
-                self.error(
-                    at,
-                    format!(
-                        "must apply {} to an array value, found {}",
-                        m.name(),
-                        if found.is_empty() {
-                            "no type".into()
-                        } else {
-                            found
-                        }
-                    ),
-                    None,
-                );
-                continue;
-            }
-            let Some(items) = s.items.as_deref_mut() else {
-                continue;
+        for m in items {
+            let found = match s.get("type").and_then(Value::as_str) {
+                Some("") | None => "no type".to_string(),
+                Some(t) => t.to_string(),
             };
-            let items = self.shared.materialize(items);
-            self.apply_marker(items, m, sm, file, None);
+            match s.items.as_deref_mut() {
+                Some(items) if found == "array" => {
+                    let items = self.shared.materialize(items);
+                    self.apply_marker(items, m, file, None);
+                }
+                _ => {
+                    let message =
+                        format!("must apply {} to an array value, found {found}", m.name());
+                    self.error(At::marker(file, m), message, None);
+                }
+            }
         }
     }
 
     fn apply_marker(
         &mut self,
         s: &mut Schema,
-        m: &Marker,
-        sm: SchemaMarker,
+        m: &Written<SchemaMarker>,
         file: usize,
         enum_values: Option<&[String]>,
     ) {
         let applying = schema_markers::Applying {
-            marker: m,
-            short: m.name().rsplit(':').next().unwrap_or(m.name()),
+            name: m.name(),
+            short: m.short_name(),
             enum_values,
         };
-        if let Err((msg, hint)) = schema_markers::apply(sm, s, &applying) {
+        if let Err((msg, hint)) = schema_markers::apply(&m.value, s, &applying) {
             let at = At::marker(file, m);
             self.error(at, msg, hint);
         }
@@ -816,14 +776,13 @@ impl<'m> SchemaGen<'m> {
     fn check_map_list_has_keys(
         &mut self,
         s: &Schema,
-        markers: &[(&Marker, SchemaMarker)],
+        markers: &[&Written<SchemaMarker>],
         file: usize,
     ) {
-        let map_list = markers.iter().find(|(m, sm)| {
-            *sm == SchemaMarker::Topology(TopologyMarker::ListType)
-                && m.value.as_ref().and_then(MarkerValue::as_str) == Some("map")
+        let map_list = markers.iter().find(|m| {
+            matches!(&m.value, SchemaMarker::Topology(TopologyMarker::ListType(t)) if t == "map")
         });
-        if let Some((m, _)) = map_list
+        if let Some(m) = map_list
             && s.get("x-kubernetes-list-type") == Some(&json!("map"))
             && !s.contains_key("x-kubernetes-list-map-keys")
         {
@@ -1179,30 +1138,6 @@ fn object_of(values: Schema) -> Schema {
     s.insert("type".into(), json!("object"));
     s.additional_properties = Some(Box::new(Node::Own(values)));
     s
-}
-
-/// Whether `markers` hold a `+kubebuilder:validation:Type` marker.
-fn has_type_marker(markers: &[Marker]) -> bool {
-    type_marker(markers).is_some()
-}
-
-/// The first `+kubebuilder:validation:Type` marker among `markers`, and the type it says ("" without one, as with
-/// IntOrString).
-fn type_marker(markers: &[Marker]) -> Option<(&Marker, &str)> {
-    let effect = Effect::Schema(SchemaMarker::Value(ValueMarker::Type));
-    let marker = markers.iter().find(|m| m.def.effect == effect)?;
-    let wanted = marker.value.as_ref().and_then(MarkerValue::as_str);
-    Some((marker, wanted.unwrap_or("")))
-}
-
-/// AtMostOneOf, ExactlyOneOf or AtLeastOneOf: the fields they name must exist and be optional.
-fn is_one_of(m: &Marker) -> bool {
-    matches!(
-        m.def.effect,
-        Effect::Schema(SchemaMarker::Rule(
-            RuleMarker::AtMostOneOf | RuleMarker::ExactlyOneOf | RuleMarker::AtLeastOneOf
-        ))
-    )
 }
 
 fn prim_schema(p: Prim) -> Value {

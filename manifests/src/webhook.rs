@@ -14,7 +14,7 @@
 //!   two webhooks of one name), rkb refuses it too, so a generated file always installs.
 
 use crate::model::{At, Model};
-use rkb_markers::{Diagnostic, Marker, WebhookMarker};
+use rkb_markers::{Diagnostic, WebhookArgs, WebhookMarker};
 use serde_json::{Map, Value, json};
 
 /// The two configurations the markers describe, every webhook checked and in controller-gen's form, sorted by
@@ -29,16 +29,18 @@ pub struct Configurations {
 pub fn configurations(model: &Model, diags: &mut Vec<Diagnostic>) -> Configurations {
     let mut names = ConfigNames::default();
     let (mut mutating, mut validating) = (Vec::new(), Vec::new());
-    for (kind, (file, m)) in &model.webhooks {
+    for (file, m) in &model.webhooks {
         let at = At::marker(*file, m);
         let mut error = |msg: String, hint: &str| {
             diags.push(model.locate(at, Diagnostic::error(msg)).with_hint(hint));
         };
-        match kind {
-            WebhookMarker::Configuration => names.set(m, &mut error),
-            WebhookMarker::Webhook => match webhook(m) {
-                Ok(w) if is_mutating(m) => mutating.push((w, at)),
-                Ok(w) => validating.push((w, at)),
+        match &m.value {
+            WebhookMarker::Configuration { mutating, name } => {
+                names.set(*mutating, name, &mut error)
+            }
+            WebhookMarker::Webhook(args) => match webhook(args) {
+                Ok(w) if args.mutating => mutating.push((&args.name, w, at)),
+                Ok(w) => validating.push((&args.name, w, at)),
                 Err((msg, hint)) => error(msg, hint),
             },
         }
@@ -92,10 +94,6 @@ fn default_name(kind: &str) -> String {
     }
 }
 
-fn is_mutating(m: &Marker) -> bool {
-    m.arg("mutating").and_then(rkb_markers::Value::as_bool) == Some(true)
-}
-
 /// The names `+kubebuilder:webhookconfiguration` gives the two configurations.
 #[derive(Default)]
 struct ConfigNames {
@@ -104,19 +102,13 @@ struct ConfigNames {
 }
 
 impl ConfigNames {
-    fn set(&mut self, m: &Marker, error: &mut impl FnMut(String, &str)) {
-        let slot = if is_mutating(m) {
-            &mut self.mutating
+    fn set(&mut self, mutating: bool, name: &Option<String>, error: &mut impl FnMut(String, &str)) {
+        let (slot, which) = if mutating {
+            (&mut self.mutating, "mutating")
         } else {
-            &mut self.validating
+            (&mut self.validating, "validating")
         };
-        let name = m.str_arg("name").unwrap_or("").to_string();
         if let Some(first) = slot {
-            let which = if is_mutating(m) {
-                "mutating"
-            } else {
-                "validating"
-            };
             return error(
                 format!(
                     "a second {which} `+kubebuilder:webhookconfiguration` (the first names `{first}`)"
@@ -124,48 +116,55 @@ impl ConfigNames {
                 "keep one: a project has one configuration of each kind",
             );
         }
-        if !name.is_empty() {
-            *slot = Some(name);
+        // Without a name (or with an empty one), the configuration keeps its default name.
+        if let Some(name) = name.as_ref().filter(|n| !n.is_empty()) {
+            *slot = Some(name.clone());
         }
     }
 }
 
 type Problem = (String, &'static str);
 
+/// An optional text argument that was given, and not empty (controller-gen reads an empty value as none).
+fn given(arg: &Option<String>) -> Option<&str> {
+    arg.as_deref().filter(|v| !v.is_empty())
+}
+
 /// One webhook of a configuration, in controller-gen's form.
-fn webhook(m: &Marker) -> Result<Value, Problem> {
+fn webhook(m: &WebhookArgs) -> Result<Value, Problem> {
     let mut w = Map::new();
-    let review_versions = m.list_arg("admissionReviewVersions");
-    if review_versions.is_empty() {
+    if m.admission_review_versions.is_empty() {
         return Err((
             "admissionReviewVersions is empty: the API server needs at least one".into(),
             "write `admissionReviewVersions=v1`",
         ));
     }
-    w.insert("admissionReviewVersions".into(), json!(review_versions));
+    w.insert(
+        "admissionReviewVersions".into(),
+        json!(m.admission_review_versions),
+    );
     w.insert("clientConfig".into(), client_config(m)?);
     w.insert("failurePolicy".into(), json!(failure_policy(m)?));
     if let Some(p) = match_policy(m)? {
         w.insert("matchPolicy".into(), json!(p));
     }
-    w.insert("name".into(), json!(m.str_arg("name").unwrap_or("")));
+    w.insert("name".into(), json!(m.name));
     if let Some(p) = reinvocation_policy(m)? {
         w.insert("reinvocationPolicy".into(), json!(p));
     }
     w.insert("rules".into(), json!([rule(m)?]));
     w.insert("sideEffects".into(), json!(side_effects(m)?));
-    if let Some(t) = m.arg("timeoutSeconds").and_then(rkb_markers::Value::as_i64) {
-        if t != 0 && !(1..=30).contains(&t) {
+    // 0 is Go's unset value: the API server's default (10 seconds).
+    if let Some(t) = m.timeout_seconds.filter(|t| *t != 0) {
+        if !(1..=30).contains(&t) {
             return Err((
                 format!("timeoutSeconds={t} is out of range"),
                 "the API server takes 1 to 30 seconds (default 10)",
             ));
         }
-        if t != 0 {
-            w.insert("timeoutSeconds".into(), json!(t));
-        }
+        w.insert("timeoutSeconds".into(), json!(t));
     }
-    for v in m.list_arg("webhookVersions") {
+    for v in &m.webhook_versions {
         if v != "v1" {
             return Err((
                 format!("unsupported webhook version: {v}"),
@@ -176,25 +175,21 @@ fn webhook(m: &Marker) -> Result<Value, Problem> {
     Ok(Value::Object(w))
 }
 
-fn client_config(m: &Marker) -> Result<Value, Problem> {
-    let path = m.str_arg("path").unwrap_or("");
-    let url = m.str_arg("url").unwrap_or("");
-    match (path.is_empty(), url.is_empty()) {
-        (false, true) => {
+fn client_config(m: &WebhookArgs) -> Result<Value, Problem> {
+    match (given(&m.path), given(&m.url)) {
+        (Some(path), None) => {
             let mut service = Map::new();
-            let or = |arg: &str, default: &str| {
-                let v = m.str_arg(arg).unwrap_or("");
-                json!(if v.is_empty() { default } else { v })
-            };
-            service.insert("name".into(), or("serviceName", "webhook-service"));
-            service.insert("namespace".into(), or("serviceNamespace", "system"));
+            let name = given(&m.service_name).unwrap_or("webhook-service");
+            let namespace = given(&m.service_namespace).unwrap_or("system");
+            service.insert("name".into(), json!(name));
+            service.insert("namespace".into(), json!(namespace));
             service.insert("path".into(), json!(path));
-            if let Some(port) = m.arg("servicePort").and_then(rkb_markers::Value::as_i64) {
+            if let Some(port) = m.service_port {
                 service.insert("port".into(), json!(port));
             }
             Ok(json!({ "service": service }))
         }
-        (true, false) => Ok(json!({ "url": url })),
+        (None, Some(url)) => Ok(json!({ "url": url })),
         _ => Err((
             "`url` or `path` markers are required and mutually exclusive".into(),
             "give `path=/mutate-...` for the in-cluster service, or `url=\"https://...\"` for a webhook elsewhere",
@@ -210,8 +205,8 @@ fn one_of(value: &str, allowed: &[&'static str]) -> Option<&'static str> {
         .find(|a| a.eq_ignore_ascii_case(value))
 }
 
-fn failure_policy(m: &Marker) -> Result<&'static str, Problem> {
-    let v = m.str_arg("failurePolicy").unwrap_or("");
+fn failure_policy(m: &WebhookArgs) -> Result<&'static str, Problem> {
+    let v = &m.failure_policy;
     one_of(v, &["Fail", "Ignore"]).ok_or_else(|| {
         (
             format!("unknown failurePolicy `{v}`: the API server refuses it"),
@@ -220,11 +215,10 @@ fn failure_policy(m: &Marker) -> Result<&'static str, Problem> {
     })
 }
 
-fn match_policy(m: &Marker) -> Result<Option<&'static str>, Problem> {
-    let v = m.str_arg("matchPolicy").unwrap_or("");
-    if v.is_empty() {
+fn match_policy(m: &WebhookArgs) -> Result<Option<&'static str>, Problem> {
+    let Some(v) = given(&m.match_policy) else {
         return Ok(None);
-    }
+    };
     one_of(v, &["Exact", "Equivalent"])
         .map(Some)
         .ok_or_else(|| {
@@ -235,9 +229,9 @@ fn match_policy(m: &Marker) -> Result<Option<&'static str>, Problem> {
         })
 }
 
-fn side_effects(m: &Marker) -> Result<&'static str, Problem> {
-    let v = m.str_arg("sideEffects").unwrap_or("");
-    match one_of(v, &["None", "NoneOnDryRun", "Some", "Unknown"]) {
+fn side_effects(m: &WebhookArgs) -> Result<&'static str, Problem> {
+    let v = given(&m.side_effects);
+    match v.and_then(|v| one_of(v, &["None", "NoneOnDryRun", "Some", "Unknown"])) {
         Some(s @ ("None" | "NoneOnDryRun")) => Ok(s),
         Some(_) => Err((
             "SideEffects should not be set to `Some` or `Unknown` for v1 {Mutating,Validating}WebhookConfiguration".into(),
@@ -250,12 +244,11 @@ fn side_effects(m: &Marker) -> Result<&'static str, Problem> {
     }
 }
 
-fn reinvocation_policy(m: &Marker) -> Result<Option<&'static str>, Problem> {
-    let v = m.str_arg("reinvocationPolicy").unwrap_or("");
-    if v.is_empty() || !is_mutating(m) {
-        // controller-gen drops it from validating webhooks, which have no such field.
+fn reinvocation_policy(m: &WebhookArgs) -> Result<Option<&'static str>, Problem> {
+    // controller-gen drops it from validating webhooks, which have no such field.
+    let Some(v) = given(&m.reinvocation_policy).filter(|_| m.mutating) else {
         return Ok(None);
-    }
+    };
     one_of(v, &["Never", "IfNeeded"]).map(Some).ok_or_else(|| {
         (
             format!("unknown reinvocationPolicy `{v}`: the API server refuses it"),
@@ -264,15 +257,15 @@ fn reinvocation_policy(m: &Marker) -> Result<Option<&'static str>, Problem> {
     })
 }
 
-fn rule(m: &Marker) -> Result<Value, Problem> {
-    let groups: Vec<String> = m
-        .list_arg("groups")
-        .into_iter()
-        .map(|g| if g == "core" { String::new() } else { g })
+fn rule(m: &WebhookArgs) -> Result<Value, Problem> {
+    let groups: Vec<&str> = m
+        .groups
+        .iter()
+        .map(|g| if g == "core" { "" } else { g.as_str() })
         .collect();
     let mut operations = Vec::new();
-    for verb in m.list_arg("verbs") {
-        let Some(op) = one_of(&verb, &["CREATE", "UPDATE", "DELETE", "CONNECT", "*"]) else {
+    for verb in &m.verbs {
+        let Some(op) = one_of(verb, &["CREATE", "UPDATE", "DELETE", "CONNECT", "*"]) else {
             return Err((
                 format!("unknown verb `{verb}` in a webhook rule: the API server refuses it"),
                 "verbs are create, update, delete, connect or * (separated by `;`)",
@@ -280,21 +273,18 @@ fn rule(m: &Marker) -> Result<Value, Problem> {
         };
         operations.push(op);
     }
-    let versions = m.list_arg("versions");
-    let resources = m.list_arg("resources");
-    for (arg, values) in [("groups", &groups), ("versions", &versions)] {
-        wildcard_alone(arg, values.iter().map(String::as_str), |_| false)?;
-    }
+    wildcard_alone("groups", groups.iter().copied(), |_| false)?;
+    wildcard_alone("versions", m.versions.iter().map(String::as_str), |_| false)?;
     wildcard_alone("verbs", operations.iter().copied(), |_| false)?;
     // `*` beside subresources (`*/status`, `pods/log`) is allowed; beside a resource it is not.
-    wildcard_alone("resources", resources.iter().map(String::as_str), |r| {
+    wildcard_alone("resources", m.resources.iter().map(String::as_str), |r| {
         r.contains('/')
     })?;
     Ok(json!({
         "apiGroups": groups,
-        "apiVersions": versions,
+        "apiVersions": m.versions,
         "operations": operations,
-        "resources": resources,
+        "resources": m.resources,
     }))
 }
 
@@ -321,25 +311,24 @@ fn wildcard_alone<'a>(
 /// the configuration).
 fn sorted_unique(
     model: &Model,
-    mut webhooks: Vec<(Value, At)>,
+    mut webhooks: Vec<(&String, Value, At)>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Value> {
-    let name = |w: &Value| w["name"].as_str().unwrap_or("").to_string();
-    webhooks.sort_by_key(|(w, _)| name(w));
+    webhooks.sort_by_key(|(name, _, _)| *name);
     for pair in webhooks.windows(2) {
-        if name(&pair[0].0) == name(&pair[1].0) {
+        if pair[0].0 == pair[1].0 {
             diags.push(
                 model
                     .locate(
-                        pair[1].1,
+                        pair[1].2,
                         Diagnostic::error(format!(
                             "a second webhook named `{}` in one configuration",
-                            name(&pair[1].0)
+                            pair[1].0
                         )),
                     )
                     .with_hint("webhook names must be unique: kubebuilder's are m<kind>-<version>.kb.io and v<kind>-<version>.kb.io"),
             );
         }
     }
-    webhooks.into_iter().map(|(w, _)| w).collect()
+    webhooks.into_iter().map(|(_, w, _)| w).collect()
 }

@@ -72,7 +72,7 @@ fn markers_md_names_every_marker() {
                 .strip_prefix("kubebuilder:validation:")
                 .unwrap_or(d.name);
             !(doc.contains(&format!("+{}", d.name))
-                || (d.effect.is_used() && doc.contains(&format!("`{short}"))))
+                || (d.family.is_used() && doc.contains(&format!("`{short}"))))
         })
         .map(|d| d.name)
         .collect();

@@ -1,5 +1,6 @@
 //! Parsing one marker line against the registry: name lookup, argument grammar, target and type checks.
 
+use crate::args::ArgReader;
 use crate::diag::{Diagnostic, Severity};
 use crate::effect::{DeriveMarker, Effect, SchemaMarker, ValueMarker};
 use crate::registry::{ArgDef, Args, MarkerDef, Registry, Target};
@@ -23,22 +24,19 @@ pub struct Span {
     pub len: usize,
 }
 
-/// One named argument with its value and where the value was written.
+/// One named argument with its value, as the parser read it (the marker's read function takes it from here).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Arg {
+pub(crate) struct Arg {
     pub name: &'static str,
     pub value: Value,
-    pub span: Span,
 }
 
 /// A parsed, vocabulary-checked marker.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Marker {
     pub def: &'static MarkerDef,
-    /// The unnamed value of `Args::Anonymous` markers (`None` when omitted and optional).
-    pub value: Option<Value>,
-    /// Named arguments, in source order.
-    pub args: Vec<Arg>,
+    /// What it does, with the values it was written with.
+    pub effect: Effect,
     /// The whole marker text (from `+` to the end of the line, trimmed).
     pub text: String,
     pub span: Span,
@@ -49,27 +47,16 @@ impl Marker {
         self.def.name
     }
 
-    pub fn arg(&self, name: &str) -> Option<&Value> {
-        self.args.iter().find(|a| a.name == name).map(|a| &a.value)
-    }
-
-    pub fn str_arg(&self, name: &str) -> Option<&str> {
-        self.arg(name).and_then(Value::as_str)
-    }
-
-    pub fn list_arg(&self, name: &str) -> Vec<String> {
-        self.arg(name).map(Value::as_str_list).unwrap_or_default()
+    /// The marker's last name segment, as messages name it (`Minimum` for `+kubebuilder:validation:items:Minimum`).
+    pub fn short_name(&self) -> &'static str {
+        let name = self.def.name;
+        name.rsplit_once(':').map_or(name, |(_, short)| short)
     }
 
     /// A deep copy marker that turns generation off: `+kubebuilder:object:generate=false` or
     /// `+k8s:deepcopy-gen=false` (without a value, or with `true`/`package`, it stays on).
     pub fn disables_deep_copy(&self) -> bool {
-        self.def.effect == Effect::Derive(DeriveMarker::DeepCopy)
-            && match &self.value {
-                Some(Value::Bool(b)) => !b,
-                Some(Value::String(s)) => s.trim() == "false",
-                _ => false,
-            }
+        self.effect == Effect::Derive(DeriveMarker::DeepCopy(false))
     }
 }
 
@@ -89,10 +76,10 @@ pub fn marker_in(text: &str) -> Option<&str> {
         .then_some(text)
 }
 
-/// An Enum marker (on a value or on list items): its list is the values a field may take, so it cannot be empty.
-fn lists_allowed_values(def: &MarkerDef) -> bool {
-    let allowed = SchemaMarker::Value(ValueMarker::Enum);
-    matches!(def.effect, Effect::Schema(s) | Effect::ItemsSchema(s) if s == allowed)
+/// An Enum marker (on a value or on list items) without values: its list is the values a field may take.
+fn lists_no_values(effect: &Effect) -> bool {
+    matches!(effect, Effect::Schema(SchemaMarker::Value(ValueMarker::Enum(values)))
+        | Effect::ItemsSchema(SchemaMarker::Value(ValueMarker::Enum(values))) if values.is_empty())
 }
 
 fn char_col(text: &str, byte_offset: usize, base_col: usize) -> usize {
@@ -148,23 +135,30 @@ pub fn parse_marker(text: &str, target: Target, loc: &Location<'_>) -> Result<Ma
         name_end: 1 + name_len,
     };
     line.check_target(target)?;
-    let mut marker = Marker {
+    let mut reader = match def.args {
+        Args::Flag => {
+            line.parse_flag()?;
+            ArgReader::reading(None, Vec::new())
+        }
+        Args::Anonymous { ty, optional } => {
+            ArgReader::reading(line.parse_value(ty, optional)?, Vec::new())
+        }
+        Args::Named(arg_defs) => ArgReader::reading(None, line.parse_args(arg_defs)?),
+    };
+    let effect = def.effect(&mut reader);
+    if lists_no_values(&effect) {
+        return Err(line.no_values());
+    }
+    Ok(Marker {
         def,
-        value: None,
-        args: Vec::new(),
+        effect,
         text: text.to_string(),
         span: Span {
             line: loc.line,
             col: loc.col,
             len: text.chars().count(),
         },
-    };
-    match def.args {
-        Args::Flag => line.parse_flag()?,
-        Args::Anonymous { ty, optional } => marker.value = line.parse_value(ty, optional)?,
-        Args::Named(arg_defs) => marker.args = line.parse_args(arg_defs)?,
-    }
-    Ok(marker)
+    })
 }
 
 /// One marker's text being parsed against its definition. Offsets are relative to `text` (which has the `+`).
@@ -248,16 +242,21 @@ impl MarkerLine<'_> {
         Ok(())
     }
 
-    /// The unnamed value of `+name=value` (`None` when omitted and optional; a bare bool marker means true).
-    fn parse_value(&self, ty: ArgType, optional: bool) -> Result<Option<Value>, Diagnostic> {
+    /// Where the `=` before an unnamed value is: `name:ignored=value` (see Registry::lookup) has its value after the
+    /// first `=`.
+    fn value_sign(&self) -> usize {
         let name_end = self.name_end;
-        let mut value = None;
-        // `name:ignored=value` (see Registry::lookup): the value starts after the first `=`.
-        let name_end = if self.text[name_end..].starts_with(':') {
+        if self.text[name_end..].starts_with(':') {
             self.text.find('=').unwrap_or(name_end)
         } else {
             name_end
-        };
+        }
+    }
+
+    /// The unnamed value of `+name=value` (`None` when omitted and optional; a bare bool marker means true).
+    fn parse_value(&self, ty: ArgType, optional: bool) -> Result<Option<Value>, Diagnostic> {
+        let mut value = None;
+        let name_end = self.value_sign();
         if name_end >= self.text.len() {
             if ty == ArgType::Bool {
                 value = Some(Value::Bool(true));
@@ -307,26 +306,27 @@ impl MarkerLine<'_> {
                     )
                     .with_hint(format!("`+{}` takes one {}", self.def.name, ty)));
             }
-            if lists_allowed_values(self.def)
-                && matches!(&v, Value::List(items) if items.is_empty())
-            {
-                return Err(diag_at(
-                    Severity::Error,
-                    format!("marker `{}` lists no values", self.def.name),
-                    self.text,
-                    name_end,
-                    self.text.len() - name_end,
-                    self.loc,
-                )
-                .with_hint(format!(
-                    "an empty enum allows any value (the API server drops `enum: []`): list the allowed values, \
-                     `+{}=a;b`, or remove the marker",
-                    self.def.name
-                )));
-            }
             value = Some(v);
         }
         Ok(value)
+    }
+
+    /// An Enum marker whose list is empty: it would allow any value.
+    fn no_values(&self) -> Diagnostic {
+        let at = self.value_sign();
+        diag_at(
+            Severity::Error,
+            format!("marker `{}` lists no values", self.def.name),
+            self.text,
+            at,
+            self.text.len() - at,
+            self.loc,
+        )
+        .with_hint(format!(
+            "an empty enum allows any value (the API server drops `enum: []`): list the allowed values, \
+             `+{}=a;b`, or remove the marker",
+            self.def.name
+        ))
     }
 
     /// The `name=value` arguments, checked against `arg_defs` (unknown, repeated and missing ones are errors).
@@ -374,18 +374,11 @@ impl MarkerLine<'_> {
             cur.expect('=', &format!("`=` after argument `{name}`"))
                 .map_err(|e| self.value_error(e, base))?;
             cur.skip_ws();
-            let vstart = cur.pos;
             let value =
                 parse_value(&mut cur, ad.ty, false).map_err(|e| self.value_error(e, base))?;
-            let vspan = Span {
-                line: self.loc.line,
-                col: char_col(self.text, base + vstart, self.loc.col),
-                len: char_len(self.text, base + vstart, cur.pos - vstart),
-            };
             args.push(Arg {
                 name: ad.name,
                 value,
-                span: vspan,
             });
             match cur.peek_ns() {
                 None => break,
@@ -533,6 +526,8 @@ fn unknown(reg: &Registry, text: &str, body: &str, loc: &Location<'_>) -> Diagno
 mod tests {
     use super::*;
 
+    use crate::effect::{CrdMarker, GenclientTag, NumberMarker, PrintColumn, RuleMarker};
+
     #[test]
     fn only_a_plus_and_a_letter_start_a_marker() {
         assert_eq!(
@@ -569,7 +564,10 @@ mod tests {
     fn anonymous_number() {
         let m = parse("    /// +kubebuilder:validation:Minimum=1", Target::Field).unwrap();
         assert_eq!(m.name(), "kubebuilder:validation:Minimum");
-        assert_eq!(m.value, Some(Value::Number(1.0)));
+        assert_eq!(
+            m.effect,
+            Effect::Schema(SchemaMarker::Number(NumberMarker::Minimum(1.0)))
+        );
     }
 
     #[test]
@@ -579,10 +577,15 @@ mod tests {
             Target::Type,
         )
         .unwrap();
-        assert_eq!(m.str_arg("name"), Some("Image"));
-        assert_eq!(m.str_arg("type"), Some("string"));
-        assert_eq!(m.str_arg("JSONPath"), Some(".spec.image"));
-        assert_eq!(m.arg("priority"), Some(&Value::Int(1)));
+        let column = PrintColumn {
+            name: "Image".into(),
+            type_: "string".into(),
+            json_path: ".spec.image".into(),
+            description: None,
+            format: None,
+            priority: Some(1),
+        };
+        assert_eq!(m.effect, Effect::Crd(CrdMarker::PrintColumn(column)));
     }
 
     #[test]
@@ -592,8 +595,12 @@ mod tests {
             Target::Type,
         )
         .unwrap();
-        assert_eq!(m.list_arg("verbs"), vec!["get", "list", "watch"]);
-        assert_eq!(m.list_arg("groups"), vec!["apps"]);
+        let Effect::Rbac(rule) = m.effect else {
+            panic!("{:?}", m.effect)
+        };
+        assert_eq!(rule.verbs, ["get", "list", "watch"]);
+        assert_eq!(rule.groups, ["apps"]);
+        assert!(rule.urls.is_empty() && rule.namespace.is_none());
     }
 
     #[test]
@@ -603,15 +610,22 @@ mod tests {
             Target::Field,
         )
         .unwrap();
-        assert_eq!(m.str_arg("rule"), Some("self.a, self.b"));
-        assert_eq!(m.str_arg("message"), Some("a, b"));
+        let Effect::Schema(SchemaMarker::Rule(RuleMarker::XValidation(x))) = m.effect else {
+            panic!("{:?}", m.effect)
+        };
+        assert_eq!(x.rule, "self.a, self.b");
+        assert_eq!(x.message.as_deref(), Some("a, b"));
     }
 
     #[test]
     fn flag_and_bool() {
         assert!(parse("/// +kubebuilder:subresource:status", Target::Type).is_ok());
         let m = parse("/// +kubebuilder:object:root=true", Target::Type).unwrap();
-        assert_eq!(m.value, Some(Value::Bool(true)));
+        assert_eq!(m.effect, Effect::Root(true));
+        let m = parse("/// +kubebuilder:object:root", Target::Type).unwrap();
+        assert_eq!(m.effect, Effect::Root(true));
+        let m = parse("/// +kubebuilder:object:root=false", Target::Type).unwrap();
+        assert_eq!(m.effect, Effect::Root(false));
     }
 
     #[test]
@@ -685,13 +699,22 @@ mod tests {
     fn anonymous_marker_with_trailing_colon() {
         let m = parse("/// +kubebuilder:default:=Allow", Target::Field).unwrap();
         assert_eq!(m.name(), "kubebuilder:default");
-        assert_eq!(m.value, Some(Value::String("Allow".into())));
+        assert_eq!(
+            m.effect,
+            Effect::Schema(SchemaMarker::Value(ValueMarker::Default(Value::String(
+                "Allow".into()
+            ))))
+        );
     }
 
     #[test]
     fn genclient_comma_list() {
         let m = parse("/// +genclient:onlyVerbs=create,get", Target::Type).unwrap();
-        assert_eq!(m.value.unwrap().as_str_list(), vec!["create", "get"]);
+        let verbs = vec!["create".to_string(), "get".to_string()];
+        assert_eq!(
+            m.effect,
+            Effect::Derive(DeriveMarker::GenclientTag(GenclientTag::OnlyVerbs(verbs)))
+        );
         let m = parse("/// +genclient", Target::Type).unwrap();
         assert_eq!(m.name(), "genclient");
     }

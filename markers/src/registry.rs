@@ -2,10 +2,12 @@
 //! generators own that rkb accepts and ignores): one definition per marker, with its name, the targets it may
 //! describe, its arguments, whether it repeats, and its [`Effect`] (applied by whoever owns that effect).
 
+use crate::args::ArgReader;
 use crate::effect::{
-    CrdMarker, DeriveMarker, Effect, GenclientTag, ListMarker, NumberMarker, ObjectMarker,
-    PackageMarker, Presence, RuleMarker, SchemaMarker, StringMarker, TopologyMarker, ValueMarker,
-    WebhookMarker,
+    CrdMarker, DeriveMarker, Effect, ExternalDocs, Family, GenclientTag, ListMarker, NumberMarker,
+    ObjectMarker, PackageMarker, Presence, PrintColumn, RbacRule, Resource, RuleMarker, Scale,
+    SchemaMarker, StringMarker, TopologyMarker, ValueMarker, WebhookArgs, WebhookMarker,
+    XValidation,
 };
 use crate::value::ArgType;
 use std::collections::HashMap;
@@ -78,7 +80,7 @@ pub struct ArgDef {
     pub optional: bool,
 }
 
-/// The shape of a marker's arguments.
+/// The shape of a marker's arguments, as its read function asks for them (args.rs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Args {
     /// No value: `+kubebuilder:subresource:status`.
@@ -90,118 +92,117 @@ pub enum Args {
     Named(&'static [ArgDef]),
 }
 
+/// How a marker's typed effect is read from its arguments. A validation marker's read function gives the schema
+/// change, which its plain name applies to the value and its `items:` twin to a list's items.
+#[derive(Clone, Copy)]
+enum Read {
+    Effect(fn(&mut ArgReader) -> Effect),
+    Schema(fn(&mut ArgReader) -> SchemaMarker),
+    ItemsSchema(fn(&mut ArgReader) -> SchemaMarker),
+}
+
+impl Read {
+    fn effect(self, a: &mut ArgReader) -> Effect {
+        match self {
+            Read::Effect(read) => read(a),
+            Read::Schema(read) => Effect::Schema(read(a)),
+            Read::ItemsSchema(read) => Effect::ItemsSchema(read(a)),
+        }
+    }
+}
+
 /// One marker of the vocabulary: everything rkb knows about it but how its effect is applied.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy)]
 pub struct MarkerDef {
     pub name: &'static str,
     pub targets: Targets,
+    /// The arguments its read function asks for.
     pub args: Args,
-    pub effect: Effect,
+    /// Which effect it has (the values come with each parsed marker).
+    pub family: Family,
     /// May appear several times on one item; a second copy of any other marker with another value conflicts.
     pub repeatable: bool,
     pub help: &'static str,
+    read: Read,
+}
+
+impl fmt::Debug for MarkerDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MarkerDef")
+            .field("name", &self.name)
+            .field("args", &self.args)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Names are unique in the vocabulary.
+impl PartialEq for MarkerDef {
+    fn eq(&self, other: &MarkerDef) -> bool {
+        self.name == other.name
+    }
 }
 
 impl MarkerDef {
+    /// The marker's effect with the values `a` gives (the parser's reading of its arguments).
+    pub(crate) fn effect(&self, a: &mut ArgReader) -> Effect {
+        self.read.effect(a)
+    }
+}
+
+/// A line of the tables below: a [`MarkerDef`] before its read function declared its arguments.
+struct Entry {
+    name: &'static str,
+    targets: Targets,
+    read: fn(&mut ArgReader) -> Effect,
+    repeatable: bool,
+    help: &'static str,
+}
+
+impl Entry {
     const fn new(
         name: &'static str,
         targets: Targets,
-        args: Args,
-        effect: Effect,
+        read: fn(&mut ArgReader) -> Effect,
         help: &'static str,
-    ) -> MarkerDef {
-        MarkerDef {
+    ) -> Entry {
+        Entry {
             name,
             targets,
-            args,
-            effect,
+            read,
             repeatable: false,
             help,
         }
     }
 
-    const fn repeatable(mut self) -> MarkerDef {
+    const fn repeatable(mut self) -> Entry {
         self.repeatable = true;
         self
     }
-
-    const fn with_args(mut self, args: Args) -> MarkerDef {
-        self.args = args;
-        self
-    }
 }
-
-const fn a(name: &'static str, ty: ArgType, optional: bool) -> ArgDef {
-    ArgDef { name, ty, optional }
-}
-
-const fn anon(ty: ArgType) -> Args {
-    Args::Anonymous {
-        ty,
-        optional: false,
-    }
-}
-
-const fn optional(ty: ArgType) -> Args {
-    Args::Anonymous { ty, optional: true }
-}
-
-const XVALIDATION: &[ArgDef] = &[
-    a("rule", ArgType::String, false),
-    a("message", ArgType::String, true),
-    a("messageExpression", ArgType::String, true),
-    a("reason", ArgType::String, true),
-    a("fieldPath", ArgType::String, true),
-    a("optionalOldSelf", ArgType::Bool, true),
-];
-
-/// controller-gen's webhook generator's arguments, in its order.
-const WEBHOOK: &[ArgDef] = &[
-    a("webhookVersions", ArgType::StringList, true),
-    a("failurePolicy", ArgType::String, false),
-    a("matchPolicy", ArgType::String, true),
-    a("sideEffects", ArgType::String, true),
-    a("timeoutSeconds", ArgType::Int, true),
-    a("groups", ArgType::StringList, false),
-    a("resources", ArgType::StringList, false),
-    a("verbs", ArgType::StringList, false),
-    a("versions", ArgType::StringList, false),
-    a("name", ArgType::String, false),
-    a("serviceName", ArgType::String, true),
-    a("serviceNamespace", ArgType::String, true),
-    a("path", ArgType::String, true),
-    a("servicePort", ArgType::Int, true),
-    a("admissionReviewVersions", ArgType::StringList, false),
-    a("reinvocationPolicy", ArgType::String, true),
-    a("url", ArgType::String, true),
-    a("mutating", ArgType::Bool, false),
-];
 
 /// A validation marker: `+kubebuilder:validation:<short>` on a field or type, and again as
 /// `+kubebuilder:validation:items:<short>` for the items of a list.
 struct Validation {
     short: &'static str,
-    args: Args,
-    effect: SchemaMarker,
+    read: fn(&mut ArgReader) -> SchemaMarker,
     repeatable: bool,
     help: &'static str,
 }
 
 const fn v(
     short: &'static str,
-    args: Args,
-    effect: SchemaMarker,
+    read: fn(&mut ArgReader) -> SchemaMarker,
     help: &'static str,
 ) -> Validation {
     Validation {
         short,
-        args,
-        effect,
+        read,
         repeatable: false,
         help,
     }
 }
 
+use ListMarker as L;
 use NumberMarker as N;
 use ObjectMarker as O;
 use SchemaMarker as S;
@@ -210,26 +211,26 @@ use ValueMarker as V;
 /// The validation markers controller-gen registers for fields and types, and again under `items:`.
 #[rustfmt::skip]
 const VALIDATION: &[Validation] = &[
-    v("Maximum", anon(ArgType::Number), S::Number(N::Maximum), "maximum value of a number"),
-    v("Minimum", anon(ArgType::Number), S::Number(N::Minimum), "minimum value of a number"),
-    v("ExclusiveMaximum", anon(ArgType::Bool), S::Number(N::ExclusiveMaximum), "whether Maximum is exclusive"),
-    v("ExclusiveMinimum", anon(ArgType::Bool), S::Number(N::ExclusiveMinimum), "whether Minimum is exclusive"),
-    v("MultipleOf", anon(ArgType::Number), S::Number(N::MultipleOf), "the number must be a multiple of this"),
-    v("MinProperties", anon(ArgType::Int), S::Object(O::MinProperties), "minimum number of properties of an object"),
-    v("MaxProperties", anon(ArgType::Int), S::Object(O::MaxProperties), "maximum number of properties of an object"),
-    v("MaxLength", anon(ArgType::Int), S::String(StringMarker::MaxLength), "maximum length of a string"),
-    v("MinLength", anon(ArgType::Int), S::String(StringMarker::MinLength), "minimum length of a string"),
-    v("Pattern", anon(ArgType::String), S::String(StringMarker::Pattern), "regular expression a string must match"),
-    v("MaxItems", anon(ArgType::Int), S::List(ListMarker::MaxItems), "maximum length of a list"),
-    v("MinItems", anon(ArgType::Int), S::List(ListMarker::MinItems), "minimum length of a list"),
-    v("UniqueItems", anon(ArgType::Bool), S::List(ListMarker::UniqueItems), "list items must be unique"),
-    v("Enum", anon(ArgType::AnyList), S::Value(V::Enum), "the allowed values"),
-    v("Format", anon(ArgType::String), S::Value(V::Format), "OpenAPI format (date-time, int32, ...)"),
-    v("Type", anon(ArgType::String), S::Value(V::Type), "overrides the OpenAPI type"),
-    v("XPreserveUnknownFields", Args::Flag, S::Object(O::PreserveUnknownFields), "keep fields the schema does not declare"),
-    v("XEmbeddedResource", Args::Flag, S::Object(O::EmbeddedResource), "the value is an embedded Kubernetes object"),
-    v("XIntOrString", Args::Flag, S::Value(V::IntOrString), "the value is an int or a string"),
-    Validation { repeatable: true, ..v("XValidation", Args::Named(XVALIDATION), S::Rule(RuleMarker::XValidation), "a CEL validation rule") },
+    v("Maximum", |a| S::Number(N::Maximum(a.value_number())), "maximum value of a number"),
+    v("Minimum", |a| S::Number(N::Minimum(a.value_number())), "minimum value of a number"),
+    v("ExclusiveMaximum", |a| S::Number(N::ExclusiveMaximum(a.value_bool())), "whether Maximum is exclusive"),
+    v("ExclusiveMinimum", |a| S::Number(N::ExclusiveMinimum(a.value_bool())), "whether Minimum is exclusive"),
+    v("MultipleOf", |a| S::Number(N::MultipleOf(a.value_number())), "the number must be a multiple of this"),
+    v("MinProperties", |a| S::Object(O::MinProperties(a.value_int())), "minimum number of properties of an object"),
+    v("MaxProperties", |a| S::Object(O::MaxProperties(a.value_int())), "maximum number of properties of an object"),
+    v("MaxLength", |a| S::String(StringMarker::MaxLength(a.value_int())), "maximum length of a string"),
+    v("MinLength", |a| S::String(StringMarker::MinLength(a.value_int())), "minimum length of a string"),
+    v("Pattern", |a| S::String(StringMarker::Pattern(a.value_string())), "regular expression a string must match"),
+    v("MaxItems", |a| S::List(L::MaxItems(a.value_int())), "maximum length of a list"),
+    v("MinItems", |a| S::List(L::MinItems(a.value_int())), "minimum length of a list"),
+    v("UniqueItems", |a| S::List(L::UniqueItems(a.value_bool())), "list items must be unique"),
+    v("Enum", |a| S::Value(V::Enum(a.value_any_list())), "the allowed values"),
+    v("Format", |a| S::Value(V::Format(a.value_string())), "OpenAPI format (date-time, int32, ...)"),
+    v("Type", |a| S::Value(V::Type(a.value_string())), "overrides the OpenAPI type"),
+    v("XPreserveUnknownFields", |_| S::Object(O::PreserveUnknownFields), "keep fields the schema does not declare"),
+    v("XEmbeddedResource", |_| S::Object(O::EmbeddedResource), "the value is an embedded Kubernetes object"),
+    v("XIntOrString", |_| S::Value(V::IntOrString), "the value is an int or a string"),
+    Validation { repeatable: true, ..v("XValidation", |a| S::Rule(RuleMarker::XValidation(XValidation::read(a))), "a CEL validation rule") },
 ];
 
 const TF: Targets = Targets::TYPE_FIELD;
@@ -241,94 +242,95 @@ const fn presence(required: bool, decisive: bool) -> Effect {
     Effect::Presence(Presence { required, decisive })
 }
 
-const fn schema(m: SchemaMarker) -> Effect {
-    Effect::Schema(m)
-}
-
-const fn crd(m: CrdMarker) -> Effect {
-    Effect::Crd(m)
-}
-
-const fn genclient(tag: GenclientTag) -> Effect {
+const fn tag(tag: GenclientTag) -> Effect {
     Effect::Derive(DeriveMarker::GenclientTag(tag))
 }
 
-/// An accepted marker of another generator, whatever its arguments.
-const fn other(name: &'static str, targets: Targets, help: &'static str) -> MarkerDef {
-    MarkerDef::new(name, targets, optional(ArgType::Raw), Effect::Ignored, help)
+/// An accepted marker of another generator, whatever its arguments (its text is read, and dropped).
+const fn other(name: &'static str, targets: Targets, help: &'static str) -> Entry {
+    Entry::new(
+        name,
+        targets,
+        |a| {
+            a.opt_value_raw();
+            Effect::Ignored
+        },
+        help,
+    )
 }
 
 /// Everything except the validation markers and their items variants.
 #[rustfmt::skip]
-const BASE: &[MarkerDef] = &[
+const BASE: &[Entry] = &[
     // package
-    MarkerDef::new("groupName", PKG, optional(ArgType::String), Effect::Package(PackageMarker::GroupName), "API group of the package"),
-    MarkerDef::new("versionName", PKG, anon(ArgType::String), Effect::Package(PackageMarker::VersionName), "API version of the package (default: the module name)"),
-    MarkerDef::new("kubebuilder:skip", PKG, Args::Flag, Effect::Package(PackageMarker::Skip), "not an API version: no CRD from this package"),
+    Entry::new("groupName", PKG, |a| Effect::Package(PackageMarker::GroupName(a.opt_value_string())), "API group of the package"),
+    Entry::new("versionName", PKG, |a| Effect::Package(PackageMarker::VersionName(a.value_string())), "API version of the package (default: the module name)"),
+    Entry::new("kubebuilder:skip", PKG, |_| Effect::Package(PackageMarker::Skip), "not an API version: no CRD from this package"),
     // presence
-    MarkerDef::new("kubebuilder:validation:Optional", Targets::PACKAGE_FIELD, Args::Flag, presence(false, true), "field optional (on a package: every field optional by default)"),
-    MarkerDef::new("kubebuilder:validation:Required", Targets::PACKAGE_FIELD, Args::Flag, presence(true, true), "field required"),
-    MarkerDef::new("required", FIELD, Args::Flag, presence(true, false), "field required"),
-    MarkerDef::new("optional", FIELD, Args::Flag, presence(false, false), "field optional"),
-    MarkerDef::new("k8s:required", FIELD, Args::Flag, presence(true, false), "field required"),
-    MarkerDef::new("k8s:optional", FIELD, Args::Flag, presence(false, false), "field optional"),
+    Entry::new("kubebuilder:validation:Optional", Targets::PACKAGE_FIELD, |_| presence(false, true), "field optional (on a package: every field optional by default)"),
+    Entry::new("kubebuilder:validation:Required", Targets::PACKAGE_FIELD, |_| presence(true, true), "field required"),
+    Entry::new("required", FIELD, |_| presence(true, false), "field required"),
+    Entry::new("optional", FIELD, |_| presence(false, false), "field optional"),
+    Entry::new("k8s:required", FIELD, |_| presence(true, false), "field required"),
+    Entry::new("k8s:optional", FIELD, |_| presence(false, false), "field optional"),
     // field schema
-    MarkerDef::new("nullable", FIELD, Args::Flag, schema(S::Value(V::Nullable)), "null is an allowed value"),
-    MarkerDef::new("kubebuilder:default", FIELD, anon(ArgType::Any), schema(S::Value(V::Default)), "default value (marker syntax)"),
-    MarkerDef::new("default", FIELD, anon(ArgType::Json), schema(S::Value(V::DefaultJson)), "default value (JSON)"),
-    MarkerDef::new("kubebuilder:example", FIELD, anon(ArgType::Any), schema(S::Value(V::Example)), "example value"),
-    MarkerDef::new("kubebuilder:validation:EmbeddedResource", FIELD, Args::Flag, schema(S::Object(O::EmbeddedResource)), "the value is an embedded Kubernetes object"),
-    MarkerDef::new("kubebuilder:validation:Schemaless", FIELD, Args::Flag, Effect::Schemaless, "emit no schema for this field"),
-    MarkerDef::new("k8s:immutable", FIELD, Args::Flag, schema(S::Rule(RuleMarker::Immutable)), "the field cannot change once set"),
+    Entry::new("nullable", FIELD, |_| Effect::Schema(S::Value(V::Nullable)), "null is an allowed value"),
+    Entry::new("kubebuilder:default", FIELD, |a| Effect::Schema(S::Value(V::Default(a.value_any()))), "default value (marker syntax)"),
+    Entry::new("default", FIELD, |a| Effect::Schema(S::Value(V::DefaultJson(a.value_json()))), "default value (JSON)"),
+    Entry::new("kubebuilder:example", FIELD, |a| Effect::Schema(S::Value(V::Example(a.value_any()))), "example value"),
+    Entry::new("kubebuilder:validation:EmbeddedResource", FIELD, |_| Effect::Schema(S::Object(O::EmbeddedResource)), "the value is an embedded Kubernetes object"),
+    Entry::new("kubebuilder:validation:Schemaless", FIELD, |_| Effect::Schemaless, "emit no schema for this field"),
+    Entry::new("k8s:immutable", FIELD, |_| Effect::Schema(S::Rule(RuleMarker::Immutable)), "the field cannot change once set"),
     // type schema
-    MarkerDef::new("kubebuilder:validation:AtMostOneOf", TYPE, anon(ArgType::StringList), schema(S::Rule(RuleMarker::AtMostOneOf)), "at most one of these fields may be set").repeatable(),
-    MarkerDef::new("kubebuilder:validation:ExactlyOneOf", TYPE, anon(ArgType::StringList), schema(S::Rule(RuleMarker::ExactlyOneOf)), "exactly one of these fields must be set").repeatable(),
-    MarkerDef::new("kubebuilder:validation:AtLeastOneOf", TYPE, anon(ArgType::StringList), schema(S::Rule(RuleMarker::AtLeastOneOf)), "at least one of these fields must be set").repeatable(),
-    MarkerDef::new("k8s:enum", TYPE, Args::Flag, schema(S::Value(V::K8sEnum)), "the type is a string enum of its variants"),
+    Entry::new("kubebuilder:validation:AtMostOneOf", TYPE, |a| Effect::Schema(S::Rule(RuleMarker::AtMostOneOf(a.value_strings()))), "at most one of these fields may be set").repeatable(),
+    Entry::new("kubebuilder:validation:ExactlyOneOf", TYPE, |a| Effect::Schema(S::Rule(RuleMarker::ExactlyOneOf(a.value_strings()))), "exactly one of these fields must be set").repeatable(),
+    Entry::new("kubebuilder:validation:AtLeastOneOf", TYPE, |a| Effect::Schema(S::Rule(RuleMarker::AtLeastOneOf(a.value_strings()))), "at least one of these fields must be set").repeatable(),
+    Entry::new("k8s:enum", TYPE, |_| Effect::Schema(S::Value(V::K8sEnum)), "the type is a string enum of its variants"),
     // type or field schema
-    MarkerDef::new("kubebuilder:pruning:PreserveUnknownFields", TF, Args::Flag, schema(S::Object(O::PreserveUnknownFields)), "keep fields the schema does not declare"),
-    MarkerDef::new("kubebuilder:title", TF, anon(ArgType::Any), schema(S::Value(V::Title)), "schema title"),
-    MarkerDef::new("kubebuilder:externalDocs", TF, Args::Named(&[a("url", ArgType::String, false), a("description", ArgType::String, true)]), schema(S::Value(V::ExternalDocs)), "external documentation link"),
+    Entry::new("kubebuilder:pruning:PreserveUnknownFields", TF, |_| Effect::Schema(S::Object(O::PreserveUnknownFields)), "keep fields the schema does not declare"),
+    Entry::new("kubebuilder:title", TF, |a| Effect::Schema(S::Value(V::Title(a.value_any()))), "schema title"),
+    Entry::new("kubebuilder:externalDocs", TF, |a| Effect::Schema(S::Value(V::ExternalDocs(ExternalDocs::read(a)))), "external documentation link"),
     // topology
-    MarkerDef::new("listType", TF, anon(ArgType::String), schema(S::Topology(TopologyMarker::ListType)), "atomic, set or map"),
-    MarkerDef::new("listMapKey", TF, anon(ArgType::String), schema(S::Topology(TopologyMarker::ListMapKey)), "a key of a listType=map list (repeatable)").repeatable(),
-    MarkerDef::new("mapType", TF, anon(ArgType::String), schema(S::Topology(TopologyMarker::MapType)), "atomic or granular"),
-    MarkerDef::new("structType", TF, anon(ArgType::String), schema(S::Topology(TopologyMarker::StructType)), "atomic or granular"),
+    Entry::new("listType", TF, |a| Effect::Schema(S::Topology(TopologyMarker::ListType(a.value_string()))), "atomic, set or map"),
+    Entry::new("listMapKey", TF, |a| Effect::Schema(S::Topology(TopologyMarker::ListMapKey(a.value_string()))), "a key of a listType=map list (repeatable)").repeatable(),
+    Entry::new("mapType", TF, |a| Effect::Schema(S::Topology(TopologyMarker::MapType(a.value_string()))), "atomic or granular"),
+    Entry::new("structType", TF, |a| Effect::Schema(S::Topology(TopologyMarker::StructType(a.value_string()))), "atomic or granular"),
     // CRD
-    MarkerDef::new("kubebuilder:subresource:status", TYPE, Args::Flag, crd(CrdMarker::StatusSubresource), "enable the status subresource"),
-    MarkerDef::new("kubebuilder:subresource:scale", TYPE, Args::Named(&[a("specpath", ArgType::String, false), a("statuspath", ArgType::String, false), a("selectorpath", ArgType::String, true)]), crd(CrdMarker::ScaleSubresource), "enable the scale subresource"),
-    MarkerDef::new("kubebuilder:printcolumn", TYPE, Args::Named(&[a("name", ArgType::String, false), a("type", ArgType::String, false), a("JSONPath", ArgType::String, false), a("description", ArgType::String, true), a("format", ArgType::String, true), a("priority", ArgType::Int, true)]), crd(CrdMarker::PrintColumn), "an additional printer column").repeatable(),
-    MarkerDef::new("kubebuilder:resource", TYPE, Args::Named(&[a("path", ArgType::String, true), a("shortName", ArgType::StringList, true), a("categories", ArgType::StringList, true), a("singular", ArgType::String, true), a("scope", ArgType::String, true)]), crd(CrdMarker::Resource), "resource names and scope"),
-    MarkerDef::new("kubebuilder:storageversion", TYPE, Args::Flag, crd(CrdMarker::StorageVersion), "this version is the storage version"),
-    MarkerDef::new("kubebuilder:skipversion", TYPE, Args::Flag, crd(CrdMarker::SkipVersion), "leave this version out of the CRD"),
-    MarkerDef::new("kubebuilder:unservedversion", TYPE, Args::Flag, crd(CrdMarker::UnservedVersion), "this version is not served"),
-    MarkerDef::new("kubebuilder:deprecatedversion", TYPE, Args::Named(&[a("warning", ArgType::String, true)]), crd(CrdMarker::DeprecatedVersion), "this version is deprecated"),
-    MarkerDef::new("kubebuilder:metadata", TYPE, Args::Named(&[a("annotations", ArgType::StringList, true), a("labels", ArgType::StringList, true)]), crd(CrdMarker::Metadata), "annotations and labels of the CRD").repeatable(),
-    MarkerDef::new("kubebuilder:selectablefield", TYPE, Args::Named(&[a("JSONPath", ArgType::String, false)]), crd(CrdMarker::SelectableField), "a field usable in field selectors").repeatable(),
+    Entry::new("kubebuilder:subresource:status", TYPE, |_| Effect::Crd(CrdMarker::StatusSubresource), "enable the status subresource"),
+    Entry::new("kubebuilder:subresource:scale", TYPE, |a| Effect::Crd(CrdMarker::ScaleSubresource(Scale::read(a))), "enable the scale subresource"),
+    Entry::new("kubebuilder:printcolumn", TYPE, |a| Effect::Crd(CrdMarker::PrintColumn(PrintColumn::read(a))), "an additional printer column").repeatable(),
+    Entry::new("kubebuilder:resource", TYPE, |a| Effect::Crd(CrdMarker::Resource(Resource::read(a))), "resource names and scope"),
+    Entry::new("kubebuilder:storageversion", TYPE, |_| Effect::Crd(CrdMarker::StorageVersion), "this version is the storage version"),
+    Entry::new("kubebuilder:skipversion", TYPE, |_| Effect::Crd(CrdMarker::SkipVersion), "leave this version out of the CRD"),
+    Entry::new("kubebuilder:unservedversion", TYPE, |_| Effect::Crd(CrdMarker::UnservedVersion), "this version is not served"),
+    Entry::new("kubebuilder:deprecatedversion", TYPE, |a| Effect::Crd(CrdMarker::DeprecatedVersion { warning: a.opt_string("warning") }), "this version is deprecated"),
+    Entry::new("kubebuilder:metadata", TYPE, |a| Effect::Crd(CrdMarker::Metadata { annotations: a.opt_strings("annotations"), labels: a.opt_strings("labels") }), "annotations and labels of the CRD").repeatable(),
+    Entry::new("kubebuilder:selectablefield", TYPE, |a| Effect::Crd(CrdMarker::SelectableField { json_path: a.string("JSONPath") }), "a field usable in field selectors").repeatable(),
     // RBAC: allowed on any doc comment under src/ (controller-gen reads it from any comment of a package).
-    MarkerDef::new("kubebuilder:rbac", Targets::ANY, Args::Named(&[a("groups", ArgType::StringList, true), a("resources", ArgType::StringList, true), a("resourceNames", ArgType::StringList, true), a("verbs", ArgType::StringList, false), a("urls", ArgType::StringList, true), a("namespace", ArgType::String, true), a("roleName", ArgType::String, true)]), Effect::Rbac, "an RBAC rule for the manager role").repeatable(),
+    Entry::new("kubebuilder:rbac", Targets::ANY, |a| Effect::Rbac(RbacRule::read(a)), "an RBAC rule for the manager role").repeatable(),
     // Webhooks: allowed on any doc comment under src/, like RBAC.
-    MarkerDef::new("kubebuilder:webhook", Targets::ANY, Args::Named(WEBHOOK), Effect::Webhook(WebhookMarker::Webhook), "a mutating or validating webhook (config/webhook/manifests.yaml)").repeatable(),
-    MarkerDef::new("kubebuilder:webhookconfiguration", Targets::ANY, Args::Named(&[a("mutating", ArgType::Bool, false), a("name", ArgType::String, true)]), Effect::Webhook(WebhookMarker::Configuration), "the name of the mutating or validating webhook configuration").repeatable(),
+    Entry::new("kubebuilder:webhook", Targets::ANY, |a| Effect::Webhook(WebhookMarker::Webhook(Box::new(WebhookArgs::read(a)))), "a mutating or validating webhook (config/webhook/manifests.yaml)").repeatable(),
+    Entry::new("kubebuilder:webhookconfiguration", Targets::ANY, |a| Effect::Webhook(WebhookMarker::Configuration { mutating: a.bool("mutating"), name: a.opt_string("name") }), "the name of the mutating or validating webhook configuration").repeatable(),
     // Root kinds.
-    MarkerDef::new("kubebuilder:object:root", TYPE, optional(ArgType::Bool), Effect::Root, "a root kind (gets a CRD when it has metadata)"),
+    Entry::new("kubebuilder:object:root", TYPE, |a| Effect::Root(a.opt_value_bool()), "a root kind (gets a CRD when it has metadata)"),
     // What #[derive(Kind)] reads: deep copy here, client-gen's tags below.
-    MarkerDef::new("kubebuilder:object:generate", Targets::PACKAGE_TYPE, optional(ArgType::Bool), Effect::Derive(DeriveMarker::DeepCopy), "deep copy generation (on by default; `=false` turns it off)"),
-    MarkerDef::new("k8s:deepcopy-gen", Targets::PACKAGE_TYPE, optional(ArgType::Raw), Effect::Derive(DeriveMarker::DeepCopy), "deep copy generation (deepcopy-gen's form)"),
+    Entry::new("kubebuilder:object:generate", Targets::PACKAGE_TYPE, |a| Effect::Derive(DeriveMarker::DeepCopy(a.opt_value_bool())), "deep copy generation (on by default; `=false` turns it off)"),
+    // deepcopy-gen's `=package` (and any other value but `false`) leaves it on.
+    Entry::new("k8s:deepcopy-gen", Targets::PACKAGE_TYPE, |a| Effect::Derive(DeriveMarker::DeepCopy(a.opt_value_raw().is_none_or(|v| v.trim() != "false"))), "deep copy generation (deepcopy-gen's form)"),
     // Other generators' markers: accepted, not used.
-    other("k8s:deepcopy-gen:interfaces", TYPE, "deepcopy generation").with_args(anon(ArgType::String)),
-    other("kubebuilder:ac:generate", Targets::PACKAGE_TYPE, "apply configurations").with_args(optional(ArgType::Bool)),
-    other("kubebuilder:ac:output:package", PKG, "apply configurations").with_args(anon(ArgType::String)),
+    Entry::new("k8s:deepcopy-gen:interfaces", TYPE, |a| { a.value_string(); Effect::Ignored }, "deepcopy generation"),
+    Entry::new("kubebuilder:ac:generate", Targets::PACKAGE_TYPE, |a| { a.opt_value_bool(); Effect::Ignored }, "apply configurations"),
+    Entry::new("kubebuilder:ac:output:package", PKG, |a| { a.value_string(); Effect::Ignored }, "apply configurations"),
     other("kubebuilder:scaffold", Targets::ANY, "scaffold insertion point").repeatable(),
     // client-gen's tags, for the derive's typed client.
-    MarkerDef::new("genclient", TYPE, optional(ArgType::Raw), Effect::Derive(DeriveMarker::Genclient), "client-gen: generate a typed client"),
-    MarkerDef::new("genclient:nonNamespaced", TYPE, Args::Flag, genclient(GenclientTag::NonNamespaced), "client-gen: cluster-scoped client"),
-    MarkerDef::new("genclient:noVerbs", TYPE, Args::Flag, genclient(GenclientTag::NoVerbs), "client-gen: no client verbs"),
-    MarkerDef::new("genclient:noStatus", TYPE, Args::Flag, genclient(GenclientTag::NoStatus), "client-gen: no UpdateStatus"),
-    MarkerDef::new("genclient:readonly", TYPE, Args::Flag, genclient(GenclientTag::Readonly), "client-gen: read verbs only"),
-    MarkerDef::new("genclient:onlyVerbs", TYPE, anon(ArgType::StringList), genclient(GenclientTag::OnlyVerbs), "client-gen: only these verbs"),
-    MarkerDef::new("genclient:skipVerbs", TYPE, anon(ArgType::StringList), genclient(GenclientTag::SkipVerbs), "client-gen: all verbs but these"),
-    MarkerDef::new("genclient:method", TYPE, anon(ArgType::Raw), genclient(GenclientTag::Method), "client-gen: an extra client method").repeatable(),
+    Entry::new("genclient", TYPE, |a| Effect::Derive(DeriveMarker::Genclient(a.opt_value_raw())), "client-gen: generate a typed client"),
+    Entry::new("genclient:nonNamespaced", TYPE, |_| tag(GenclientTag::NonNamespaced), "client-gen: cluster-scoped client"),
+    Entry::new("genclient:noVerbs", TYPE, |_| tag(GenclientTag::NoVerbs), "client-gen: no client verbs"),
+    Entry::new("genclient:noStatus", TYPE, |_| tag(GenclientTag::NoStatus), "client-gen: no UpdateStatus"),
+    Entry::new("genclient:readonly", TYPE, |_| tag(GenclientTag::Readonly), "client-gen: read verbs only"),
+    Entry::new("genclient:onlyVerbs", TYPE, |a| tag(GenclientTag::OnlyVerbs(a.value_strings())), "client-gen: only these verbs"),
+    Entry::new("genclient:skipVerbs", TYPE, |a| tag(GenclientTag::SkipVerbs(a.value_strings())), "client-gen: all verbs but these"),
+    Entry::new("genclient:method", TYPE, |a| tag(GenclientTag::Method(a.value_raw())), "client-gen: an extra client method").repeatable(),
     // Kubernetes' other code generators: controller-gen ignores them; real APIs carry them.
     other("k8s:openapi-gen", Targets::ANY, "openapi-gen"),
     other("k8s:defaulter-gen", Targets::ANY, "defaulter-gen"),
@@ -336,7 +338,7 @@ const BASE: &[MarkerDef] = &[
     other("k8s:conversion-gen", Targets::ANY, "conversion-gen"),
     other("k8s:conversion-gen-external-types", Targets::ANY, "conversion-gen"),
     other("k8s:prerelease-lifecycle-gen", Targets::ANY, "prerelease-lifecycle-gen (`:introduced=`, `:deprecated=`, `:removed=`, `:replacement=`)"),
-    other("groupGoName", PKG, "client-gen: Go name of the group").with_args(anon(ArgType::String)),
+    Entry::new("groupGoName", PKG, |a| { a.value_string(); Effect::Ignored }, "client-gen: Go name of the group"),
 ];
 
 /// The registry: lookup by name, did-you-mean, and the full list (for docs and tests).
@@ -345,6 +347,27 @@ pub struct Registry {
     /// Lowercased names, for did-you-mean.
     lower: Vec<String>,
     by_name: HashMap<&'static str, usize>,
+}
+
+/// A definition whose arguments and family are what its read function asks for and returns while declaring.
+fn declare(
+    name: &'static str,
+    targets: Targets,
+    read: Read,
+    repeatable: bool,
+    help: &'static str,
+) -> MarkerDef {
+    let mut declaring = ArgReader::declaring();
+    let family = read.effect(&mut declaring).family();
+    MarkerDef {
+        name,
+        targets,
+        args: declaring.declared(name),
+        family,
+        repeatable,
+        help,
+        read,
+    }
 }
 
 fn leak(s: String) -> &'static str {
@@ -356,24 +379,32 @@ impl Registry {
     fn build() -> Registry {
         let mut defs: Vec<MarkerDef> = Vec::new();
         for v in VALIDATION {
-            defs.push(MarkerDef {
-                name: leak(format!("kubebuilder:validation:{}", v.short)),
-                targets: TF,
-                args: v.args,
-                effect: Effect::Schema(v.effect),
-                repeatable: v.repeatable,
-                help: v.help,
-            });
-            defs.push(MarkerDef {
-                name: leak(format!("kubebuilder:validation:items:{}", v.short)),
-                targets: TF,
-                args: v.args,
-                effect: Effect::ItemsSchema(v.effect),
-                repeatable: v.repeatable,
-                help: "the same, for the items of a list",
-            });
+            let plain = format!("kubebuilder:validation:{}", v.short);
+            let items = format!("kubebuilder:validation:items:{}", v.short);
+            defs.push(declare(
+                leak(plain),
+                TF,
+                Read::Schema(v.read),
+                v.repeatable,
+                v.help,
+            ));
+            defs.push(declare(
+                leak(items),
+                TF,
+                Read::ItemsSchema(v.read),
+                v.repeatable,
+                "the same, for the items of a list",
+            ));
         }
-        defs.extend_from_slice(BASE);
+        for e in BASE {
+            defs.push(declare(
+                e.name,
+                e.targets,
+                Read::Effect(e.read),
+                e.repeatable,
+                e.help,
+            ));
+        }
         let by_name = defs.iter().enumerate().map(|(i, d)| (d.name, i)).collect();
         let lower = defs.iter().map(|d| d.name.to_ascii_lowercase()).collect();
         Registry {
@@ -516,7 +547,13 @@ mod tests {
             let items = r
                 .by_name(&format!("kubebuilder:validation:items:{}", v.short))
                 .unwrap();
-            assert_eq!(items.effect, Effect::ItemsSchema(v.effect));
+            assert_eq!(items.family, Family::ItemsSchema);
+            assert_eq!(
+                items.args,
+                r.by_name(&format!("kubebuilder:validation:{}", v.short))
+                    .unwrap()
+                    .args
+            );
         }
     }
 }

@@ -17,9 +17,7 @@
 //! A Type marker other than `string` where the JSON is a Display text is an error at the marker, as controller-gen
 //! refuses one on a Go type with MarshalText.
 
-use super::{
-    At, Field, Marker, OwnJson, Resolved, Schema, SchemaGen, TypeExpr, has_type_marker, type_marker,
-};
+use super::{At, Field, ItemMarkers, OwnJson, Resolved, Schema, SchemaGen, TypeExpr};
 use std::slice;
 
 /// The name of serde_with's adapter `adapter` written bare or by its `serde_with::` path (`DisplayFromStr`,
@@ -157,7 +155,7 @@ impl SchemaGen<'_> {
     fn display_schema(&mut self, f: &Field, ty: &TypeExpr, at: At, top: bool) -> Schema {
         let model = self.model;
         let local = self.local_type_of(at.file, ty).map(|t| &model.types[t]);
-        if let Some(td) = local.filter(|td| has_type_marker(&td.doc.markers)) {
+        if let Some(td) = local.filter(|td| td.doc.markers.type_marker().is_some()) {
             self.check_written_as_string(&td.doc.markers, td.file, &writes_display_of(f, ty));
             let mut s = Schema::new();
             self.apply_markers(&mut s, &td.doc.markers, td.file, None);
@@ -230,15 +228,20 @@ impl SchemaGen<'_> {
 
     /// A Type marker other than string among `markers`, where the JSON is a Display text (`what` says whose, and
     /// why): the schema would lie.
-    pub(super) fn check_written_as_string(&mut self, markers: &[Marker], file: usize, what: &str) {
-        let Some((marker, wanted)) = type_marker(markers) else {
+    pub(super) fn check_written_as_string(
+        &mut self,
+        markers: &ItemMarkers,
+        file: usize,
+        what: &str,
+    ) {
+        let Some((span, wanted)) = markers.type_marker() else {
             return;
         };
         if wanted.is_empty() || wanted == "string" {
             return;
         }
         self.error(
-            At::marker(file, marker),
+            At { file, span },
             format!("conflicting types: the Type marker says {wanted}, but {what}"),
             Some(
                 "make it `+kubebuilder:validation:Type=string`, and describe the text with Pattern, MaxLength, ..."

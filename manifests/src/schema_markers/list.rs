@@ -2,19 +2,19 @@
 
 use super::{ApplyErr, Applying, found, need, set_int, type_of};
 use crate::schema::Schema;
-use rkb_markers::{ListMarker, Value as MarkerValue};
+use rkb_markers::ListMarker;
 
-pub fn apply(m: ListMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+pub fn apply(m: &ListMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     need(
         type_of(s) == "array",
         format!("{} applies to lists, found {}", at.short, found(s)),
         "use it on a Vec field",
     )?;
     match m {
-        ListMarker::MaxItems => set_int(s, "maxItems", at),
-        ListMarker::MinItems => set_int(s, "minItems", at),
-        ListMarker::UniqueItems => {
-            if at.value().and_then(MarkerValue::as_bool).unwrap_or(false) {
+        ListMarker::MaxItems(n) => set_int(s, "maxItems", *n),
+        ListMarker::MinItems(n) => set_int(s, "minItems", *n),
+        ListMarker::UniqueItems(unique) => {
+            if *unique {
                 // controller-gen writes it, but the API server refuses the CRD ("uniqueItems cannot be set to
                 // true since the runtime complexity becomes quadratic").
                 return Err((

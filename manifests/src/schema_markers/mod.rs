@@ -15,9 +15,7 @@ mod topology;
 mod value;
 
 use crate::schema::Schema;
-use rkb_markers::{
-    Marker, RuleMarker, SchemaMarker, TopologyMarker, Value as MarkerValue, ValueMarker,
-};
+use rkb_markers::{RuleMarker, SchemaMarker, TopologyMarker, ValueMarker};
 use serde_json::{Value, json};
 
 /// Why a marker does not apply: the message and an optional hint.
@@ -25,29 +23,24 @@ pub type ApplyErr = (String, Option<String>);
 
 /// What a marker is applied with.
 pub struct Applying<'a> {
-    pub marker: &'a Marker,
-    /// The marker's last name segment, as messages name it (`Maximum`, `listType`).
-    pub short: &'a str,
+    /// The marker's name (`kubebuilder:validation:items:Maximum`).
+    pub name: &'static str,
+    /// Its last name segment, as messages name it (`Maximum`, `listType`).
+    pub short: &'static str,
     /// The unit variants of the enum the marker is on (for `+k8s:enum`).
     pub enum_values: Option<&'a [String]>,
 }
 
-impl Applying<'_> {
-    fn value(&self) -> Option<&MarkerValue> {
-        self.marker.value.as_ref()
-    }
-}
-
 /// controller-gen's ApplyPriority: the type-shaping markers first, the OneOf rules after every XValidation.
-pub fn order(marker: SchemaMarker) -> i32 {
+pub fn order(marker: &SchemaMarker) -> i32 {
     match marker {
         SchemaMarker::Value(
-            ValueMarker::Type | ValueMarker::IntOrString | ValueMarker::DefaultJson,
+            ValueMarker::Type(_) | ValueMarker::IntOrString | ValueMarker::DefaultJson(_),
         )
-        | SchemaMarker::Topology(TopologyMarker::ListType) => 9,
-        SchemaMarker::Rule(RuleMarker::AtMostOneOf) => 11,
-        SchemaMarker::Rule(RuleMarker::ExactlyOneOf) => 12,
-        SchemaMarker::Rule(RuleMarker::AtLeastOneOf) => 13,
+        | SchemaMarker::Topology(TopologyMarker::ListType(_)) => 9,
+        SchemaMarker::Rule(RuleMarker::AtMostOneOf(_)) => 11,
+        SchemaMarker::Rule(RuleMarker::ExactlyOneOf(_)) => 12,
+        SchemaMarker::Rule(RuleMarker::AtLeastOneOf(_)) => 13,
         SchemaMarker::Number(_)
         | SchemaMarker::String(_)
         | SchemaMarker::List(_)
@@ -59,7 +52,7 @@ pub fn order(marker: SchemaMarker) -> i32 {
 }
 
 /// Applies one schema marker to `s`.
-pub fn apply(marker: SchemaMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+pub fn apply(marker: &SchemaMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     match marker {
         SchemaMarker::Number(m) => number::apply(m, s, at),
         SchemaMarker::String(m) => string::apply(m, s, at),
@@ -93,12 +86,9 @@ fn need(fits: bool, msg: String, hint: &str) -> Result<(), ApplyErr> {
     }
 }
 
-/// Sets `key` to the marker's integer value (0 when absent, which the parser does not let happen).
-fn set_int(s: &mut Schema, key: &str, at: &Applying) {
-    s.insert(
-        key.into(),
-        json!(at.value().and_then(MarkerValue::as_i64).unwrap_or(0)),
-    );
+/// Sets `key` to an integer.
+fn set_int(s: &mut Schema, key: &str, value: i64) {
+    s.insert(key.into(), json!(value));
 }
 
 /// Sets `key: true` when the marker's bool is true, else removes it (false is the default and Go omits it).

@@ -4,13 +4,13 @@ use super::{ApplyErr, Applying, found, need, set_flag, type_of};
 use crate::schema::Schema;
 use rkb_markers::{NumberMarker, Value as MarkerValue};
 
-pub fn apply(m: NumberMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
-    match m {
-        NumberMarker::Maximum => set_bound(s, "maximum", at),
-        NumberMarker::Minimum => set_bound(s, "minimum", at),
-        NumberMarker::MultipleOf => set_bound(s, "multipleOf", at),
-        NumberMarker::ExclusiveMaximum => set_exclusive(s, "exclusiveMaximum", at),
-        NumberMarker::ExclusiveMinimum => set_exclusive(s, "exclusiveMinimum", at),
+pub fn apply(m: &NumberMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+    match *m {
+        NumberMarker::Maximum(f) => set_bound(s, "maximum", f, at),
+        NumberMarker::Minimum(f) => set_bound(s, "minimum", f, at),
+        NumberMarker::MultipleOf(f) => set_bound(s, "multipleOf", f, at),
+        NumberMarker::ExclusiveMaximum(on) => set_exclusive(s, "exclusiveMaximum", on, at),
+        NumberMarker::ExclusiveMinimum(on) => set_exclusive(s, "exclusiveMinimum", on, at),
     }
 }
 
@@ -24,13 +24,12 @@ fn need_number(s: &Schema, at: &Applying, hint: &str) -> Result<(), ApplyErr> {
 }
 
 /// A numeric bound; an integer's must be integral.
-fn set_bound(s: &mut Schema, key: &str, at: &Applying) -> Result<(), ApplyErr> {
+fn set_bound(s: &mut Schema, key: &str, f: f64, at: &Applying) -> Result<(), ApplyErr> {
     need_number(
         s,
         at,
         "use MinLength/MaxLength for strings, MinItems/MaxItems for lists",
     )?;
-    let f = at.value().and_then(MarkerValue::as_f64).unwrap_or(0.0);
     if type_of(s) == "integer" && f.fract() != 0.0 {
         return Err((
             format!(
@@ -45,12 +44,8 @@ fn set_bound(s: &mut Schema, key: &str, at: &Applying) -> Result<(), ApplyErr> {
 }
 
 /// Whether Maximum or Minimum excludes its own value.
-fn set_exclusive(s: &mut Schema, key: &str, at: &Applying) -> Result<(), ApplyErr> {
+fn set_exclusive(s: &mut Schema, key: &str, on: bool, at: &Applying) -> Result<(), ApplyErr> {
     need_number(s, at, "only numbers have exclusive bounds")?;
-    set_flag(
-        s,
-        key,
-        at.value().and_then(MarkerValue::as_bool).unwrap_or(false),
-    );
+    set_flag(s, key, on);
     Ok(())
 }

@@ -6,10 +6,10 @@ use crate::schema::Schema;
 use rkb_markers::ObjectMarker;
 use serde_json::json;
 
-pub fn apply(m: ObjectMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
-    match m {
-        ObjectMarker::MaxProperties => set_property_count(s, "maxProperties", at)?,
-        ObjectMarker::MinProperties => set_property_count(s, "minProperties", at)?,
+pub fn apply(m: &ObjectMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+    match *m {
+        ObjectMarker::MaxProperties(n) => set_property_count(s, "maxProperties", n, at)?,
+        ObjectMarker::MinProperties(n) => set_property_count(s, "minProperties", n, at)?,
         ObjectMarker::PreserveUnknownFields => {
             s.insert("x-kubernetes-preserve-unknown-fields".into(), json!(true));
         }
@@ -21,12 +21,12 @@ pub fn apply(m: ObjectMarker, s: &mut Schema, at: &Applying) -> Result<(), Apply
 }
 
 /// A bound on an object's number of properties.
-fn set_property_count(s: &mut Schema, key: &str, at: &Applying) -> Result<(), ApplyErr> {
+fn set_property_count(s: &mut Schema, key: &str, n: i64, at: &Applying) -> Result<(), ApplyErr> {
     need(
         type_of(s) == "object",
         format!("{} applies to objects, found {}", at.short, found(s)),
         "use it on a map field or on the struct type itself",
     )?;
-    set_int(s, key, at);
+    set_int(s, key, n);
     Ok(())
 }

@@ -3,15 +3,15 @@
 
 use super::{ApplyErr, Applying};
 use crate::schema::Schema;
-use rkb_markers::{RuleMarker, Value as MarkerValue};
+use rkb_markers::{RuleMarker, XValidation};
 use serde_json::{Value, json};
 
-pub fn apply(m: RuleMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+pub fn apply(m: &RuleMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     match m {
-        RuleMarker::XValidation => x_validation(s, at.marker)?,
-        RuleMarker::AtMostOneOf => one_of(s, at, ("<= 1", "at most one", "may"))?,
-        RuleMarker::ExactlyOneOf => one_of(s, at, ("== 1", "exactly one", "must"))?,
-        RuleMarker::AtLeastOneOf => one_of(s, at, (">= 1", "at least one", "must"))?,
+        RuleMarker::XValidation(x) => x_validation(s, x)?,
+        RuleMarker::AtMostOneOf(f) => one_of(s, f, at, ("<= 1", "at most one", "may"))?,
+        RuleMarker::ExactlyOneOf(f) => one_of(s, f, at, ("== 1", "exactly one", "must"))?,
+        RuleMarker::AtLeastOneOf(f) => one_of(s, f, at, (">= 1", "at least one", "must"))?,
         RuleMarker::Immutable => push_rule(
             s,
             json!({"rule": "self == oldSelf", "message": "field is immutable"}),
@@ -28,8 +28,8 @@ const REASONS: [&str; 4] = [
     "FieldValueDuplicate",
 ];
 
-fn x_validation(s: &mut Schema, m: &rkb_markers::Marker) -> Result<(), ApplyErr> {
-    let text = m.str_arg("rule").unwrap_or("");
+fn x_validation(s: &mut Schema, x: &XValidation) -> Result<(), ApplyErr> {
+    let text = x.rule.as_str();
     if let Err(e) = crate::cel::check(text) {
         return Err((
             format!(
@@ -41,12 +41,17 @@ fn x_validation(s: &mut Schema, m: &rkb_markers::Marker) -> Result<(), ApplyErr>
     }
     let mut rule = serde_json::Map::new();
     rule.insert("rule".into(), json!(text));
-    for key in ["message", "messageExpression", "fieldPath"] {
-        if let Some(x) = m.str_arg(key).filter(|x| !x.is_empty()) {
-            rule.insert(key.into(), json!(x));
+    let texts = [
+        ("message", &x.message),
+        ("messageExpression", &x.message_expression),
+        ("fieldPath", &x.field_path),
+    ];
+    for (key, value) in texts {
+        if let Some(v) = value.as_ref().filter(|v| !v.is_empty()) {
+            rule.insert(key.into(), json!(v));
         }
     }
-    if let Some(reason) = m.str_arg("reason").filter(|r| !r.is_empty()) {
+    if let Some(reason) = x.reason.as_deref().filter(|r| !r.is_empty()) {
         if !REASONS.contains(&reason) {
             return Err((
                 format!("invalid reason `{reason}`"),
@@ -55,7 +60,7 @@ fn x_validation(s: &mut Schema, m: &rkb_markers::Marker) -> Result<(), ApplyErr>
         }
         rule.insert("reason".into(), json!(reason));
     }
-    if let Some(b) = m.arg("optionalOldSelf").and_then(MarkerValue::as_bool) {
+    if let Some(b) = x.optional_old_self {
         check_optional_old_self(text, b)?;
         rule.insert("optionalOldSelf".into(), json!(b));
     }
@@ -84,11 +89,11 @@ fn check_optional_old_self(rule: &str, optional: bool) -> Result<(), ApplyErr> {
 /// word its message ("at most one", "may").
 fn one_of(
     s: &mut Schema,
+    fields: &[String],
     at: &Applying,
     (op, how_many, modal): (&str, &str, &str),
 ) -> Result<(), ApplyErr> {
     let short = at.short;
-    let fields = at.value().map(MarkerValue::as_str_list).unwrap_or_default();
     let nested: Vec<&str> = fields
         .iter()
         .map(String::as_str)
@@ -100,7 +105,7 @@ fn one_of(
                 "{short}: cannot reference nested fields: {}",
                 nested.join(", ")
             ),
-            Some(nested_fields_hint(at.marker.name(), &fields)),
+            Some(nested_fields_hint(at.name, fields)),
         ));
     }
     if fields.is_empty() {
@@ -108,7 +113,7 @@ fn one_of(
     }
     let list = format!("[{}]", fields.join(" "));
     let msg = format!("{how_many} of the fields in {list} {modal} be set");
-    push_rule(s, json!({"rule": one_of_rule(&fields, op), "message": msg}));
+    push_rule(s, json!({"rule": one_of_rule(fields, op), "message": msg}));
     Ok(())
 }
 

@@ -2,10 +2,10 @@
 
 use super::{ApplyErr, Applying, found, need, set_int, type_of};
 use crate::schema::Schema;
-use rkb_markers::{StringMarker, Value as MarkerValue};
+use rkb_markers::StringMarker;
 use serde_json::json;
 
-pub fn apply(m: StringMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
+pub fn apply(m: &StringMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     let textual =
         type_of(s) == "string" || s.get("x-kubernetes-int-or-string") == Some(&json!(true));
     need(
@@ -14,13 +14,10 @@ pub fn apply(m: StringMarker, s: &mut Schema, at: &Applying) -> Result<(), Apply
         "use Minimum/Maximum for numbers, MinItems/MaxItems for lists",
     )?;
     match m {
-        StringMarker::MaxLength => set_int(s, "maxLength", at),
-        StringMarker::MinLength => set_int(s, "minLength", at),
-        StringMarker::Pattern => {
-            s.insert(
-                "pattern".into(),
-                json!(at.value().and_then(MarkerValue::as_str).unwrap_or("")),
-            );
+        StringMarker::MaxLength(n) => set_int(s, "maxLength", *n),
+        StringMarker::MinLength(n) => set_int(s, "minLength", *n),
+        StringMarker::Pattern(p) => {
+            s.insert("pattern".into(), json!(p));
         }
     }
     Ok(())

@@ -2,15 +2,14 @@
 
 use super::{ApplyErr, Applying, found, need, type_of};
 use crate::schema::Schema;
-use rkb_markers::{TopologyMarker, Value as MarkerValue};
+use rkb_markers::TopologyMarker;
 use serde_json::{Value, json};
 
-pub fn apply(m: TopologyMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
-    let v = at.value().and_then(MarkerValue::as_str).unwrap_or("");
+pub fn apply(m: &TopologyMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     match m {
-        TopologyMarker::ListType => {
+        TopologyMarker::ListType(v) => {
             need_list(s, at)?;
-            if !matches!(v, "map" | "set" | "atomic") {
+            if !matches!(v.as_str(), "map" | "set" | "atomic") {
                 return Err((
                     format!("listType must be \"map\", \"set\" or \"atomic\", found `{v}`"),
                     None,
@@ -18,7 +17,7 @@ pub fn apply(m: TopologyMarker, s: &mut Schema, at: &Applying) -> Result<(), App
             }
             s.insert("x-kubernetes-list-type".into(), json!(v));
         }
-        TopologyMarker::ListMapKey => {
+        TopologyMarker::ListMapKey(v) => {
             need_list(s, at)?;
             need(
                 s.get("x-kubernetes-list-type") == Some(&json!("map")),
@@ -32,16 +31,16 @@ pub fn apply(m: TopologyMarker, s: &mut Schema, at: &Applying) -> Result<(), App
                 keys.push(json!(v));
             }
         }
-        TopologyMarker::MapType | TopologyMarker::StructType => {
+        TopologyMarker::MapType(v) | TopologyMarker::StructType(v) => {
             // A struct field's schema is still a reference (no type) when its markers are applied.
             let object = type_of(s) == "object"
-                || (m == TopologyMarker::StructType && type_of(s).is_empty());
+                || (matches!(m, TopologyMarker::StructType(_)) && type_of(s).is_empty());
             need(
                 object,
                 format!("{} applies to objects, found {}", at.short, found(s)),
                 "use it on a map or struct field",
             )?;
-            if !matches!(v, "atomic" | "granular") {
+            if !matches!(v.as_str(), "atomic" | "granular") {
                 return Err((
                     format!(
                         "{} must be \"granular\" or \"atomic\", found `{v}`",

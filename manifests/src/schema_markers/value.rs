@@ -3,85 +3,69 @@
 
 use super::{ApplyErr, Applying, type_of};
 use crate::schema::Schema;
-use rkb_markers::{Value as MarkerValue, ValueMarker};
+use rkb_markers::{ExternalDocs, Value as MarkerValue, ValueMarker};
 use serde_json::{Value, json};
 
-pub fn apply(m: ValueMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
-    let v = at.value();
+pub fn apply(m: &ValueMarker, s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
     match m {
-        ValueMarker::Enum => {
-            let vals = match v {
-                Some(MarkerValue::List(items)) => items.iter().map(MarkerValue::to_json).collect(),
-                Some(other) => vec![other.to_json()],
-                None => Vec::new(),
-            };
+        ValueMarker::Enum(values) => {
+            let vals = values.iter().map(MarkerValue::to_json).collect();
             s.insert("enum".into(), Value::Array(vals));
         }
-        ValueMarker::Format => {
-            s.insert(
-                "format".into(),
-                json!(v.and_then(MarkerValue::as_str).unwrap_or("")),
-            );
+        ValueMarker::Format(f) => {
+            s.insert("format".into(), json!(f));
         }
         // An empty Type means "no type" (used with XIntOrString); Go omits the empty string.
-        ValueMarker::Type => match v.and_then(MarkerValue::as_str).unwrap_or("") {
-            "" => {
-                s.remove("type");
-            }
-            t => {
-                s.insert("type".into(), json!(t));
-            }
-        },
+        ValueMarker::Type(t) if t.is_empty() => {
+            s.remove("type");
+        }
+        ValueMarker::Type(t) => {
+            s.insert("type".into(), json!(t));
+        }
         ValueMarker::IntOrString => {
             s.insert("x-kubernetes-int-or-string".into(), json!(true));
         }
         ValueMarker::Nullable => {
             s.insert("nullable".into(), json!(true));
         }
-        ValueMarker::Default => {
-            let mut d = v.map(MarkerValue::to_json).unwrap_or(Value::Null);
+        ValueMarker::Default(v) => {
+            let mut d = v.to_json();
             if type_of(s) == "array" && d == json!({}) {
                 d = json!([]);
             }
             s.insert("default".into(), d);
         }
-        ValueMarker::DefaultJson => {
-            if let Some(d) = v.map(MarkerValue::to_json)
-                && !d.is_null()
-            {
-                s.insert("default".into(), d);
+        // `null` is `+default=ref(...)`, which controller-gen ignores.
+        ValueMarker::DefaultJson(d) => {
+            if !d.is_null() {
+                s.insert("default".into(), d.clone());
             }
         }
-        ValueMarker::Example => {
-            s.insert(
-                "example".into(),
-                v.map(MarkerValue::to_json).unwrap_or(Value::Null),
-            );
+        ValueMarker::Example(v) => {
+            s.insert("example".into(), v.to_json());
         }
-        ValueMarker::Title => title(s, v)?,
-        ValueMarker::ExternalDocs => external_docs(s, at)?,
+        ValueMarker::Title(v) => title(s, v)?,
+        ValueMarker::ExternalDocs(docs) => external_docs(s, docs)?,
         ValueMarker::K8sEnum => k8s_enum(s, at.enum_values)?,
     }
     Ok(())
 }
 
-fn title(s: &mut Schema, v: Option<&MarkerValue>) -> Result<(), ApplyErr> {
+fn title(s: &mut Schema, v: &MarkerValue) -> Result<(), ApplyErr> {
     match v {
-        Some(MarkerValue::String(t)) => {
+        MarkerValue::String(t) => {
             s.insert("title".into(), json!(t));
             Ok(())
         }
-        Some(other) => Err((
+        other => Err((
             format!("title must be a string, found {}", other.type_name()),
             Some("quote it: `+kubebuilder:title=\"...\"`".into()),
         )),
-        None => Ok(()),
     }
 }
 
-fn external_docs(s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
-    let m = at.marker;
-    let url = m.str_arg("url").unwrap_or("");
+fn external_docs(s: &mut Schema, docs: &ExternalDocs) -> Result<(), ApplyErr> {
+    let url = &docs.url;
     if !(url.contains("://") || url.starts_with('/')) {
         return Err((
             format!("invalid url `{url}` in kubebuilder:externalDocs marker"),
@@ -89,7 +73,7 @@ fn external_docs(s: &mut Schema, at: &Applying) -> Result<(), ApplyErr> {
         ));
     }
     let mut d = serde_json::Map::new();
-    if let Some(desc) = m.str_arg("description").filter(|d| !d.is_empty()) {
+    if let Some(desc) = docs.description.as_ref().filter(|d| !d.is_empty()) {
         d.insert("description".into(), json!(desc));
     }
     d.insert("url".into(), json!(url));
