@@ -301,11 +301,12 @@ fn existing_kind_needs_force() {
         ],
         &["already exists", "--force"],
     );
-    // With --force the files are scaffolded again (the user's edit is overwritten) and nothing else changes.
+    // With --force the files are scaffolded again (the user's edit is overwritten, and named) and nothing else
+    // changes: the files --force rewrote with the same contents are not listed.
     let types = p.path().join("src/api/v1/demomicroservice_types.rs");
     let original = std::fs::read_to_string(&types).unwrap();
     std::fs::write(&types, "// edited\n").unwrap();
-    rkb_ok(
+    let out = rkb(
         p.path(),
         &[
             "create",
@@ -318,6 +319,11 @@ fn existing_kind_needs_force() {
             "DemoMicroService",
             "--force",
         ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "warning: overwrote src/api/v1/demomicroservice_types.rs (--force)\n"
     );
     assert_eq!(std::fs::read_to_string(&types).unwrap(), original);
 }

@@ -114,10 +114,7 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
         existing.as_ref(),
     );
     plan.update(project_config::FILE_NAME, config.render()?)?;
-    if !plan.format_rust()? {
-        eprintln!("note: rustfmt is not installed; the scaffolded Rust files are left unformatted");
-    }
-    plan.commit()?;
+    plan.finish()?;
 
     println!(
         "Scaffolded {full_group}/{} {} in {}",

@@ -133,10 +133,7 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
         .expect("found above");
     slot.webhooks = Some(wanted.clone());
     plan.update(project_config::FILE_NAME, config.render()?)?;
-    if !plan.format_rust()? {
-        eprintln!("note: rustfmt is not installed; the scaffolded Rust files are left unformatted");
-    }
-    plan.commit()?;
+    plan.finish()?;
     println!(
         "Scaffolded the {} webhooks of {}/{} {} in {}",
         describe(&wanted),

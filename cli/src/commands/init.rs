@@ -60,10 +60,7 @@ pub fn run(args: &InitArgs) -> Result<()> {
     if let Some(dev_config) = runtime_source.dev_config() {
         plan.create(runtime_source::DEV_CONFIG, dev_config, false)?;
     }
-    if !plan.format_rust()? {
-        eprintln!("note: rustfmt is not installed; the scaffolded Rust files are left unformatted");
-    }
-    plan.commit()?;
+    plan.finish()?;
     if let Some(note) = runtime_source.note() {
         eprintln!("{note}");
     }

@@ -15,6 +15,9 @@ pub struct Plan {
     exists_hint: &'static str,
     /// Relative path -> new contents, and whether the file exists today.
     files: BTreeMap<PathBuf, (String, bool)>,
+    /// Existing files that `create` was allowed to replace (`--force`). Those whose contents then differ (after
+    /// formatting) are the user's code rewritten, listed by [`Plan::finish`].
+    forced: Vec<PathBuf>,
 }
 
 impl Plan {
@@ -24,6 +27,7 @@ impl Plan {
             root: root.to_path_buf(),
             exists_hint,
             files: BTreeMap::new(),
+            forced: Vec::new(),
         }
     }
 
@@ -46,6 +50,9 @@ impl Plan {
         let exists = self.root.join(&rel).exists();
         if exists && !overwrite {
             bail!("{} already exists; {}", rel.display(), self.exists_hint);
+        }
+        if exists && !self.forced.contains(&rel) {
+            self.forced.push(rel.clone());
         }
         self.files.insert(rel, (contents, exists));
         Ok(())
@@ -76,7 +83,7 @@ impl Plan {
     }
 
     /// Formats every planned `.rs` file with rustfmt; returns false when rustfmt is not installed.
-    pub fn format_rust(&mut self) -> Result<bool> {
+    fn format_rust(&mut self) -> Result<bool> {
         let rust: Vec<(&Path, &str)> = self
             .files
             .iter()
@@ -127,10 +134,33 @@ impl Plan {
         )
     }
 
+    /// Formats the Rust files, writes everything ([`Plan::commit`]) and says what needs saying: that rustfmt was
+    /// missing, and which existing files `--force` replaced. What each command ends with.
+    pub fn finish(mut self) -> Result<()> {
+        if !self.format_rust()? {
+            eprintln!(
+                "note: rustfmt is not installed; the scaffolded Rust files are left unformatted"
+            );
+        }
+        let mut overwritten: Vec<PathBuf> = std::mem::take(&mut self.forced)
+            .into_iter()
+            .filter(|rel| {
+                let planned = self.files.get(rel).map(|(contents, _)| contents.as_bytes());
+                std::fs::read(self.root.join(rel)).ok().as_deref() != planned
+            })
+            .collect();
+        self.commit()?;
+        overwritten.sort();
+        for rel in overwritten {
+            eprintln!("warning: overwrote {} (--force)", rel.display());
+        }
+        Ok(())
+    }
+
     /// Writes every file, all or nothing (rkb_manifests::write: staged beside their targets, then renamed; any
     /// failure undoes every step, and its error names the target, relative to the project). Returns each path and
     /// whether it existed before.
-    pub fn commit(self) -> Result<Vec<(PathBuf, bool)>> {
+    fn commit(self) -> Result<Vec<(PathBuf, bool)>> {
         let writes: Vec<FileWrite> = self
             .files
             .iter()
