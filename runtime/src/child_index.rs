@@ -16,7 +16,7 @@
 //!    [`ChildIndex::record_applied`] around their own write), delete them with [`ChildIndex::delete`], and write
 //!    their own object's status with [`ChildIndex::apply_status`];
 //! 4. the controller counts what the index sent and spared: `rkb_child_writes_total{controller, kind, outcome}`,
-//!    outcome "applied", "deleted" or "skipped" (kind "<Kind>/status" for statuses).
+//!    outcome "applied", "deleted" or "skipped" (kind `"<Kind>/status"` for statuses).
 //!
 //! Guarantees: a change by anyone else (an edit, a deletion, another field manager) arrives as a watch event with a
 //! later resourceVersion, marks the child dirty and reconciles the owner again (through `.owns()`), whose apply

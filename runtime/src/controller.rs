@@ -59,15 +59,11 @@ use crate::backoff::RateLimiter;
 use crate::child_index::ChildIndex;
 use crate::context::Context;
 use crate::error::{BoxError, Error};
-use crate::failure::{Failure, ReconcileError};
+use crate::failure::{Failure, PERSISTENT_CONFLICT, ReconcileError};
 use crate::metrics::{ControllerMetrics, ReconcileResult};
 use crate::queue_mirror::{QueueMirror, requeue_delay};
 use crate::scope::KindScope;
 use crate::watch_retry::retrying;
-
-/// The failure in a row (of the same object) from which a conflict is logged as an error: 5 ms doubling, about
-/// 1.3 s of retries have not cleared it.
-const PERSISTENT_CONFLICT: u32 = 8;
 
 /// The reconcile requests of one controller, from all its watches.
 type Triggers<K> = SelectAll<BoxStream<'static, Result<ReconcileRequest<K>, watcher::Error>>>;

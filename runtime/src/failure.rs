@@ -24,6 +24,11 @@ use std::fmt;
 
 use crate::error::BoxError;
 
+/// The failure in a row (of the same object) from which a conflict is logged as an error: with the default backoff
+/// (5 ms doubling) about 1.3 s of retries have not cleared it, so it is a bug (a write whose resourceVersion is never
+/// refreshed), not a race.
+pub(crate) const PERSISTENT_CONFLICT: u32 = 8;
+
 /// What a failed reconcile means for its object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Failure {

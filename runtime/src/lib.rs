@@ -60,6 +60,7 @@ mod secure;
 mod server;
 mod watch_retry;
 pub mod webhook;
+pub mod worker;
 pub mod workqueue;
 
 pub use context::Context;

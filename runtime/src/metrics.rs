@@ -211,7 +211,7 @@ pub(crate) struct QueueMetrics {
 pub struct ChildWriteLabels {
     /// The controller's name.
     pub controller: String,
-    /// The kind written ("Deployment"), or "<Kind>/status" for its objects' status.
+    /// The kind written ("Deployment"), or `"<Kind>/status"` for its objects' status.
     pub kind: String,
     /// "applied" or "deleted" (sent), "skipped" (spared: nothing would have changed).
     pub outcome: String,

@@ -13,9 +13,10 @@
 // limitations under the License.
 
 //! The Cluster controller, built the way the seed builds it with client-go: a shared informer whose add, update and
-//! delete callbacks put object keys on a rate-limited work queue, and workers that pop a key, read the object from
-//! the lister, act (run the provisioner), write the outcome with the typed client, and either forget the key or
-//! requeue it with its own exponential backoff.
+//! delete callbacks put object keys on a rate-limited work queue, and workers (rkb_runtime::worker runs them, with
+//! readiness, leader election, metrics and panic recovery) that pop a key, read the object from the lister, act (run
+//! the provisioner), write the outcome with the typed client, and either forget the key or requeue it with its own
+//! exponential backoff.
 //!
 //! Where the seed loops forever ("Removing cluster ..."), this one does not:
 //! - a failed `remove` keeps the finalizer and is retried with growing delays (the work queue's per-key backoff),
@@ -26,18 +27,15 @@
 //! - writes carry the resourceVersion they were based on (finalizers by JSON patch with a test, status by PUT of the
 //!   object read), and a conflict re-reads the object instead of resending a stale copy.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
-
-use futures::FutureExt;
 
 use rkb_runtime::client::PostParams;
 use rkb_runtime::conditions::{FALSE, TRUE, is_condition_true, new_condition, set_condition};
 use rkb_runtime::events::EventType;
 use rkb_runtime::finalizer::{add_finalizer, has_finalizer, is_being_deleted, remove_finalizer};
 use rkb_runtime::informer::{HandlerFuncs, SharedInformerFactory};
-use rkb_runtime::metrics::{ControllerMetrics, ReconcileResult};
+use rkb_runtime::worker::Workers;
 use rkb_runtime::workqueue::WorkQueue;
 use rkb_runtime::{Context, ErrorChain, ResourceExt};
 
@@ -82,14 +80,6 @@ impl Options {
     }
 }
 
-/// Why the controller stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ControllerError {
-    /// The informer stopped before its first list completed.
-    #[error("the Cluster informer stopped before its cache synced")]
-    CacheSync,
-}
-
 /// Why one sync of a Cluster failed; the key is retried with backoff.
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {
@@ -102,80 +92,36 @@ pub enum SyncError {
     /// A finalizer patch was refused.
     #[error("cannot update the Cluster's finalizers")]
     Finalizer(#[from] rkb_runtime::Error),
-    /// The sync panicked.
-    #[error("sync panicked: {0}")]
-    Panic(String),
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "non-string panic payload".into())
-}
-
-/// Runs the Cluster controller until the manager stops (`mgr.add(move |ctx| run(ctx, options))`).
+/// Runs the Cluster controller until the manager stops (`mgr.add(move |ctx| run(ctx, options))`): an informer
+/// feeding a work queue, and `options.workers` workers syncing its keys (rkb_runtime::worker).
 ///
 /// +kubebuilder:rbac:groups=clusterprovisioner.rke.io,resources=clusters,verbs=get;list;watch;update;patch
 /// +kubebuilder:rbac:groups=clusterprovisioner.rke.io,resources=clusters/finalizers,verbs=update
 /// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-pub async fn run(ctx: Context, options: Options) -> Result<(), ControllerError> {
-    // /readyz waits for the informer cache (marked ready below, once it syncs).
-    ctx.gate_readiness();
+pub async fn run(ctx: Context, options: Options) -> Result<(), rkb_runtime::Error> {
     let client = ClusterClient::new(ctx.client()).with_field_manager(ctx.field_manager());
     // Through an API server outage the informer waits for the manager's prober, as its controllers do.
     let factory = SharedInformerFactory::builder(ctx.client())
         .retry_with_manager(&ctx)
         .build();
     let informer: ClusterInformer = factory.informer::<Cluster>();
-    // workqueue_* metrics named after the controller, as controller-runtime exports them.
-    let queue = WorkQueue::new(options.retry_base_delay, options.retry_max_delay)
-        .with_metrics(ctx.metrics(), NAME);
-    let workers = options.workers.max(1);
-    // controller_runtime_reconcile_total and friends, as rkb's Controller records them.
-    let metrics = ctx.metrics().controller(NAME, workers);
-    informer.add_event_handler(event_handlers(queue.clone()));
-    factory.start();
-
-    let synced = tokio::select! {
-        synced = factory.wait_for_cache_sync() => synced,
-        () = ctx.shutdown_signal() => {
-            factory.shutdown().await;
-            return Ok(());
-        }
-    };
-    if !synced {
-        return Err(ControllerError::CacheSync);
-    }
-    tracing::info!(controller = NAME, "cache synced");
-    ctx.mark_ready(NAME);
-
-    // Followers keep their cache warm but act only once they lead.
-    if ctx.wait_for_leadership().await {
-        let reconciler = Arc::new(Reconciler {
-            ctx: ctx.clone(),
-            client,
-            lister: informer.lister(),
-            provisioner: options.provisioner,
-        });
-        let workers: Vec<_> = (0..workers)
-            .map(|_| tokio::spawn(worker(reconciler.clone(), queue.clone(), metrics.clone())))
-            .collect();
-        tracing::info!(
-            controller = NAME,
-            workers = workers.len(),
-            "workers started"
-        );
-        ctx.shutdown_signal().await;
-        // In-flight syncs finish; nothing new starts.
-        queue.shut_down();
-        for w in workers {
-            let _ = w.await;
-        }
-    }
-    factory.shutdown().await;
-    Ok(())
+    let queue = WorkQueue::new(options.retry_base_delay, options.retry_max_delay);
+    let workers = Workers::new(&ctx, NAME, queue).count(options.workers);
+    informer.add_event_handler(event_handlers(workers.queue().clone()));
+    let reconciler = Arc::new(Reconciler {
+        ctx: ctx.clone(),
+        client,
+        lister: informer.lister(),
+        provisioner: options.provisioner,
+    });
+    workers
+        .run(&factory, move |name: String| {
+            let reconciler = reconciler.clone();
+            async move { reconciler.sync(&name).await }
+        })
+        .await
 }
 
 /// The informer callbacks: each feeds the key (the name: Cluster is cluster-scoped) to the queue.
@@ -196,42 +142,6 @@ fn event_handlers(queue: WorkQueue<String>) -> HandlerFuncs<Cluster> {
 /// (ours included) are not: they would make every failed attempt retry at once, bypassing the backoff.
 pub fn needs_sync(old: &Cluster, new: &Cluster) -> bool {
     old.spec != new.spec || old.metadata.deletion_timestamp != new.metadata.deletion_timestamp
-}
-
-/// Pops keys until the queue shuts down.
-async fn worker(reconciler: Arc<Reconciler>, queue: WorkQueue<String>, metrics: ControllerMetrics) {
-    while let Some(key) = queue.get().await {
-        let recording = metrics.reconcile();
-        // A panicking sync must not take the worker (and the key it holds) with it: it counts as a failure.
-        let outcome = match AssertUnwindSafe(reconciler.sync(&key)).catch_unwind().await {
-            Ok(outcome) => {
-                recording.finish(match outcome {
-                    Ok(()) => ReconcileResult::Success,
-                    Err(_) => ReconcileResult::Error,
-                });
-                outcome
-            }
-            Err(panic) => {
-                recording.panicked();
-                Err(SyncError::Panic(panic_message(panic.as_ref())))
-            }
-        };
-        match outcome {
-            Ok(()) => queue.forget(&key),
-            Err(error) => {
-                let delay = queue.add_rate_limited(key.clone());
-                tracing::warn!(
-                    controller = NAME,
-                    cluster = %key,
-                    %error,
-                    failures = queue.num_requeues(&key),
-                    retry_in = ?delay,
-                    "sync failed; retrying with backoff"
-                );
-            }
-        }
-        queue.done(&key);
-    }
 }
 
 /// What a worker needs to sync one Cluster.
