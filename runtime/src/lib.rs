@@ -58,6 +58,7 @@ mod rest_metrics;
 pub mod scope;
 mod secure;
 mod server;
+pub mod storage_migration;
 mod watch_retry;
 pub mod webhook;
 pub mod worker;
