@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use rkb_runtime::ResourceExt;
 use rkb_runtime::finalizer::{Event, finalizer};
-use rkb_runtime::{Action, BoxError, Context, Controller, Error};
+use rkb_runtime::{Action, Context, Controller, Error};
 
 use crate::api::v1::DemoMicroService;
 
@@ -41,8 +41,10 @@ pub async fn controller(ctx: Context) -> Result<(), Error> {
 }
 
 /// Moves the cluster towards the state a DemoMicroService asks for. It runs for every change of the object and
-/// must be idempotent; an error retries it with per-object exponential backoff.
-pub async fn reconcile(obj: Arc<DemoMicroService>, ctx: Context) -> Result<Action, BoxError> {
+/// must be idempotent; an error retries it with per-object exponential backoff. Any error type works here
+/// (anyhow, your own thiserror enum): the manager finds an API server outage or a 409 Conflict in its
+/// `source()` chain and handles those apart, and logs the whole chain.
+pub async fn reconcile(obj: Arc<DemoMicroService>, ctx: Context) -> anyhow::Result<Action> {
     let api = ctx.api_in::<DemoMicroService>(&obj.namespace().unwrap_or_default());
     let action = finalizer(&api, FINALIZER, obj, |event| async {
         match event {
@@ -54,7 +56,8 @@ pub async fn reconcile(obj: Arc<DemoMicroService>, ctx: Context) -> Result<Actio
     Ok(action)
 }
 
-/// Creates or updates what `obj.spec` asks for and records the outcome in `obj.status`.
+/// Creates or updates what `obj.spec` asks for and records the outcome in `obj.status`. `finalizer` wants a
+/// `std::error::Error` here: `kube::Error`, or an enum of your own whose messages say what was being done.
 async fn apply(
     _obj: &DemoMicroService,
     _ctx: &Context,
