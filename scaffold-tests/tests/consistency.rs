@@ -445,3 +445,25 @@ fn config_default_renders_right_after_init() {
         "config/default renders the manager:\n{rendered}"
     );
 }
+
+/// `create webhook` describes the webhooks in the README at its scaffold markers (the golden trees show the text); a
+/// README without them, such as one an older rkb scaffolded, is left as it is, and the command says so.
+#[test]
+fn a_readme_without_its_markers_is_left_alone_with_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    rkb_ok(
+        dir,
+        &["init", "--domain", "my.domain", "--project-name", "older"],
+    );
+    rkb_ok(dir, &rkb_scaffold_tests::CREATE_DEMO_API);
+    let readme = "# older\n\nThe team's own README.\n";
+    std::fs::write(dir.join("README.md"), readme).unwrap();
+    let out = rkb_scaffold_tests::rkb(dir, &rkb_scaffold_tests::CREATE_DEMO_WEBHOOKS);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "note: README.md has no `<!-- rkb:scaffold:readme-layout -->` and `<!-- rkb:scaffold:readme-deploy -->` lines, so rkb did not describe the webhooks there\n"
+    );
+    assert_eq!(read(dir.join("README.md")), readme);
+}

@@ -125,6 +125,7 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
         )?;
     }
     enable_in_config_default(&mut plan, &data)?;
+    let readme_note = describe_webhooks_in_readme(&mut plan)?;
 
     let slot = config
         .resources
@@ -134,6 +135,9 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     slot.webhooks = Some(wanted.clone());
     plan.update(project_config::FILE_NAME, config.render()?)?;
     plan.finish()?;
+    if let Some(note) = readme_note {
+        eprintln!("{note}");
+    }
     println!(
         "Scaffolded the {} webhooks of {}/{} {} in {}",
         describe(&wanted),
@@ -424,6 +428,32 @@ fn ensure_line_after(plan: &mut Plan, rel: &Path, anchor: &str, line: &str) -> R
 }
 
 /// The kustomize pieces every project with webhooks has, and the manager's volume lists the patch appends to.
+/// What the scaffold README says once a project has webhooks: the layout row of src/webhook/ and, under "Deploy to a
+/// cluster", that `make deploy` then needs cert-manager. Added at the README's scaffold markers, once. A README
+/// without them (edited, or from an older rkb) is left alone, and the returned note says so.
+fn describe_webhooks_in_readme(plan: &mut Plan) -> Result<Option<String>> {
+    const README: &str = "README.md";
+    const LAYOUT: &str = "rkb:scaffold:readme-layout";
+    const DEPLOY: &str = "rkb:scaffold:readme-deploy";
+    let Ok(text) = plan.read(Path::new(README)) else {
+        return Ok(None);
+    };
+    if !text.contains(LAYOUT) || !text.contains(DEPLOY) {
+        return Ok(Some(format!(
+            "note: README.md has no `<!-- {LAYOUT} -->` and `<!-- {DEPLOY} -->` lines, so rkb did not describe the webhooks there"
+        )));
+    }
+    let row = "| `src/webhook/` | admission and conversion webhooks; `+kubebuilder:webhook` markers drive \
+               `config/webhook/manifests.yaml` |";
+    let deploy = "With webhooks, `make deploy` needs [cert-manager](https://cert-manager.io/docs/installation/) in the \
+                  cluster: it issues the webhook server's certificate (config/certmanager) and puts its CA into the \
+                  webhook configurations.";
+    let text = insert_before_marker(README, &text, LAYOUT, &[row.to_string()])?;
+    let text = insert_before_marker(README, &text, DEPLOY, &[deploy.to_string()])?;
+    plan.update(README, text)?;
+    Ok(None)
+}
+
 fn add_project_files(plan: &mut Plan, render: &dyn Fn(&str) -> Result<String>) -> Result<()> {
     for file in [
         "config/webhook/kustomization.yaml",
