@@ -24,6 +24,24 @@ const CRD: &str = "doohickeys.test.rkb.dev";
 const ETCD_PREFIX: &str = "/registry/test.rkb.dev/doohickeys/";
 const TIMEOUT: Duration = Duration::from_secs(60);
 
+/// What the module docs' `+kubebuilder:rbac` lines grant, for Doohickeys.
+const MIGRATOR_ROLE: &str = "
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: doohickey-migrator
+rules:
+- apiGroups: [apiextensions.k8s.io]
+  resources: [customresourcedefinitions]
+  verbs: [get]
+- apiGroups: [apiextensions.k8s.io]
+  resources: [customresourcedefinitions/status]
+  verbs: [patch]
+- apiGroups: [test.rkb.dev]
+  resources: [doohickeys]
+  verbs: [get, list, update]
+";
+
 /// The Doohickey CRD serving `versions` (all with the same schema), the one named `storage` storing.
 fn doohickey_crd(versions: &[&str], storage: &str) -> CustomResourceDefinition {
     let schema = json!({"openAPIV3Schema": {"type": "object", "properties": {
@@ -200,13 +218,13 @@ async fn assert_all_v2_and_intact(etcd: &str, expected: usize) {
 
 /// A manager running the migrator of the Doohickey CRD; returns it with its metrics.
 async fn migrating_manager(
-    env: &Environment,
+    client: Client,
     options: ManagerOptions,
     identity: &str,
     writes_per_second: f64,
 ) -> (rkb_runtime::RunningManager, Metrics) {
     let mgr = Manager::builder("rkb-storage-migration-test")
-        .client(env.client())
+        .client(client)
         .options(options)
         .identity(identity)
         .build()
@@ -260,8 +278,10 @@ async fn the_leader_migrates_every_object_and_the_old_version_can_then_be_remove
 
     // Two replicas under leader election: only the leader migrates.
     let options = leader_options("rkb-storage-migration", 15, 10, 200);
-    let (first, first_metrics) = migrating_manager(&env, options.clone(), "replica-a", 50.0).await;
-    let (second, second_metrics) = migrating_manager(&env, options, "replica-b", 50.0).await;
+    let (first, first_metrics) =
+        migrating_manager(client.clone(), options.clone(), "replica-a", 50.0).await;
+    let (second, second_metrics) =
+        migrating_manager(client.clone(), options, "replica-b", 50.0).await;
     eventually("storedVersions is [v2]", TIMEOUT, || async {
         Ok::<_, kube::Error>((stored_versions(&client).await == ["v2"]).then_some(()))
     })
@@ -294,8 +314,14 @@ async fn an_interrupted_migration_resumes_and_loses_nothing() {
         .await
         .expect("move storage to v2");
 
+    // The migrator holds only the permissions its docs ask for.
+    let migrator = env
+        .client_with_rbac("doohickey-migrator", MIGRATOR_ROLE)
+        .await
+        .expect("a client with the migrator's role");
     // Stopped (as the manager stops on SIGTERM) once a quarter of the objects are rewritten.
-    let (running, metrics) = migrating_manager(&env, quiet_options(), "first", 20.0).await;
+    let (running, metrics) =
+        migrating_manager(migrator.clone(), quiet_options(), "first", 20.0).await;
     eventually("10 objects rewritten", TIMEOUT, || async {
         Ok::<_, String>((objects(&metrics, "rewritten") >= 10).then_some(()))
     })
@@ -311,7 +337,7 @@ async fn an_interrupted_migration_resumes_and_loses_nothing() {
     assert_eq!(stored_versions(&client).await, ["v1", "v2"]);
 
     // Restarted: it finishes; what the first run wrote costs no etcd write the second time.
-    let (running, metrics) = migrating_manager(&env, quiet_options(), "second", 50.0).await;
+    let (running, metrics) = migrating_manager(migrator, quiet_options(), "second", 50.0).await;
     eventually("storedVersions is [v2]", TIMEOUT, || async {
         Ok::<_, kube::Error>((stored_versions(&client).await == ["v2"]).then_some(()))
     })
