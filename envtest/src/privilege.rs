@@ -7,6 +7,8 @@
 //!   Role or in every namespace for a ClusterRole. It is *used* when the user made a request it authorises (the
 //!   request's namespace in the Role's, its name among the rule's `resourceNames` if the rule lists any); a
 //!   permission no request used is reported as unused.
+//! - A `patch` or `update` that created its object (201 Created: server-side apply of a new object) also uses
+//!   `create`: the API server authorises that inside the request, where the audit log shows no request of its own.
 //! - A resource request of the user that no permission authorises is reported as ungranted, whatever the server
 //!   answered (a 403, or a 2xx allowed by another binding). Non-resource requests (`/version`, discovery) are not
 //!   compared: every authenticated user may make them, through the cluster's own `system:discovery` role.
@@ -39,6 +41,21 @@ pub struct Allowance {
     pub verb: &'static str,
     /// Why the role holds it although the test's run does not use it.
     pub reason: &'static str,
+}
+
+impl Allowance {
+    /// `update` on `<plural>/finalizers` of `api_group`: needed by a controller whose children's owner references
+    /// set `blockOwnerDeletion` (as a controller reference does), which a cluster running the
+    /// OwnerReferencesPermissionEnforcement admission plugin allows only to whoever may update the owner's
+    /// finalizers. An admission check is no request of its own, so no audit log shows it.
+    pub const fn owner_finalizers(api_group: &'static str, resource: &'static str) -> Self {
+        Self {
+            api_group,
+            resource,
+            verb: "update",
+            reason: "children's owner references set blockOwnerDeletion (OwnerReferencesPermissionEnforcement)",
+        }
+    }
 }
 
 /// One permission of a role.
@@ -206,6 +223,19 @@ impl fmt::Display for PrivilegeReport {
     }
 }
 
+/// The request, and when it was a `patch` or `update` that made the object (answered 201 Created: a server-side
+/// apply of a new object, a PUT that creates), the `create` the API server also authorised inside that request.
+fn with_implied_create(event: &AuditEvent) -> Vec<AuditEvent> {
+    let mut implied = vec![event.clone()];
+    if (event.verb == "patch" || event.verb == "update") && event.code == Some(201) {
+        implied.push(AuditEvent {
+            verb: "create".into(),
+            ..event.clone()
+        });
+    }
+    implied
+}
+
 /// Compares `permissions` with the resource requests `user` made among `events`, as the module docs say.
 pub fn compare(
     user: &str,
@@ -213,9 +243,10 @@ pub fn compare(
     events: &[AuditEvent],
     allowances: &[Allowance],
 ) -> PrivilegeReport {
-    let requests: Vec<&AuditEvent> = events
+    let requests: Vec<AuditEvent> = events
         .iter()
         .filter(|e| e.user == user && !e.is_non_resource())
+        .flat_map(with_implied_create)
         .collect();
     let used = |p: &Permission| requests.iter().any(|e| p.authorises(e));
     let (wildcards, exact): (Vec<&Permission>, Vec<&Permission>) =
@@ -354,11 +385,15 @@ rules:
     fn unused_and_ungranted_are_named_and_a_role_counts_in_its_namespace_only() {
         let permissions = permissions(ROLES).unwrap();
         let mut other_user = request("delete", "apps", "deployments", "default");
+        // A server-side apply that made its object: a create as well as a patch.
+        let mut created = request("patch", "apps", "deployments", "default");
+        created.code = Some(201);
         other_user.user = "admin".into();
         let events = [
             request("list", "apps", "deployments", "default"),
             request("watch", "apps", "deployments", "default"),
             request("patch", "apps", "deployments", "default"),
+            created,
             // A lease outside the Role's namespace is not authorised by it.
             request("get", "coordination.k8s.io", "leases", "default"),
             other_user,
@@ -375,6 +410,7 @@ rules:
             "op: the roles are not least privilege:
   granted, never used: delete apps deployments (ClusterRole manager-role)
   granted, never used: get coordination.k8s.io leases (Role system/leader-election-role)
+  used, not granted: create apps deployments (in namespace default)
   used, not granted: get coordination.k8s.io leases (in namespace default)
   used, not granted: patch apps deployments (in namespace default)
   allowance excuses nothing (used, or not granted): watch \"apps\" deployments
