@@ -34,7 +34,8 @@
 //!   the same), so objects already in the storage version cost one request and no write: re-running is cheap, and an
 //!   interrupted migration resumes by simply running again. Objects are read and written in the storage version when
 //!   it is served (else in the first served version) as `DynamicObject`s, so fields the operator's Rust type does not
-//!   know are written back as they were.
+//!   know are written back as they were. A rewrite changes the object's resourceVersion, so watchers (the operator's
+//!   own controllers) see one update event per rewritten object.
 //! - **Pacing and races.** Writes are paced to [`DEFAULT_WRITES_PER_SECOND`] (`.writes_per_second(..)`). A 409 Conflict
 //!   (someone wrote the object after the list) re-reads the object and writes it again, up to [`MAX_CONFLICTS`] times
 //!   in a row; a 404 (deleted meanwhile) counts as `gone`; an expired continue token (410) lists again from the start,
@@ -43,13 +44,13 @@
 //!   backoff: the version is dropped from `storedVersions` only once every object made it.
 //! - **Never dropping a version a write may still use.** A round (1) reads the CRD: its storage version S,
 //!   `storedVersions` and generation; (2) waits until API discovery reports the resource's `storageVersionHash` for S,
-//!   i.e. the API server answering encodes new writes in S; (3) waits the settle time ([`DEFAULT_SETTLE`], kube-apiserver's
-//!   default `--request-timeout`), so a write accepted before the switch, or by another API server whose cache of the
-//!   CRD lags, has committed before (4) the list is taken: every object stored in an old version is then in the list
-//!   and rewritten, and every write after the list is encoded in S; (5) re-reads the CRD and patches
-//!   `status.storedVersions` to `[S]` only if its generation, storage version and `storedVersions` are those of (1),
-//!   with the resourceVersion just read as a precondition; otherwise (the spec changed: a storage version may have been
-//!   used meanwhile) the round starts over. Raise `.settle(..)` when the API servers run with a longer
+//!   i.e. the API server answering encodes new writes in S; (3) waits the settle time ([`DEFAULT_SETTLE`],
+//!   kube-apiserver's default `--request-timeout`), so a write accepted before the switch, or by another API server
+//!   whose cache of the CRD lags, has committed before (4) the list is taken: every object stored in an old version
+//!   is then in the list and rewritten, and every write after the list is encoded in S; (5) re-reads the CRD and
+//!   patches `status.storedVersions` to `[S]` only if its generation, storage version and `storedVersions` are those
+//!   of (1), with the resourceVersion just read as a precondition; otherwise (the spec changed: a storage version may
+//!   have been used meanwhile) the round starts over. Raise `.settle(..)` when the API servers run with a longer
 //!   `--request-timeout`. Two migrators running at once (no leader election, or a frozen former leader) are harmless:
 //!   each rewrites objects idempotently and patches `storedVersions` only after its own full pass.
 //! - **Leadership.** Each write starts only while this replica's leader term runs and the manager is not shutting

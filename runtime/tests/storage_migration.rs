@@ -57,7 +57,9 @@ fn doohickey_crd(versions: &[&str], storage: &str) -> CustomResourceDefinition {
         "metadata": {"name": CRD},
         "spec": {
             "group": "test.rkb.dev",
-            "names": {"kind": "Doohickey", "listKind": "DoohickeyList", "plural": "doohickeys", "singular": "doohickey"},
+            "names": {
+                "kind": "Doohickey", "listKind": "DoohickeyList", "plural": "doohickeys", "singular": "doohickey",
+            },
             "scope": "Namespaced",
             "versions": versions,
         },
