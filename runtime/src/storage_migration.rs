@@ -250,7 +250,7 @@ impl StorageMigration {
             page_size: DEFAULT_PAGE_SIZE,
             settle: DEFAULT_SETTLE,
             recheck: DEFAULT_RECHECK,
-            metrics: MigrationMetrics::register(ctx),
+            metrics: MigrationMetrics::default(),
             confirmed: HashMap::new(),
         }
     }
@@ -263,7 +263,9 @@ impl StorageMigration {
 
     /// Migrates the CRD named `name` (`<plural>.<group>`).
     pub fn crd(mut self, name: impl Into<String>) -> Self {
-        self.crds.push(name.into());
+        let name = name.into();
+        self.metrics.track(&self.ctx, &name);
+        self.crds.push(name);
         self
     }
 
@@ -763,15 +765,34 @@ struct ResourceLabels {
 struct MigrationMetrics {
     objects: Family<ObjectLabels, Counter>,
     pending: Family<ResourceLabels, Gauge>,
+    /// Whether registration was decided (at the first CRD named).
+    registered: bool,
 }
 
 const OBJECTS_METRIC: &str = "storage_migration_objects";
+const OUTCOMES: [&str; 3] = ["rewritten", "unchanged", "gone"];
 
 impl MigrationMetrics {
-    /// Families registered in the manager's registry, unless a migrator registered them there already (a second
-    /// migrator of one manager counts unexported rather than breaking /metrics with a duplicate family).
-    fn register(ctx: &Context) -> Self {
-        let metrics = Self::default();
+    /// Starts `resource`'s object counts at 0 (its pending versions are set once a round has read the CRD), registering
+    /// the families in the manager's registry with the first CRD named.
+    /// A registry shows only families that have series, so registering and making the first series at once lets a
+    /// second migrator of the same manager see the first one's families: it then counts without exporting, rather
+    /// than breaking /metrics with a duplicate family.
+    fn track(&mut self, ctx: &Context, resource: &str) {
+        if !self.registered {
+            self.registered = true;
+            self.register(ctx);
+        }
+        for outcome in OUTCOMES {
+            let labels = ObjectLabels {
+                resource: resource.into(),
+                outcome: outcome.into(),
+            };
+            self.objects.get_or_create(&labels).inc_by(0);
+        }
+    }
+
+    fn register(&self, ctx: &Context) {
         let registry = ctx.metrics();
         if registry
             .encode()
@@ -780,26 +801,25 @@ impl MigrationMetrics {
             tracing::warn!(
                 "a second StorageMigration in one manager: its metrics are not exported; name every kind in one"
             );
-            return metrics;
+            return;
         }
         registry.register(
             OBJECTS_METRIC,
             "Objects a storage-version migration wrote back, by outcome: rewritten, unchanged, gone",
-            metrics.objects.clone(),
+            self.objects.clone(),
         );
         registry.register(
             "storage_migration_pending_versions",
             "Versions in a CRD's status.storedVersions besides its storage version",
-            metrics.pending.clone(),
+            self.pending.clone(),
         );
-        metrics
     }
 
     fn count(&self, resource: &str, written: &Written) {
         let outcome = match written {
-            Written::Rewritten(_) => "rewritten",
-            Written::Unchanged(_) => "unchanged",
-            Written::Gone => "gone",
+            Written::Rewritten(_) => OUTCOMES[0],
+            Written::Unchanged(_) => OUTCOMES[1],
+            Written::Gone => OUTCOMES[2],
         };
         let labels = ObjectLabels {
             resource: resource.into(),

@@ -356,3 +356,20 @@ async fn an_interrupted_migration_resumes_and_loses_nothing() {
     running.stop().await.expect("the manager stops");
     env.stop().await.expect("stop envtest");
 }
+
+#[tokio::test]
+async fn a_second_migrator_of_one_manager_does_not_duplicate_the_metric_families() {
+    // Nothing listens there: the migrators are only built, never run.
+    let offline = kube::Config::new("http://127.0.0.1:9".parse().expect("a URL"));
+    let mgr = Manager::builder("rkb-storage-migration-test")
+        .client(Client::try_from(offline).expect("a client"))
+        .build()
+        .await
+        .expect("build manager");
+    let ctx = mgr.context();
+    let _first = StorageMigration::new(&ctx).crd(CRD);
+    let _second = StorageMigration::new(&ctx).crd("gizmos.test.rkb.dev");
+    let text = mgr.metrics().encode();
+    let declared = "# TYPE storage_migration_objects counter";
+    assert_eq!(text.matches(declared).count(), 1, "{text}");
+}
