@@ -4,6 +4,10 @@
 //! (the scraper needs a ClusterRole with `nonResourceURLs: ["/metrics"], verbs: ["get"]`). Also the webhook
 //! server's certificate.
 //!
+//! Contract (authorisation, [`authorizer`]): no token is 401; the reviews have 5 s together, after which the
+//! request fails closed with 503, and a failed review is 500 (neither remembered); allows are remembered for a
+//! minute and denials (401, 403) for 10 s, per token, verb and path, at most 1024 decisions.
+//!
 //! Contract (certificates):
 //! - Files given (--metrics-cert-path, --webhook-cert-path) are served and reloaded when they change; rkb never
 //!   rewrites a certificate it did not generate.
@@ -13,18 +17,10 @@
 //!   the files and the scaffold's Secret `webhook-server-cert`; outside one a self-signed certificate written to
 //!   --webhook-cert-path (created 0700; refused when another user owns it or others may write to it).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
-use http::{HeaderMap, StatusCode};
-use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec};
-use k8s_openapi::api::authorization::v1::{
-    NonResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
-};
-use kube::Client;
-use kube::api::{Api, PostParams};
 use rustls::ServerConfig;
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
@@ -34,12 +30,10 @@ use rustls::sign::CertifiedKey;
 
 use crate::Error;
 
+mod authorizer;
 mod self_signed;
 
-/// How long a successful authorisation is reused for the same token and path (controller-runtime caches
-/// authentication for a minute too), so frequent scrapes do not double the API server's load.
-const ALLOW_CACHE_TTL: Duration = Duration::from_secs(60);
-const MAX_CACHED: usize = 1024;
+pub(crate) use authorizer::Authorizer;
 
 /// Builds the TLS configuration: `cert_dir/cert_name` + `cert_dir/key_name` (PEM) when a directory is given,
 /// reloaded when the files change (as controller-runtime's certwatcher does, for cert-manager rotations); a fresh
@@ -371,116 +365,6 @@ impl ReloadingCert {
             }
         }
         current.1.clone()
-    }
-}
-
-/// Authenticates and authorises requests with the API server, like controller-runtime's
-/// `filters.WithAuthenticationAndAuthorization`.
-#[derive(Clone)]
-pub(crate) struct Authorizer {
-    client: Client,
-    allowed: Arc<Mutex<HashMap<(String, String), Instant>>>,
-}
-
-impl Authorizer {
-    pub(crate) fn new(client: Client) -> Self {
-        Self {
-            client,
-            allowed: Arc::default(),
-        }
-    }
-
-    /// Ok when the bearer token belongs to a user allowed to `verb` the non-resource URL `path`.
-    pub(crate) async fn check(
-        &self,
-        headers: &HeaderMap,
-        verb: &str,
-        path: &str,
-    ) -> Result<(), (StatusCode, String)> {
-        let token = headers
-            .get(http::header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .ok_or((
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: no bearer token\n".to_string(),
-            ))?;
-        let key = (token.to_string(), format!("{verb} {path}"));
-        if self.cached(&key) {
-            return Ok(());
-        }
-        let internal = |e: kube::Error| {
-            tracing::warn!(error = %e, "metrics authorisation call failed");
-            (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "authorisation failed\n".to_string(),
-            )
-        };
-
-        let review = TokenReview {
-            spec: TokenReviewSpec {
-                token: Some(token.to_string()),
-                ..TokenReviewSpec::default()
-            },
-            ..TokenReview::default()
-        };
-        let reviewed = Api::<TokenReview>::all(self.client.clone())
-            .create(&PostParams::default(), &review)
-            .await
-            .map_err(internal)?;
-        let status = reviewed.status.unwrap_or_default();
-        let user = match (status.authenticated, status.user) {
-            (Some(true), Some(user)) => user,
-            _ => return Err((StatusCode::UNAUTHORIZED, "Unauthorized\n".to_string())),
-        };
-
-        let access = SubjectAccessReview {
-            spec: SubjectAccessReviewSpec {
-                user: user.username.clone(),
-                groups: user.groups.clone(),
-                uid: user.uid.clone(),
-                extra: user.extra.clone(),
-                non_resource_attributes: Some(NonResourceAttributes {
-                    path: Some(path.to_string()),
-                    verb: Some(verb.to_string()),
-                }),
-                ..SubjectAccessReviewSpec::default()
-            },
-            ..SubjectAccessReview::default()
-        };
-        let decided = Api::<SubjectAccessReview>::all(self.client.clone())
-            .create(&PostParams::default(), &access)
-            .await
-            .map_err(internal)?;
-        if !decided.status.is_some_and(|s| s.allowed) {
-            let who = user.username.unwrap_or_default();
-            return Err((
-                StatusCode::FORBIDDEN,
-                format!("Forbidden (user={who}, verb={verb}, resource=, subresource=)\n"),
-            ));
-        }
-        self.remember(key);
-        Ok(())
-    }
-
-    fn cached(&self, key: &(String, String)) -> bool {
-        let allowed = self.allowed.lock().unwrap_or_else(|e| e.into_inner());
-        allowed
-            .get(key)
-            .is_some_and(|at| at.elapsed() < ALLOW_CACHE_TTL)
-    }
-
-    fn remember(&self, key: (String, String)) {
-        let mut allowed = self.allowed.lock().unwrap_or_else(|e| e.into_inner());
-        if allowed.len() >= MAX_CACHED {
-            allowed.retain(|_, at| at.elapsed() < ALLOW_CACHE_TTL);
-            if allowed.len() >= MAX_CACHED {
-                allowed.clear();
-            }
-        }
-        allowed.insert(key, Instant::now());
     }
 }
 

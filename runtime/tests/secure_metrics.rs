@@ -1,5 +1,6 @@
 //! --metrics-secure against a real API server: HTTPS with the configured certificate, 401 without a token,
-//! 403 for a ServiceAccount without the metrics-reader role, 200 once it is bound.
+//! 403 for a ServiceAccount without the metrics-reader role, 200 once it is bound. Denials are remembered as
+//! allows are: the API server's audit log shows one review per token while its decision holds.
 
 mod common;
 
@@ -83,9 +84,25 @@ async fn https_get(
     .unwrap()
 }
 
+/// How many TokenReviews and SubjectAccessReviews the API server has been asked for.
+fn reviews(env: &Environment) -> (usize, usize) {
+    let events = env.audit_events().expect("audit log");
+    let count = |resource: &str| {
+        events
+            .iter()
+            .filter(|e| e.verb == "create" && e.resource == resource)
+            .count()
+    };
+    (count("tokenreviews"), count("subjectaccessreviews"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn secure_metrics_need_tls_and_an_authorised_token() {
-    let env = Environment::start().await.expect("envtest");
+    let env = Environment::builder()
+        .with_audit_log()
+        .start()
+        .await
+        .expect("envtest");
     let client = env.client();
     let (dir, ca) = cert_dir();
 
@@ -170,6 +187,17 @@ async fn secure_metrics_need_tls_and_an_authorised_token() {
         body.contains("system:serviceaccount:default:scraper"),
         "{body}"
     );
+    // Scraped again, the bad token and the unbound ServiceAccount are refused from memory: still one TokenReview
+    // per token and one SubjectAccessReview in all.
+    let bad = Some("not-a-token".to_string());
+    assert_eq!(https_get(addr, ca.clone(), "/metrics", bad).await.0, 401);
+    assert_eq!(
+        https_get(addr, ca.clone(), "/metrics", Some(token.clone()))
+            .await
+            .0,
+        403
+    );
+    assert_eq!(reviews(&env), (2, 1));
 
     // kubebuilder's metrics-reader ClusterRole, bound to the ServiceAccount.
     let role = ClusterRole {
