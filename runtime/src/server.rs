@@ -13,13 +13,22 @@
 //! manager's memory or connections for long; defaults as controller-runtime's Go `http.Server`, each tuned by its
 //! `--http-*` flag:
 //! - Connections: at most `--http-max-connections` (1024) per listener, counted from the TCP accept, before any
-//!   TLS work. One accepted beyond that is closed at once (a warning says so, at most once a minute).
+//!   TLS work. At the cap, the connection that has waited longest without a request in progress (in its TLS
+//!   handshake, its head, or idle since its last answer) is closed to admit the new one; a connection mid-request
+//!   is never closed for this. Only when all are mid-request is the new one closed as accepted. Either is warned
+//!   about at most once a minute. So a client that completes its handshake and head before C − B newer
+//!   connections arrive (C the cap, B the connections mid-request) is served, whatever a flood does
+//!   (`server/connections.rs`).
 //! - Head: the TLS handshake, and then the request line and headers, must arrive within
 //!   `--http-read-header-timeout` (32 s) of the connection's start; a later request's head within that time of its
 //!   first byte. Otherwise the connection is closed.
 //! - Idle: a keep-alive connection waits at most `--http-idle-timeout` (90 s) for its next request's first byte;
 //!   an answer the client does not read counts as idle time too. Then it is closed.
 //! - Size: a request line and headers over `--http-max-header-bytes` (1 MiB) get 431 and the connection closes.
+//! - Heads in progress: the first 16 KiB of each head are free; the bytes beyond are charged as they arrive to a
+//!   budget of the listener's (`--http-max-header-bytes` or 4 MiB, whichever is larger), held until the
+//!   connection closes, which it does after its answer. A head that does not fit gets 431 and the connection
+//!   closes (`server/head.rs`).
 //! - Bodies: only the webhooks read one, within `--http-read-body-timeout` and their own limits (408, 413, 429:
 //!   see [`crate::webhook`]). The other endpoints answer without reading a body, and hyper closes a connection
 //!   whose body was left unread.
@@ -27,25 +36,27 @@
 //! The deadlines are kept here rather than by hyper's `header_read_timeout`: hyper starts that timer as soon as
 //! it waits for a head, so it would also cut keep-alive connections after the header timeout; Go waits the idle
 //! timeout for the next request's first byte, then the header timeout for the rest, and so does this module.
-//! Worst case held per listener: `--http-max-connections` × (`--http-max-header-bytes` + a connection's buffers
-//! and TLS state, about 30 KiB), for at most the header timeout.
+//! Worst case held in request heads per listener: the head budget plus `--http-max-connections` × 32 KiB (16 KiB
+//! free, 16 KiB read ahead), 36 MiB at the defaults, next to a connection's buffers and TLS state (about 30 KiB
+//! each); before the budget, 1024 unfinished 1 MiB heads could hold 1 GiB.
+
+mod connections;
+mod head;
 
 use std::convert::Infallible;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
-use tokio::time::Instant;
 use tokio_rustls::TlsAcceptor;
 
 use crate::context::Readiness;
@@ -53,6 +64,8 @@ use crate::metrics::{CONTENT_TYPE, Metrics, TEXT_CONTENT_TYPE, to_text_format, w
 use crate::options::ManagerOptions;
 use crate::secure::Authorizer;
 use crate::webhook::{Intake, Webhooks};
+use connections::{Admission, Connections, Occasional, Slot, Tracked, overdue};
+use head::{ConnectionIo, HeadBudget};
 
 /// What one listener serves.
 #[derive(Clone)]
@@ -201,6 +214,24 @@ async fn webhook(
     reply
 }
 
+/// What a listener's connections share: the cap on them and the budget of their heads.
+#[derive(Clone)]
+struct Shared {
+    limits: Limits,
+    connections: Arc<Connections>,
+    heads: Arc<HeadBudget>,
+}
+
+impl Shared {
+    fn new(limits: Limits) -> Self {
+        Self {
+            limits,
+            connections: Connections::new(limits.max_connections),
+            heads: HeadBudget::new(limits),
+        }
+    }
+}
+
 /// Serves `endpoints` on `listener` (over TLS with `tls`) within `limits` until `stop` resolves, then lets open
 /// connections finish (module docs).
 pub(crate) async fn serve(
@@ -210,9 +241,23 @@ pub(crate) async fn serve(
     limits: Limits,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
+    serve_shared(listener, tls, endpoints, Shared::new(limits), stop).await
+}
+
+async fn serve_shared(
+    listener: TcpListener,
+    tls: Option<rustls::ServerConfig>,
+    endpoints: Endpoints,
+    shared: Shared,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
     let tls = tls.map(|config| TlsAcceptor::from(Arc::new(config)));
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
-    let mut turned_away = TurnedAway::default();
+    let mut evicted = Occasional::new(
+        "a listener holds --http-max-connections connections: the ones waiting longest are closed to admit new ones",
+    );
+    let mut turned_away = Occasional::new(
+        "a listener holds --http-max-connections connections, all mid-request: new ones are closed as accepted",
+    );
     let (stopping_tx, stopping) = watch::channel(false);
     let mut connections = JoinSet::new();
     let mut stop = std::pin::pin!(stop);
@@ -220,14 +265,26 @@ pub(crate) async fn serve(
         tokio::select! {
             () = &mut stop => break,
             accepted = listener.accept() => match accepted {
-                Ok((tcp, _peer)) => match slots.clone().try_acquire_owned() {
-                    Ok(slot) => {
-                        let connection = Connection { endpoints: endpoints.clone(), limits, stopping: stopping.clone() };
-                        connections.spawn(connection.run(tcp, tls.clone(), slot));
-                    }
-                    // Dropping the socket closes it: a flood costs a file descriptor for a moment, no TLS work.
-                    Err(_) => turned_away.note(limits.max_connections),
-                },
+                Ok((tcp, _peer)) => {
+                    let slot = match shared.connections.admit() {
+                        Admission::Free(slot) => slot,
+                        Admission::Evicted(slot) => {
+                            evicted.note(&shared.limits);
+                            slot
+                        }
+                        // Dropping the socket closes it: a flood costs a file descriptor for a moment, no TLS work.
+                        Admission::Full => {
+                            turned_away.note(&shared.limits);
+                            continue;
+                        }
+                    };
+                    let connection = Connection {
+                        endpoints: endpoints.clone(),
+                        shared: shared.clone(),
+                        stopping: stopping.clone(),
+                    };
+                    connections.spawn(connection.run(tcp, tls.clone(), slot));
+                }
                 Err(e) => {
                     // Out of file descriptors and the like: back off rather than spin.
                     tracing::debug!(error = %e, "accept failed");
@@ -243,80 +300,76 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-/// Connections closed at accept because the listener held its maximum, reported at most once a minute.
-#[derive(Default)]
-struct TurnedAway {
-    since_report: u64,
-    last_report: Option<Instant>,
-}
-
-impl TurnedAway {
-    fn note(&mut self, max_connections: usize) {
-        self.since_report += 1;
-        let due = self
-            .last_report
-            .is_none_or(|at| at.elapsed() >= Duration::from_secs(60));
-        if due {
-            tracing::warn!(
-                closed = self.since_report,
-                max_connections,
-                "a listener holds --http-max-connections connections: new ones are closed as accepted"
-            );
-            self.since_report = 0;
-            self.last_report = Some(Instant::now());
-        }
-    }
-}
-
 /// What a connection's task needs besides its socket.
 struct Connection {
     endpoints: Endpoints,
-    limits: Limits,
+    shared: Shared,
     stopping: watch::Receiver<bool>,
 }
 
 impl Connection {
-    /// Serves one accepted connection while it holds `_slot`, one of the listener's --http-max-connections.
-    async fn run(mut self, tcp: TcpStream, tls: Option<TlsAcceptor>, _slot: OwnedSemaphorePermit) {
+    /// Serves one accepted connection while it holds `slot`, one of the listener's --http-max-connections.
+    async fn run(mut self, tcp: TcpStream, tls: Option<TlsAcceptor>, slot: Slot) {
+        let tracked = slot.tracked.clone();
+        // The deadlines of its phases, and its eviction, from the accept on: the TLS handshake is held to the
+        // header deadline, as Go's http.Server does when only ReadHeaderTimeout is set.
+        let overdue = overdue(tracked.watch_phase(), self.shared.limits);
+        let mut overdue = std::pin::pin!(overdue);
         let Some(acceptor) = tls else {
-            return self.serve_http(tcp).await;
+            return self.serve_http(tcp, tracked, overdue).await;
         };
-        // The handshake is held to the header deadline, as Go's http.Server does when only ReadHeaderTimeout is
-        // set.
-        let handshake = tokio::time::timeout(self.limits.read_header_timeout, acceptor.accept(tcp));
         let handshaken = tokio::select! {
-            handshaken = handshake => handshaken,
+            handshaken = acceptor.accept(tcp) => handshaken,
+            why = overdue.as_mut() => {
+                tracing::debug!(why, "connection closed in its TLS handshake");
+                return;
+            }
             _ = self.stopping.wait_for(|stop| *stop) => return,
         };
         match handshaken {
-            Ok(Ok(stream)) => self.serve_http(stream).await,
-            Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
-            Err(_) => tracing::debug!("TLS handshake timed out (--http-read-header-timeout)"),
+            Ok(stream) => self.serve_http(stream, tracked, overdue).await,
+            Err(e) => tracing::debug!(error = %e, "TLS handshake failed"),
         }
     }
 
-    /// HTTP/1.1 on `io` until the client leaves, a deadline passes (module docs) or the server stops.
-    async fn serve_http(self, io: impl AsyncRead + AsyncWrite + Unpin + Send + 'static) {
+    /// HTTP/1.1 on `io` until the client leaves, `overdue` resolves (module docs) or the server stops.
+    async fn serve_http(
+        self,
+        io: impl AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        tracked: Arc<Tracked>,
+        mut overdue: Pin<&mut impl Future<Output = &'static str>>,
+    ) {
         let Self {
             endpoints,
-            limits,
+            shared,
             mut stopping,
         } = self;
-        let (phase, watched_phase) = watch::channel(Phase::Head(Instant::now()));
-        let phase = Arc::new(phase);
-        let io = Watched {
-            io,
-            phase: phase.clone(),
-        };
+        let io = ConnectionIo::new(io, tracked.clone(), shared.heads.clone());
         let service = hyper::service::service_fn(move |request| {
-            let (endpoints, phase) = (endpoints.clone(), phase.clone());
-            phase.send_replace(Phase::Busy);
+            let (endpoints, tracked) = (endpoints.clone(), tracked.clone());
+            let admitted = tracked.begin_request();
             async move {
-                let reply = endpoints.respond(request).await;
-                phase.send_replace(Phase::Idle(Instant::now()));
+                let mut reply = if admitted {
+                    endpoints.respond(request).await
+                } else {
+                    // Evicted as its head completed: the connection is closing anyway.
+                    text(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "the listener holds --http-max-connections connections\n",
+                    )
+                };
+                // A connection that holds head budget gives it back by closing (head.rs).
+                if !admitted || tracked.charged() {
+                    reply.headers_mut().insert(
+                        header::CONNECTION,
+                        header::HeaderValue::from_static("close"),
+                    );
+                }
+                tracked.answered();
                 Ok::<_, Infallible>(reply)
             }
         });
+        let limits = shared.limits;
         let connection = hyper::server::conn::http1::Builder::new()
             // Replaced by the deadlines of `overdue` (module docs).
             .header_read_timeout(None)
@@ -324,7 +377,6 @@ impl Connection {
             .max_buf_size(limits.max_header_bytes.max(MIN_READ_BUFFER))
             .serve_connection(TokioIo::new(io), service);
         let mut connection = std::pin::pin!(connection);
-        let mut overdue = std::pin::pin!(overdue(watched_phase, limits));
         tokio::select! {
             result = connection.as_mut() => {
                 if let Err(e) = result {
@@ -345,105 +397,5 @@ impl Connection {
     }
 }
 
-/// Where a connection is in its requests, which decides the deadline it is held to.
-#[derive(Clone, Copy, Debug)]
-enum Phase {
-    /// Waiting for a request's head: since the connection started, or since the first byte after an idle spell.
-    Head(Instant),
-    /// A request is being answered; its own limits apply (the webhooks' body deadline).
-    Busy,
-    /// Between requests, since the last answer was made.
-    Idle(Instant),
-}
-
-/// Resolves, with the reason, once the connection has stayed in its phase longer than `limits` allow.
-async fn overdue(mut phase: watch::Receiver<Phase>, limits: Limits) -> &'static str {
-    loop {
-        let deadline = match *phase.borrow_and_update() {
-            Phase::Head(since) => Some((
-                since + limits.read_header_timeout,
-                "no request head within --http-read-header-timeout",
-            )),
-            Phase::Idle(since) => {
-                Some((since + limits.idle_timeout, "idle for --http-idle-timeout"))
-            }
-            Phase::Busy => None,
-        };
-        let expired = async {
-            match deadline {
-                Some((at, why)) => {
-                    tokio::time::sleep_until(at).await;
-                    why
-                }
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            why = expired => return why,
-            changed = phase.changed() => {
-                // The sender lives as long as the connection: no change will come, nor a deadline.
-                if changed.is_err() {
-                    return std::future::pending().await;
-                }
-            }
-        }
-    }
-}
-
-/// A connection's socket that moves its phase from idle to head when a byte arrives.
-struct Watched<T> {
-    io: T,
-    phase: Arc<watch::Sender<Phase>>,
-}
-
-impl<T: AsyncRead + Unpin> AsyncRead for Watched<T> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut this.io).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            this.phase.send_if_modified(|phase| match phase {
-                Phase::Idle(_) => {
-                    *phase = Phase::Head(Instant::now());
-                    true
-                }
-                Phase::Head(_) | Phase::Busy => false,
-            });
-        }
-        polled
-    }
-}
-
-impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,8 @@
 //! Every listener's limits with real sockets (server.rs): clients that send a head slowly, sit idle, send a body
-//! slowly or flood the port with connections are all closed by the server within the (shortened) limits, and a
-//! flood beyond the connection cap costs no memory. No API server: the manager serves its listeners only.
+//! slowly or flood the port with connections are all closed by the server within the (shortened) limits; at the
+//! connection cap the connection waiting longest makes room for a new one, and a flood while every connection is
+//! mid-request costs no memory; unfinished large heads hold no more than the head budget. No API server: the
+//! manager serves its listeners only.
 
 mod common;
 mod limits;
@@ -148,18 +150,92 @@ async fn flood(addr: std::net::SocketAddr, count: usize) {
     }
 }
 
+/// Whether the server has left `conn` open so far: a read that would wait (tried once, without waiting).
+async fn still_open(conn: &mut (impl AsyncReadExt + Unpin)) -> bool {
+    let mut byte = [0u8; 1];
+    tokio::time::timeout(Duration::ZERO, conn.read(&mut byte))
+        .await
+        .is_err()
+}
+
+/// Long limits for the tests that hold connections while they look at them: only the cap may close them.
+fn holding_options() -> ManagerOptions {
+    ManagerOptions {
+        http_read_header_timeout: Duration::from_secs(60),
+        http_idle_timeout: Duration::from_secs(60),
+        http_read_body_timeout: Duration::from_secs(60),
+        ..options()
+    }
+}
+
+/// A webhook request whose body has not all arrived: mid-request once the server asked for its body.
+async fn mid_request(served: &limits::Served) -> limits::Conn {
+    let mut conn = tls(served.webhook, &served.cert).await;
+    send(&mut conn, b"POST /validate-test-rkb-dev-v1-gadget HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n").await;
+    assert_eq!(status(&limits::read_response(&mut conn).await), 100);
+    send(&mut conn, b"{\"kind\":").await;
+    conn
+}
+
+const GET_WEBHOOK: &[u8] =
+    b"GET /validate-test-rkb-dev-v1-gadget HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+
 #[test]
-fn a_connection_flood_is_capped_before_the_tls_handshake() {
+fn at_the_cap_the_longest_waiting_connection_makes_room_for_a_prompt_client() {
     limits::run(async {
-        let served = serve(options()).await;
-        // Connections that never start their handshake take every slot...
-        let mut held = Vec::new();
+        let served = serve(holding_options()).await;
+        // A flood of connections that never start their TLS handshake takes every slot.
+        let mut waiting = Vec::new();
         for _ in 0..MAX_CONNECTIONS {
-            held.push(tcp(served.webhook).await);
+            waiting.push(tcp(served.webhook).await);
         }
-        // ...(the server has accepted them all once one beyond is turned away)...
-        flood(served.webhook, 1).await;
-        // ...and a flood beyond them is turned away as accepted, holding no memory.
+        // A client that sends its request at once is served, each time in place of the oldest of the flood.
+        let mut prompt = Vec::new();
+        for oldest in 0..2 {
+            let mut client = tls(served.webhook, &served.cert).await;
+            send(&mut client, GET_WEBHOOK).await;
+            assert_eq!(status(&limits::read_response(&mut client).await), 405);
+            until_closed(&mut waiting[oldest], SLACK).await;
+            for (i, conn) in waiting.iter_mut().enumerate().skip(oldest + 1) {
+                assert!(
+                    still_open(conn).await,
+                    "connection {i} was evicted before connection {oldest}"
+                );
+            }
+            prompt.push(client);
+        }
+        // More of the flood evicts the rest of it, oldest first, before the prompt clients, idle since their
+        // answers...
+        let mut late = Vec::new();
+        for conn in waiting.iter_mut().skip(2) {
+            late.push(tcp(served.webhook).await);
+            until_closed(conn, SLACK).await;
+        }
+        for client in &mut prompt {
+            assert!(
+                still_open(client).await,
+                "an idle client was evicted before older waiting connections"
+            );
+        }
+        // ...and then the client idle the longest goes first: the other one still has its connection.
+        late.push(tcp(served.webhook).await);
+        until_closed(&mut prompt[0], SLACK).await;
+        send(&mut prompt[1], GET_WEBHOOK).await;
+        assert_eq!(status(&limits::read_response(&mut prompt[1]).await), 405);
+        served.running.stop().await.unwrap();
+    });
+}
+
+#[test]
+fn with_every_connection_mid_request_a_flood_is_closed_before_the_tls_handshake() {
+    limits::run(async {
+        let served = serve(holding_options()).await;
+        // Requests whose bodies are still arriving take every slot; none of them may be evicted...
+        let mut busy = Vec::new();
+        for _ in 0..MAX_CONNECTIONS {
+            busy.push(mid_request(&served).await);
+        }
+        // ...so a flood beyond them is turned away as accepted, holding no memory.
         HEAP.reset_peak_usage();
         let before = HEAP.current_usage();
         flood(served.webhook, 1000).await;
@@ -173,18 +249,99 @@ fn a_connection_flood_is_capped_before_the_tls_handshake() {
             "a flood over the cap grew the heap by {grew} bytes"
         );
 
-        // The held ones are closed at the header deadline, and the listener serves again.
-        for mut conn in held {
-            let (_, took) = until_closed(&mut conn, HEAD + SLACK).await;
-            assert!(took < HEAD + SLACK);
-        }
+        // Once one of them has its answer, it idles, and a new client takes its place.
+        let mut answered = busy.remove(0);
+        send(&mut answered, &[b' '; 92]).await;
+        assert_eq!(status(&limits::read_response(&mut answered).await), 400);
         let mut conn = tls(served.webhook, &served.cert).await;
+        send(&mut conn, GET_WEBHOOK).await;
+        assert_eq!(status(&limits::read_response(&mut conn).await), 405);
+        until_closed(&mut answered, SLACK).await;
+        for conn in &mut busy {
+            assert!(
+                still_open(conn).await,
+                "a connection mid-request was evicted"
+            );
+        }
+        // Stopping waits for requests in flight: these leave first.
+        drop(busy);
+        served.running.stop().await.unwrap();
+    });
+}
+
+#[test]
+fn unfinished_large_heads_hold_no_more_than_the_head_budget() {
+    const CLIENTS: usize = 64;
+    const HEAD_SIZE: usize = 512 << 10;
+    // The default --http-max-header-bytes (1 MiB), so the budget is its 4 MiB minimum.
+    limits::run(async {
+        let served = serve(ManagerOptions {
+            http_max_header_bytes: MIB,
+            // Room for every client: none is evicted, each is either held or refused.
+            http_max_connections: 1024,
+            ..holding_options()
+        })
+        .await;
+        let line = format!("X-Fill: {}\r\n", "h".repeat(1014));
+        let head = format!(
+            "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n{}",
+            line.repeat(HEAD_SIZE / line.len())
+        );
+        let head = std::sync::Arc::new(head.into_bytes());
+
+        HEAP.reset_peak_usage();
+        let before = HEAP.current_usage();
+        let mut clients = tokio::task::JoinSet::new();
+        let (leave, left) = tokio::sync::watch::channel(false);
+        for _ in 0..CLIENTS {
+            let (head, mut left) = (head.clone(), left.clone());
+            let mut conn = tcp(served.health).await;
+            clients.spawn(async move {
+                // The server may refuse before it has read all of it.
+                let _ = conn.write_all(&head).await;
+                tokio::select! {
+                    (received, _) = until_closed(&mut conn, Duration::from_secs(60)) => Some(received),
+                    _ = left.wait_for(|left| *left) => None,
+                }
+            });
+        }
+        // Heads of 512 KiB, of which 16 KiB are free: at most 8 fit the budget, the others are refused.
+        let most_held = 4 * MIB / (HEAD_SIZE - (16 << 10));
+        let mut refusals = Vec::new();
+        while refusals.len() < CLIENTS - most_held {
+            let answer = tokio::time::timeout(Duration::from_secs(20), clients.join_next())
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "only {} of {CLIENTS} unfinished heads refused within 20 s",
+                        refusals.len()
+                    )
+                });
+            refusals.extend(answer.unwrap().unwrap());
+        }
+        let grew = HEAP.peak_usage().saturating_sub(before);
+        println!(
+            "{CLIENTS} unfinished heads of 512 KiB: {} refused, the heap's peak grew {:.1} MiB",
+            refusals.len(),
+            grew as f64 / MIB as f64
+        );
+        for refusal in &refusals {
+            assert_eq!(status(refusal), 431, "{refusal}");
+        }
+        // The budget's 4 MiB, allocated in buffers of up to twice what they hold, and 32 KiB a connection.
+        assert!(grew < 12 * MIB, "the heads grew the heap by {grew} bytes");
+
+        // A normal request on a new connection is served meanwhile.
+        let mut conn = tcp(served.health).await;
         send(
             &mut conn,
-            b"GET /validate-test-rkb-dev-v1-gadget HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+            b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
         )
         .await;
-        assert_eq!(status(&limits::read_response(&mut conn).await), 405);
+        let (received, _) = until_closed(&mut conn, SLACK).await;
+        assert_eq!(status(&received), 200, "{received}");
+        let _ = leave.send(true);
+        while clients.join_next().await.is_some() {}
         served.running.stop().await.unwrap();
     });
 }
