@@ -36,3 +36,11 @@ impl Error {
         }
     }
 }
+
+/// Adds `d` unless it is already there: the same problem is found once per use of a type (and per version that
+/// uses it), and is reported once.
+pub(crate) fn report_once(diags: &mut Vec<Diagnostic>, d: Diagnostic) {
+    if !diags.contains(&d) {
+        diags.push(d);
+    }
+}

@@ -2,29 +2,32 @@
 //! CRD and RBAC YAML controller-gen v0.21.0 would produce for the equivalent Go types.
 //!
 //! How a run goes (each stage collects every diagnostic it can; nothing is generated unless the CRDs were
-//! resolved and checked without an error, and nothing is written unless the whole run succeeded):
-//! 1. **read**: `load` reads the files of the module tree `modules` follows from the crate roots; `scan` (or syn, `outline::from_syn`, where the scanner steps aside) turns
-//!    each into an `outline`. `settings` reads the project's `[package.metadata.rkb]` from Cargo.toml.
-//! 2. **model**: `model` builds packages, types and fields; `doc_comment` hands `+` lines to rkb-markers, which
-//!    checks each marker against the vocabulary (name, arguments, target) and gives it its `Effect`;
-//!    `doc_comment` also checks conflicts between the markers of one item.
-//! 3. **plan**: `kinds::find_roots` finds the kinds, `plan::plan_crds` groups them into CRDs, applies CRD markers
-//!    (`crd_markers`) and checks the versions of each (one storage version, one plural and scope) and that no
-//!    two kinds share a plural; `rbac` collects rules;
-//!    `webhook::configurations` reads and checks the webhook markers.
-//! 4. **resolve**: `resolve` drives stages 4 and 5 for each CRD, version by version: `schema` resolves the
+//! resolved and checked without an error, and nothing is written unless the whole run succeeded). Each stage is a
+//! folder of src/, and a stage imports only the stages before it (tests/architecture.rs holds the tree to that:
+//! no import circle between two files or two folders):
+//! 1. **read/**: `load` reads the files of the module tree `modules` follows from the crate roots (`source`: one
+//!    file and its doc lines); `scan` (or syn, `outline::from_syn`, where the scanner steps aside) turns each into
+//!    an `outline`. `settings` reads the project's `[package.metadata.rkb]` from Cargo.toml.
+//! 2. **model/**: `model` builds packages, types and fields; `doc_comment` hands `+` lines to rkb-markers, which
+//!    checks each marker against the vocabulary (name, arguments, target) and gives it its `Effect`, and sorts
+//!    them into each item's settings (`item_markers`, which also checks conflicts between one item's markers).
+//! 3. **plan/**: `kinds::find_roots` finds the kinds, `plan::plan_crds` groups them into CRDs (`crd_plan`),
+//!    applies CRD markers (`crd_markers`) and checks the versions of each (one storage version, one plural and
+//!    scope) and that no two kinds share a plural.
+//! 4. **schema/**: `resolve.rs` drives stages 4 and 5 for each CRD, version by version: `schema` resolves the
 //!    version's types into its schema (a `node` tree: keywords as JSON, sub-schemas typed, a k8s type's children
-//!    shared through the run's `shared` store), applying schema markers (`schema_markers`, one file per
-//!    concern). Each marker checks the schema it lands on (e.g. Maximum needs a number) as it is applied: what a
-//!    field's type is, resolving finds. XValidation rules are parsed (`cel`).
-//! 5. **check**: `check` runs its rules, one function each, on every CRD's resolved schemas: the API server's
-//!    structural and map-list rules (`structural`), its defaults (`defaults`: each held to its schema's formats,
-//!    `formats`, and CEL rules, `cel_eval`), its CEL cost limits (`cel_cost`).
-//! 6. **generate**: `crd_document` assembles each checked CRD (a `node::Doc`) and `yaml` prints it,
-//!    controller-gen's key order and quoting; `rbac::roles` and `webhook::Configurations::document` print the
-//!    role and the webhook configurations. None of them can fail.
-//! 7. **write**: `output` skips what is up to date and writes the rest all or nothing (`write`), or diffs it
-//!    (`--check`); stale generated CRDs are removed.
+//!    shared through the run's `shared` store, read from the `k8s/` tables), applying schema markers (`markers/`,
+//!    one file per concern). Each marker checks the schema it lands on (e.g. Maximum needs a number) as it is
+//!    applied: what a field's type is, resolving finds. XValidation rules are parsed (`cel/`, the CEL language:
+//!    parser and evaluator, no schemas).
+//! 5. **check/**: `check` runs its rules, one function each (`rule`: what a rule reads), on every CRD's resolved
+//!    schemas: the API server's structural and map-list rules (`structural`), its defaults (`defaults`: each held
+//!    to its schema's formats, `formats`, and CEL rules, `cel::eval`), its CEL cost limits (`cel_cost`).
+//! 6. **emit/** (generate): `crd_document` assembles each checked CRD (a `node::Doc`) and `yaml` prints it,
+//!    controller-gen's key order and quoting; `rbac` merges the RBAC markers into roles and `webhook` reads,
+//!    checks and prints the webhook configurations. None of them can fail.
+//! 7. **emit/** (write): `output` skips what is up to date and writes the rest all or nothing (`write`), or diffs
+//!    it (`--check`); stale generated CRDs are removed.
 //!
 //! ```no_run
 //! let root = std::path::Path::new(".");
@@ -36,40 +39,25 @@
 //! ```
 
 mod cel;
-mod cel_cost;
-mod cel_eval;
 mod check;
-mod crd_document;
-mod crd_markers;
-mod defaults;
-mod doc_comment;
+mod emit;
 mod error;
-mod formats;
-mod item_markers;
 pub mod k8s;
-mod kinds;
-mod load;
 mod model;
-mod modules;
-mod node;
-mod outline;
-mod output;
 mod parallel;
 mod plan;
-mod rbac;
+mod read;
 mod resolve;
-mod scan;
 mod schema;
-mod schema_markers;
-mod settings;
-mod shared;
-mod structural;
-mod type_expr;
-mod webhook;
-pub mod write;
-mod yaml;
+
+use emit::{crd_document, output, rbac, webhook, yaml};
+use plan::kinds;
+use read::{load, settings};
+use schema::shared;
 
 pub use crd_document::CONTROLLER_GEN_VERSION;
+pub use emit::output::Written;
+pub use emit::write;
 pub use error::Error;
 pub use load::module_path;
 pub use rkb_markers::{Diagnostic, Severity, plural_of};
@@ -363,15 +351,6 @@ fn crd_yamls_parallel(
     )
     .into_iter()
     .collect()
-}
-
-/// What [`write()`] changed on disk.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Written {
-    /// Files written (their content changed).
-    pub written: Vec<PathBuf>,
-    /// Stale CRDs removed (see [`stale_crds`]).
-    pub removed: Vec<PathBuf>,
 }
 
 /// Writes `out` under `project_root`: only files whose content changed, all-or-nothing (temp file + rename), then

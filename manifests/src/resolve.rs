@@ -1,9 +1,9 @@
-//! Stages 4 and 5 for one CRD: each version's `openAPIV3Schema` resolved from its root type (schema.rs does the
-//! types), descriptions truncated as `--max-desc-len` asks, then checked (check.rs), version after version.
+//! Stages 4 and 5 for one CRD: each version's `openAPIV3Schema` resolved from its root type (schema/mod.rs does the
+//! types), descriptions truncated as `--max-desc-len` asks, then checked (check/mod.rs), version after version.
 
 use crate::check::{Checker, Version, check_version};
-use crate::node::Node;
 use crate::plan::CrdPlan;
+use crate::schema::node::Node;
 use crate::schema::{Schema, SchemaGen, flatten_all_of};
 use serde_json::{Value, json};
 
@@ -81,7 +81,7 @@ fn is_sentence_terminal(c: char) -> bool {
 }
 
 /// Stages 4 and 5 for one CRD, one version after the other. Resolve: the version's `openAPIV3Schema`, reporting
-/// what resolving finds (types, markers that do not fit their types). Then check: the rules of check.rs on it,
+/// what resolving finds (types, markers that do not fit their types). Then check: the rules of check/mod.rs on it,
 /// before the next version is resolved, so an error in a later version does not hide the problems of an earlier
 /// one. Both report into the generator's diagnostics; the schemas come back in plan order.
 pub fn resolve_and_check(

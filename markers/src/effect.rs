@@ -10,7 +10,7 @@
 //! The enums are grouped by what they change, as controller-tools groups its marker types: package settings,
 //! presence, schema (numbers, strings, lists, objects, values, CEL rules, topology), the CRD around the schema,
 //! RBAC, webhooks, and what `#[derive(Kind)]` reads. rkb-manifests applies the schema and CRD effects
-//! (manifests/src/schema_markers/, manifests/src/crd_markers.rs); rkb-derive reads [`DeriveMarker`].
+//! (manifests/src/schema/markers/, manifests/src/plan/crd_markers.rs); rkb-derive reads [`DeriveMarker`].
 
 use crate::args::ArgReader;
 use crate::value::Value;

@@ -17,67 +17,18 @@
 //! A Type marker other than `string` where the JSON is a Display text is an error at the marker, as controller-gen
 //! refuses one on a Go type with MarshalText.
 
-use super::{At, Field, ItemMarkers, OwnJson, Resolved, Schema, SchemaGen, TypeExpr};
+use super::SchemaGen;
+use super::adapters::{
+    adapter_message, display_hint, serde_with_name, writes_display_of, written_by_display,
+};
+use crate::model::item_markers::ItemMarkers;
+use crate::model::{At, Field, Resolved};
+use crate::read::type_expr::TypeExpr;
+use crate::schema::node::Schema;
 use std::slice;
 
-/// The name of serde_with's adapter `adapter` written bare or by its `serde_with::` path (`DisplayFromStr`,
-/// `Same`), or `_`; `None` for a container or another crate's adapter.
-fn serde_with_name(adapter: &TypeExpr) -> Option<&str> {
-    match adapter {
-        TypeExpr::Other(text) if text == "_" => Some("_"),
-        TypeExpr::Path { segments, args }
-            if args.is_empty() && (segments.len() == 1 || segments[0] == "serde_with") =>
-        {
-            segments.last().map(String::as_str)
-        }
-        _ => None,
-    }
-}
-
-/// Whether field `f` is written through an adapter other than `_` or `Same` (which leave its JSON to its type).
-pub(super) fn is_adapted(f: &Field) -> bool {
-    f.adapter
-        .as_ref()
-        .is_some_and(|a| !matches!(a.ty.as_ref().and_then(serde_with_name), Some("_" | "Same")))
-}
-
-/// Why local type `td` is a JSON string because it is a Display text (serde_with's derives), for
-/// [`SchemaGen::check_written_as_string`].
-pub(super) fn written_by_display(td: &crate::model::TypeDef) -> Option<String> {
-    match &td.own_json {
-        Some(OwnJson::Display(derive)) => Some(format!(
-            "`{}` is written as its Display text, a string (its `#[derive({derive})]`)",
-            td.name
-        )),
-        _ => None,
-    }
-}
-
-/// The hint for a Display text without a Type marker: the marker that describes it, and `where_to` put it.
-pub(super) fn display_hint(where_to: &str) -> String {
-    format!(
-        "describe it with `+kubebuilder:validation:Type=string` (and Pattern, MaxLength, ...) {where_to}: its JSON is \
-         the text of its Display, a string (controller-gen writes a Go type with MarshalText as one)"
-    )
-}
-
-/// A field's `#[serde_as(...)]` key and value as written (`as = "DisplayFromStr"`), for messages.
-fn serde_as_attr(f: &Field) -> &str {
-    f.adapter.as_ref().map_or("", |a| a.attr.as_str())
-}
-
-/// What field `f`'s adapter does to a value of `ty`: its Display text, whose JSON is a string.
-fn writes_display_of(f: &Field, ty: &TypeExpr) -> String {
-    format!(
-        "field `{}` writes `{}` as its Display text, a string (its `#[serde_as({})]`)",
-        f.json_name,
-        ty.to_rust(),
-        serde_as_attr(f)
-    )
-}
-
 impl SchemaGen<'_> {
-    /// The schema of field `f`, written through its adapter ([`is_adapted`]) and without a Type marker of its own.
+    /// The schema of field `f`, written through its adapter ([`super::adapters::is_adapted`]) and without a Type marker of its own.
     pub(super) fn adapted_field_schema(&mut self, f: &Field, at: At) -> Schema {
         let adapter = f.adapter.as_ref().and_then(|a| a.ty.as_ref());
         self.adapted_schema(f, adapter, &f.ty, at, true)
@@ -249,13 +200,4 @@ impl SchemaGen<'_> {
             ),
         );
     }
-}
-
-/// The error of a field whose adapter rkb cannot describe.
-fn adapter_message(f: &Field) -> String {
-    format!(
-        "field `{}` has a JSON format of its own (its `#[serde_as({})]`), which rkb cannot read",
-        f.json_name,
-        serde_as_attr(f)
-    )
 }
