@@ -36,11 +36,11 @@ use crate::api::v1alpha1::{AppService, AppServiceStatus};
 
 /// Runs the AppService controller until the manager stops.
 ///
-/// +kubebuilder:rbac:groups=batch.example.com,resources=appservices,verbs=get;list;watch;create;update;patch;delete
-/// +kubebuilder:rbac:groups=batch.example.com,resources=appservices/status,verbs=get;update;patch
+/// +kubebuilder:rbac:groups=batch.example.com,resources=appservices,verbs=list;watch
+/// +kubebuilder:rbac:groups=batch.example.com,resources=appservices/status,verbs=patch
 /// +kubebuilder:rbac:groups=batch.example.com,resources=appservices/finalizers,verbs=update
-/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
-/// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
+/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;patch
+/// +kubebuilder:rbac:groups="",resources=services,verbs=list;watch;create;patch
 pub async fn controller(ctx: Context) -> Result<(), Error> {
     // Changes to an owned Deployment (its status moves, someone scales it) or Service reconcile their AppService.
     Controller::for_kind::<AppService>(&ctx)

@@ -59,10 +59,10 @@ pub enum ReconcileError {
 
 /// Runs the DemoMicroService controller until the manager stops.
 ///
-/// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=get;list;watch;create;update;patch;delete
-/// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices/status,verbs=get;update;patch
+/// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=list;watch;patch
+/// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices/status,verbs=patch
 /// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices/finalizers,verbs=update
-/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch;delete
 pub async fn controller(ctx: Context) -> Result<(), Error> {
     // A change to an owned Deployment (someone edits it, its status moves) reconciles its DemoMicroService.
     Controller::for_kind::<DemoMicroService>(&ctx)

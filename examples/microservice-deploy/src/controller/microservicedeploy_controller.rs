@@ -80,13 +80,13 @@ pub async fn controller(ctx: Context) -> Result<(), Error> {
 
 /// Runs the MicroServiceDeploy controller until the manager stops; applies the namespace defaults once at start.
 ///
-/// +kubebuilder:rbac:groups=custom.ops,resources=microservicedeploys,verbs=get;list;watch;create;update;patch;delete
-/// +kubebuilder:rbac:groups=custom.ops,resources=microservicedeploys/status,verbs=get;update;patch
+/// +kubebuilder:rbac:groups=custom.ops,resources=microservicedeploys,verbs=list;watch
+/// +kubebuilder:rbac:groups=custom.ops,resources=microservicedeploys/status,verbs=patch
 /// +kubebuilder:rbac:groups=custom.ops,resources=microservicedeploys/finalizers,verbs=update
-/// +kubebuilder:rbac:groups="",resources=services;serviceaccounts;configmaps,verbs=get;list;watch;create;update;patch;delete
-/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
-/// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;update;patch;delete
-/// +kubebuilder:rbac:groups="",resources=resourcequotas;limitranges,verbs=get;list;watch;create;update;patch
+/// +kubebuilder:rbac:groups="",resources=services;serviceaccounts;configmaps,verbs=list;watch;create;patch
+/// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;patch
+/// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=list;watch;create;patch;delete
+/// +kubebuilder:rbac:groups="",resources=resourcequotas;limitranges,verbs=create;patch
 pub async fn controller_with(ctx: Context, settings: Settings) -> Result<(), Error> {
     let index = ChildIndex::default();
     let reconcile_index = index.clone();
