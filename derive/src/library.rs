@@ -23,7 +23,7 @@ pub struct Identity {
 /// Looks `kind` up in the project at `root`. `file` (the source file of the derive's input, when
 /// the compiler tells it) picks between same-named kinds of different groups or versions.
 pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity, String> {
-    let all = rkb_manifests::kind_identities(root).map_err(|e| e.to_string())?;
+    let all = rkb_manifests::kind_identities(root).map_err(|e| chain(&e))?;
     let mut matches: Vec<_> = all.into_iter().filter(|k| k.kind == kind).collect();
     if matches.len() > 1
         && let Some(module) = file.and_then(|f| rkb_manifests::module_path(root, f))
@@ -54,8 +54,8 @@ pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity
             ));
         }
     };
-    let crd_yaml = rkb_manifests::crd_yaml(root, &found.group, kind).map_err(|e| e.to_string())?;
-    let crd_json = rkb_manifests::crd_json(root, &found.group, kind).map_err(|e| e.to_string())?;
+    let crd_yaml = rkb_manifests::crd_yaml(root, &found.group, kind).map_err(|e| chain(&e))?;
+    let crd_json = rkb_manifests::crd_json(root, &found.group, kind).map_err(|e| chain(&e))?;
     let mut source_files = found.source_files.clone();
     source_files.sort();
     source_files.dedup();
@@ -70,6 +70,18 @@ pub fn identity(root: &Path, kind: &str, file: Option<&Path>) -> Result<Identity
         crd_json,
         source_files,
     })
+}
+
+/// `e` and each cause of it (`source()`), one after the other: rkb-manifests' messages hold the context only (an
+/// I/O error says which file, its cause says why), and the derive's compile error has no "caused by" lines.
+fn chain(e: &rkb_manifests::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
 }
 
 /// The project whose `src/api` the derive reads: the crate being compiled, or, when that has no
@@ -88,8 +100,18 @@ pub fn project_root(manifest_dir: &Path, file: Option<&Path>) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::project_root;
-    use std::path::Path;
+    use super::{chain, project_root};
+    use std::path::{Path, PathBuf};
+
+    /// An I/O error's message is the file; the reason is its cause, and the derive's error must show both.
+    #[test]
+    fn an_error_is_shown_with_its_cause() {
+        let e = rkb_manifests::Error::Io {
+            path: PathBuf::from("/op/Cargo.toml"),
+            source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied"),
+        };
+        assert_eq!(chain(&e), "cannot access /op/Cargo.toml: permission denied");
+    }
 
     #[test]
     fn project_root_is_the_crate_unless_it_has_no_api() {

@@ -29,7 +29,8 @@ pub struct WriteError {
 
 impl std::fmt::Display for WriteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.source)
+        // The io error is the cause (`source()`): a chain reporter prints it once, after this.
+        write!(f, "cannot write {}", self.path.display())
     }
 }
 
@@ -233,6 +234,18 @@ mod tests {
             content,
             executable: false,
         }
+    }
+
+    /// The message names the file; the io error is only the cause, so a chain reporter prints it once.
+    #[test]
+    fn the_message_is_the_context_and_the_io_error_its_source() {
+        let e = WriteError {
+            path: PathBuf::from("config/crd/bases/a.yaml"),
+            source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied"),
+        };
+        assert_eq!(e.to_string(), "cannot write config/crd/bases/a.yaml");
+        let cause = std::error::Error::source(&e).map(ToString::to_string);
+        assert_eq!(cause.as_deref(), Some("permission denied"));
     }
 
     #[test]
