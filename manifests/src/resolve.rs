@@ -2,14 +2,15 @@
 //! types), descriptions truncated as `--max-desc-len` asks, then checked (check/mod.rs), version after version.
 
 use crate::check::{Checker, Version, check_version};
+use crate::model::TypeId;
 use crate::plan::CrdPlan;
 use crate::schema::node::Node;
 use crate::schema::{Schema, SchemaGen, flatten_all_of};
 use serde_json::{Value, json};
 
 /// The full `openAPIV3Schema` of a root type.
-pub fn root_schema(sg: &mut SchemaGen<'_>, ty: usize, max_desc_len: Option<usize>) -> Schema {
-    let mut s = sg.take_flattened(&format!("local:{ty}"));
+pub fn root_schema(sg: &mut SchemaGen<'_>, ty: TypeId, max_desc_len: Option<usize>) -> Schema {
+    let mut s = sg.take_flattened(&format!("local:{}", ty.index()));
     flatten_all_of(&mut s, sg.shared);
     let props = s.properties.get_or_insert_with(Default::default);
     if props.contains_key("metadata") {

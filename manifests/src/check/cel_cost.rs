@@ -12,7 +12,7 @@
 
 use crate::cel::{self, Expr};
 use crate::check::{Checker, Version};
-use crate::model::{At, Model};
+use crate::model::{At, Model, TypeId};
 use crate::schema::node::{Node as SchemaNode, NodeSchema, Schema};
 use crate::schema::shared::SharedSchemas;
 use serde_json::Value;
@@ -686,7 +686,7 @@ fn hint(unbounded: &[(String, &'static str)]) -> String {
 /// The marker that wrote `rule` into the schema at `path` (`.spec.ports[*]`) of type `ty`: on the field the path
 /// ends at (XValidation, or items:XValidation through `[*]`), or on the type of the node. `None` when the path
 /// leaves the project's types or the rule came from another marker (the caller then points at the kind).
-fn rule_marker(model: &Model, ty: usize, path: &str, rule: &str) -> Option<At> {
+fn rule_marker(model: &Model, ty: TypeId, path: &str, rule: &str) -> Option<At> {
     use crate::check::defaults::{element, find_field, local_type};
     let segments: Vec<&str> = path.split('.').filter(|s| !s.is_empty()).collect();
     let mut node_type = Some(ty);

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::cel::eval::{Stop, Val};
 use crate::check::{Checker, Version};
-use crate::model::{At, Field, Model, Resolved, TypeKind};
+use crate::model::{At, Field, FileId, Model, Resolved, TypeId, TypeKind};
 use crate::read::type_expr::TypeExpr;
 use crate::schema::node::{NodeSchema, Schema};
 use crate::schema::shared::SharedSchemas;
@@ -79,9 +79,9 @@ pub fn defaults_are_accepted(cx: &mut Checker<'_>, v: &Version<'_>) {
 /// The `+kubebuilder:default` marker that put the default at `path` (`.spec.ports[*].name`) into the schema of
 /// type `ty`: on the field the path ends at, or on that field's type. `None` when the path leaves the project's
 /// types (the caller then points at the kind).
-fn default_marker(model: &Model, ty: usize, path: &str) -> Option<At> {
+fn default_marker(model: &Model, ty: TypeId, path: &str) -> Option<At> {
     let mut current = ty;
-    let mut last: Option<(usize, &Field)> = None;
+    let mut last: Option<(FileId, &Field)> = None;
     for segment in path
         .trim_start_matches('.')
         .split('.')
@@ -122,9 +122,9 @@ fn default_marker(model: &Model, ty: usize, path: &str) -> Option<At> {
 /// The field named `json_name` of struct `ty` (or of a struct it flattens), with the type that declares it.
 pub(crate) fn find_field<'m>(
     model: &'m Model,
-    ty: usize,
+    ty: TypeId,
     json_name: &str,
-) -> Option<(usize, &'m Field)> {
+) -> Option<(TypeId, &'m Field)> {
     let TypeKind::Struct(fields) = &model.types[ty].kind else {
         return None;
     };
@@ -142,7 +142,7 @@ pub(crate) fn find_field<'m>(
 }
 
 /// The project type `ty` names, through Option and Box.
-pub(crate) fn local_type(model: &Model, file: usize, ty: &TypeExpr) -> Option<usize> {
+pub(crate) fn local_type(model: &Model, file: FileId, ty: &TypeExpr) -> Option<TypeId> {
     let TypeExpr::Path { segments, args } = ty else {
         return None;
     };

@@ -4,14 +4,14 @@
 use rkb_markers::Diagnostic;
 
 use crate::error::report_once;
-use crate::model::{At, Model};
+use crate::model::{At, Model, TypeId};
 use crate::schema::node::{Node, Schema};
 use crate::schema::shared::SharedSchemas;
 
 /// One resolved version of a CRD, as every rule reads it.
 pub struct Version<'a> {
     /// The root type of the version.
-    pub ty: usize,
+    pub ty: TypeId,
     /// The version's name (`v1`).
     pub name: &'a str,
     /// Its `openAPIV3Schema`.

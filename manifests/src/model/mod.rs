@@ -2,6 +2,7 @@
 //! unit enums, aliases, newtypes) and fields with their serde JSON names, plus every RBAC marker.
 
 pub mod doc_comment;
+pub mod ids;
 pub mod item_markers;
 
 use crate::model::doc_comment::{Doc, build_doc};
@@ -9,6 +10,7 @@ use crate::model::item_markers::{ItemMarkers, Written};
 use crate::read::outline::{Fields, Ident, Item, SerdeAttrs, UseName, Variant};
 use crate::read::source::{DocLine, SourceFile};
 use crate::read::type_expr::TypeExpr;
+pub use ids::{FileId, PackageId, TypeId};
 use rkb_markers::{Diagnostic, PackageMarker, RbacRule, Span, Target, WebhookMarker};
 use std::collections::HashMap;
 
@@ -18,7 +20,7 @@ pub struct Package {
     pub group: Option<String>,
     pub version: String,
     /// The package settings of the module's `//!` lines (of any of its files), each with its file.
-    pub settings: Vec<(usize, Written<PackageMarker>)>,
+    pub settings: Vec<(FileId, Written<PackageMarker>)>,
     pub skip: bool,
     /// `+kubebuilder:validation:Optional` on the package.
     pub default_optional: bool,
@@ -35,7 +37,7 @@ impl Package {
 impl Package {
     /// Takes what the `//!` markers of one of its files (`fi`) say: the defaults of its fields and deep copy now,
     /// the package settings for [`Package::apply_settings`].
-    fn take(&mut self, fi: usize, markers: ItemMarkers) {
+    fn take(&mut self, fi: FileId, markers: ItemMarkers) {
         // `+kubebuilder:validation:Optional` makes fields optional by default; Required is the default.
         self.default_optional |= markers.presence.iter().any(|p| !p.value.required);
         self.deep_copy_off |= markers.deep_copy_off;
@@ -69,7 +71,7 @@ impl Package {
             diags.extend(version_name_error(
                 &self.version,
                 by_marker,
-                &files[fi],
+                &files[fi.index()],
                 span,
             ));
         }
@@ -125,15 +127,15 @@ pub enum OwnJson {
     /// A hand-written `impl Serialize` (or `Deserialize`) for it: the trait, and where the impl names the type.
     Impl {
         trait_name: String,
-        file: usize,
+        file: FileId,
         line: usize,
     },
 }
 
 pub struct TypeDef {
     pub name: String,
-    pub file: usize,
-    pub package: usize,
+    pub file: FileId,
+    pub package: PackageId,
     pub doc: Doc,
     pub kind: TypeKind,
     /// Set when serde's derive from the fields is not the type's JSON.
@@ -157,14 +159,20 @@ pub struct Model {
     /// Every `+kubebuilder:rbac` rule, in file order.
     pub rbac: Vec<Written<RbacRule>>,
     /// Every webhook marker, in file order, with its file and kind.
-    pub webhooks: Vec<(usize, Written<WebhookMarker>)>,
+    pub webhooks: Vec<(FileId, Written<WebhookMarker>)>,
     /// Per package: its types by name.
-    by_pkg: Vec<HashMap<String, usize>>,
-    by_name: HashMap<String, Vec<usize>>,
-    pkg_by_module: HashMap<Vec<String>, usize>,
+    by_pkg: Vec<HashMap<String, TypeId>>,
+    by_name: HashMap<String, Vec<TypeId>>,
+    pkg_by_module: HashMap<Vec<String>, PackageId>,
     /// The Kubernetes version whose schemas embedded k8s types get (the project's k8s-openapi feature).
     pub k8s: crate::k8s::Version,
 }
+
+ids::index_by!(TypeId, TypeDef);
+ids::index_by!(FileId, SourceFile);
+ids::index_by!(PackageId, Package);
+ids::index_by!(FileId, UseMap);
+ids::index_by!(PackageId, HashMap<String, TypeId>);
 
 /// What a type path in a field refers to.
 #[derive(Clone, Debug, PartialEq)]
@@ -180,7 +188,7 @@ pub enum Resolved {
     Json,
     /// serde_json::Map<String, Value>
     JsonMap,
-    Local(usize),
+    Local(TypeId),
     /// A k8s-openapi type, full path `k8s_openapi::...`.
     K8s(String),
     /// kube's / rkb-runtime's TypeMeta (apiVersion + kind).
@@ -203,13 +211,13 @@ pub enum Prim {
 /// (markers carry a [`rkb_markers::Span`] within their file; [`At::marker`] adds the file).
 #[derive(Clone, Copy, Debug)]
 pub struct At {
-    pub file: usize,
+    pub file: FileId,
     pub span: Span,
 }
 
 impl At {
     /// A marker's text, in `file`.
-    pub fn marker<T>(file: usize, m: &Written<T>) -> At {
+    pub fn marker<T>(file: FileId, m: &Written<T>) -> At {
         At { file, span: m.span }
     }
 }
@@ -237,8 +245,13 @@ impl Model {
         groups
     }
 
+    /// Every type with its id, in table order.
+    pub fn types_with_ids(&self) -> impl Iterator<Item = (TypeId, &TypeDef)> {
+        TypeId::all(self.types.len()).zip(&self.types)
+    }
+
     /// Where type `ty`'s name is.
-    pub fn type_at(&self, ty: usize) -> At {
+    pub fn type_at(&self, ty: TypeId) -> At {
         let t = &self.types[ty];
         At {
             file: t.file,
@@ -287,19 +300,19 @@ impl Model {
                         default_optional: false,
                         deep_copy_off: false,
                     });
-                    m.packages.len() - 1
+                    PackageId::nth(m.packages.len() - 1)
                 });
             file_pkg.push(idx);
         }
         let mut serde_impls = Vec::new();
-        for (fi, items) in walk_files(&files, &file_pkg).into_iter().enumerate() {
+        for (fi, items) in FileId::all(files.len()).zip(walk_files(&files, &file_pkg)) {
             m.types.extend(items.types);
             serde_impls.extend(items.serde_impls.into_iter().map(|i| (fi, i)));
             m.rbac.extend(items.rbac);
             m.webhooks
                 .extend(items.webhooks.into_iter().map(|w| (fi, w)));
             for markers in items.package {
-                m.packages[file_pkg[fi]].take(fi, markers);
+                m.packages[file_pkg[fi.index()]].take(fi, markers);
             }
             m.uses.push(items.uses);
             diags.extend(items.diags);
@@ -308,7 +321,7 @@ impl Model {
             p.apply_settings(&files, diags);
         }
         m.by_pkg = vec![HashMap::new(); m.packages.len()];
-        for (i, t) in m.types.iter().enumerate() {
+        for (i, t) in TypeId::all(m.types.len()).zip(&m.types) {
             m.by_pkg[t.package].insert(t.name.clone(), i);
             m.by_name.entry(t.name.clone()).or_default().push(i);
         }
@@ -319,7 +332,7 @@ impl Model {
 
     /// Marks the local types that hand-written serde impls serialize: the impl's self type resolves as a field
     /// type written in the impl's file would. A type rkb does not model (say, one inside a fn) is left alone.
-    fn mark_serde_impls(&mut self, impls: Vec<(usize, (String, Ident))>) {
+    fn mark_serde_impls(&mut self, impls: Vec<(FileId, (String, Ident))>) {
         for (fi, (trait_name, self_ty)) in impls {
             if let Resolved::Local(t) = self.resolve(fi, std::slice::from_ref(&self_ty.name)) {
                 // A serde attribute, or an earlier impl, already gave the reason.
@@ -332,12 +345,12 @@ impl Model {
         }
     }
 
-    pub fn type_in_package(&self, pkg: usize, name: &str) -> Option<usize> {
-        self.by_pkg.get(pkg)?.get(name).copied()
+    pub fn type_in_package(&self, pkg: PackageId, name: &str) -> Option<TypeId> {
+        self.by_pkg.get(pkg.index())?.get(name).copied()
     }
 
     /// Resolves a path written in file `fi`.
-    pub fn resolve(&self, fi: usize, segs: &[String]) -> Resolved {
+    pub fn resolve(&self, fi: FileId, segs: &[String]) -> Resolved {
         let t = self.resolve_inner(fi, segs);
         if t == Resolved::Unknown && segs.len() == 1 {
             self.resolve_global(&segs[0])
@@ -351,7 +364,7 @@ impl Model {
             Some(v) if v.len() == 1 => Resolved::Local(v[0]),
             Some(v) if !v.is_empty() => {
                 // Prefer a type under src/api.
-                let api: Vec<usize> = v
+                let api: Vec<TypeId> = v
                     .iter()
                     .copied()
                     .filter(|&i| {
@@ -371,7 +384,7 @@ impl Model {
         }
     }
 
-    fn resolve_inner(&self, fi: usize, segs: &[String]) -> Resolved {
+    fn resolve_inner(&self, fi: FileId, segs: &[String]) -> Resolved {
         if segs.is_empty() {
             return Resolved::Unknown;
         }
@@ -412,7 +425,7 @@ impl Model {
     /// The full path of `segs`, written in file `fi`, when it names an item of another crate: through the file's
     /// `use` of its first segment, it starts with neither `crate`, `self` nor `super`, nor with a module of this
     /// crate.
-    pub fn foreign_path(&self, fi: usize, segs: &[String]) -> Option<Vec<String>> {
+    pub fn foreign_path(&self, fi: FileId, segs: &[String]) -> Option<Vec<String>> {
         let first = segs.first()?;
         let full: Vec<String> = match self.uses[fi].names.get(first) {
             Some(prefix) => prefix.iter().chain(&segs[1..]).cloned().collect(),
@@ -424,18 +437,22 @@ impl Model {
         (full.len() > 1 && !local).then_some(full)
     }
 
-    fn file_package(&self, fi: usize) -> usize {
+    fn file_package(&self, fi: FileId) -> PackageId {
         let f = &self.files[fi];
         let pm = if f.is_module_root || f.module.is_empty() {
             f.module.clone()
         } else {
             f.module[..f.module.len() - 1].to_vec()
         };
-        self.pkg_by_module.get(&pm).copied().unwrap_or(0)
+        // Every file got its package when the model was built.
+        self.pkg_by_module
+            .get(&pm)
+            .copied()
+            .unwrap_or(PackageId::nth(0))
     }
 
     /// Resolves an absolute-ish path (`crate::..`, `super::..`, `k8s_openapi::..`, `std::..`).
-    fn resolve_full(&self, fi: usize, segs: &[String]) -> Resolved {
+    fn resolve_full(&self, fi: FileId, segs: &[String]) -> Resolved {
         if let Some(r) = external(segs) {
             return r;
         }
@@ -593,7 +610,7 @@ impl FileItems {
 
 /// Parses and walks every file, on every core (files are independent until types are resolved);
 /// returns their items in file order.
-fn walk_files(files: &[SourceFile], file_pkg: &[usize]) -> Vec<FileItems> {
+fn walk_files(files: &[SourceFile], file_pkg: &[PackageId]) -> Vec<FileItems> {
     crate::read::source::with_fallback_lexer(|| {
         crate::parallel::map_indexed(
             files.len(),
@@ -602,6 +619,7 @@ fn walk_files(files: &[SourceFile], file_pkg: &[usize]) -> Vec<FileItems> {
             |(), fi| {
                 let mut items = FileItems::default();
                 let f = &files[fi];
+                let (fi, pkg) = (FileId::nth(fi), file_pkg[fi]);
                 // The scanner reads most files; syn reads the rest, and reports syntax errors.
                 let Some(outline) = crate::read::outline(f, &mut items.diags) else {
                     return items;
@@ -610,7 +628,7 @@ fn walk_files(files: &[SourceFile], file_pkg: &[usize]) -> Vec<FileItems> {
                     out: &mut items,
                     file: f,
                     fi,
-                    pkg: file_pkg[fi],
+                    pkg,
                 };
                 walk.package_docs(&outline.inner_docs);
                 walk.items(&outline.items);
@@ -623,8 +641,8 @@ fn walk_files(files: &[SourceFile], file_pkg: &[usize]) -> Vec<FileItems> {
 struct Walk<'a> {
     out: &'a mut FileItems,
     file: &'a SourceFile,
-    fi: usize,
-    pkg: usize,
+    fi: FileId,
+    pkg: PackageId,
 }
 
 impl Walk<'_> {
@@ -989,6 +1007,7 @@ mod resolve_tests {
             .files
             .iter()
             .position(|f| f.rel.ends_with("a_types.rs"))
+            .map(FileId::nth)
             .unwrap();
         assert_eq!(
             m.resolve(fi, &segs("corev1::Container")),
@@ -997,9 +1016,19 @@ mod resolve_tests {
         assert_eq!(m.resolve(fi, &segs("BTreeMap")), Resolved::Map);
         assert_eq!(m.resolve(fi, &segs("Json")), Resolved::Json);
         assert_eq!(m.resolve(fi, &segs("i32")), Resolved::Prim(Prim::Int32));
-        let b = m.types.iter().position(|t| t.name == "B").unwrap();
+        let b = m
+            .types
+            .iter()
+            .position(|t| t.name == "B")
+            .map(TypeId::nth)
+            .unwrap();
         assert_eq!(m.resolve(fi, &segs("B")), Resolved::Local(b));
-        let shared = m.types.iter().position(|t| t.name == "Shared").unwrap();
+        let shared = m
+            .types
+            .iter()
+            .position(|t| t.name == "Shared")
+            .map(TypeId::nth)
+            .unwrap();
         assert_eq!(
             m.resolve(fi, &segs("super::super::common::Shared")),
             Resolved::Local(shared)

@@ -3,7 +3,7 @@
 //! exhaustive, so a CRD marker added to the vocabulary without an effect does not compile.
 
 use super::crd_plan::{CrdPlan, marker_diag, set_kv};
-use crate::model::Model;
+use crate::model::{Model, TypeId};
 use rkb_markers::{CrdMarker, Diagnostic, PrintColumn, Resource, Scale, Span};
 use serde_json::{Map, Value, json};
 
@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 pub struct Planning<'a> {
     pub model: &'a Model,
     /// The root type the marker is on.
-    pub ty: usize,
+    pub ty: TypeId,
     pub span: Span,
 }
 

@@ -1,7 +1,7 @@
 //! The plan of one CRD (its names, scope, metadata and versions, everything but the schemas), which plan/mod.rs
 //! builds and crd_markers.rs changes, and the helpers both use to change it.
 
-use crate::model::{At, Model};
+use crate::model::{At, Model, TypeId};
 use rkb_markers::{Diagnostic, Span};
 use serde_json::Value;
 
@@ -9,7 +9,7 @@ use serde_json::Value;
 #[derive(Clone, Debug)]
 pub struct VersionPlan {
     pub name: String,
-    pub ty: usize,
+    pub ty: TypeId,
     pub served: bool,
     pub storage: bool,
     pub deprecated: bool,
@@ -44,7 +44,7 @@ impl CrdPlan {
 }
 
 /// An error at the marker at `span` on type `ty`.
-pub(crate) fn marker_diag(model: &Model, ty: usize, span: Span, msg: String) -> Diagnostic {
+pub(crate) fn marker_diag(model: &Model, ty: TypeId, span: Span, msg: String) -> Diagnostic {
     let file = model.types[ty].file;
     model.locate(At { file, span }, Diagnostic::error(msg))
 }

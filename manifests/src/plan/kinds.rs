@@ -17,15 +17,15 @@
 //!
 //! Nothing is skipped without a word: every struct shaped like a kind either is one or is named in a diagnostic.
 
-use crate::model::{Field, Model, Resolved, TypeKind};
+use crate::model::{Field, FileId, Model, PackageId, Resolved, TypeId, TypeKind};
 use crate::read::type_expr::TypeExpr;
 use rkb_markers::Diagnostic;
 
 /// A root kind found in the model: a struct that is a kind (see the module docs), in a package with a group.
 #[derive(Clone, Debug)]
 pub struct Root {
-    pub ty: usize,
-    pub pkg: usize,
+    pub ty: TypeId,
+    pub pkg: PackageId,
 }
 
 /// What a struct's fields say about it being a kind.
@@ -39,7 +39,7 @@ struct Shape<'a> {
 }
 
 impl<'a> Shape<'a> {
-    fn of(model: &Model, file: usize, fields: &'a [Field]) -> Shape<'a> {
+    fn of(model: &Model, file: FileId, fields: &'a [Field]) -> Shape<'a> {
         let mut shape = Shape {
             type_meta: false,
             object_meta: None,
@@ -89,7 +89,7 @@ enum Verdict {
 pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
     let mut roots = Vec::new();
     let mut strays = Vec::new();
-    for (i, t) in model.types.iter().enumerate() {
+    for (i, t) in model.types_with_ids() {
         let TypeKind::Struct(fields) = &t.kind else {
             continue;
         };
@@ -135,7 +135,7 @@ pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
 }
 
 /// Whether struct `ty` (with `fields`) is a kind.
-fn classify(model: &Model, ty: usize, fields: &[Field]) -> Verdict {
+fn classify(model: &Model, ty: TypeId, fields: &[Field]) -> Verdict {
     let t = &model.types[ty];
     let shape = Shape::of(model, t.file, fields);
     let marked = match &t.doc.markers.root {
@@ -167,7 +167,7 @@ fn classify(model: &Model, ty: usize, fields: &[Field]) -> Verdict {
 }
 
 /// An error when a kind's ObjectMeta `field` is not the `metadata` object the API server stores.
-fn metadata_misplaced(model: &Model, ty: usize, field: &Field) -> Option<Diagnostic> {
+fn metadata_misplaced(model: &Model, ty: TypeId, field: &Field) -> Option<Diagnostic> {
     let t = &model.types[ty];
     let (what, hint) = if field.flatten {
         (
@@ -199,7 +199,7 @@ fn metadata_misplaced(model: &Model, ty: usize, field: &Field) -> Option<Diagnos
 
 /// The warning for kind-level markers on struct `ty`, which is not a kind; `None` when it has none (or is a list,
 /// which may carry the root marker).
-fn stray_kind_markers(model: &Model, ty: usize, roots: &[Root]) -> Option<Diagnostic> {
+fn stray_kind_markers(model: &Model, ty: TypeId, roots: &[Root]) -> Option<Diagnostic> {
     let t = &model.types[ty];
     let TypeKind::Struct(fields) = &t.kind else {
         return None;
@@ -237,7 +237,7 @@ fn stray_kind_markers(model: &Model, ty: usize, roots: &[Root]) -> Option<Diagno
 
 /// The kind struct `ty` most likely belongs to: a kind of its package with a field of that type (its `spec`), else
 /// the kind its name starts with (`CronJobSpec` -> `CronJob`).
-fn probable_kind<'m>(model: &'m Model, ty: usize, roots: &[Root]) -> Option<&'m str> {
+fn probable_kind<'m>(model: &'m Model, ty: TypeId, roots: &[Root]) -> Option<&'m str> {
     let t = &model.types[ty];
     let kinds = roots
         .iter()
@@ -272,7 +272,7 @@ fn names_type(ty: &TypeExpr, name: &str) -> bool {
 
 /// Whether `ty` names the metadata type `name` (TypeMeta, or k8s-openapi's ObjectMeta/ListMeta): `Some(false)`
 /// for the type itself, `Some(true)` for an `Option` of it.
-fn meta_type(model: &Model, file: usize, ty: &TypeExpr, name: &str) -> Option<bool> {
+fn meta_type(model: &Model, file: FileId, ty: &TypeExpr, name: &str) -> Option<bool> {
     let TypeExpr::Path { segments, args } = ty else {
         return None;
     };
@@ -291,6 +291,6 @@ fn meta_type(model: &Model, file: usize, ty: &TypeExpr, name: &str) -> Option<bo
 }
 
 /// `d` placed on type `ty`'s name, with `hint`.
-fn type_diag(model: &Model, ty: usize, d: Diagnostic, hint: &str) -> Diagnostic {
+fn type_diag(model: &Model, ty: TypeId, d: Diagnostic, hint: &str) -> Diagnostic {
     model.locate(model.type_at(ty), d).with_hint(hint)
 }

@@ -10,7 +10,7 @@ mod serde_with;
 pub mod shared;
 
 use crate::model::item_markers::{ItemMarkers, Written};
-use crate::model::{At, Field, Model, OwnJson, Prim, Resolved, TypeKind};
+use crate::model::{At, Field, FileId, Model, OwnJson, Prim, Resolved, TypeId, TypeKind};
 use crate::read::scan::nesting::MAX_NESTING;
 use crate::read::type_expr::TypeExpr;
 use crate::schema::shared::SharedSchemas;
@@ -24,8 +24,8 @@ use std::rc::Rc;
 pub struct SchemaGen<'m> {
     pub model: &'m Model,
     pub diags: Vec<Diagnostic>,
-    unflat: HashMap<usize, Schema>,
-    in_progress: Vec<usize>,
+    unflat: HashMap<TypeId, Schema>,
+    in_progress: Vec<TypeId>,
     /// Flattened schemas by `$ref` key, shared: each use copies what it needs.
     flat: HashMap<String, Rc<Schema>>,
     /// k8s-openapi schemas by Rust path (`None`: no schema), fetched once per run.
@@ -55,7 +55,7 @@ pub struct SchemaGen<'m> {
     heights: HashMap<String, usize>,
     /// The kinds whose schema was found too deep (one error each: what is left out below the first cut would only
     /// repeat it).
-    too_deep_kinds: Vec<Option<usize>>,
+    too_deep_kinds: Vec<Option<TypeId>>,
 }
 
 /// How many field types name each local type of `model`, by type index; computed once per run and
@@ -81,11 +81,11 @@ pub fn type_uses(model: &Model) -> Vec<usize> {
 /// Counts the local types named by `ty` (and its generic arguments), as [`SchemaGen::expr_schema`]
 /// resolves them. Counting too many or too few only costs time: a schema taken out of the cache is
 /// rebuilt when asked for again.
-fn count_uses(model: &Model, file: usize, ty: &TypeExpr, uses: &mut [usize]) {
+fn count_uses(model: &Model, file: FileId, ty: &TypeExpr, uses: &mut [usize]) {
     match ty {
         TypeExpr::Path { segments, args } => {
             if let Resolved::Local(t) = model.resolve(file, segments) {
-                uses[t] += 1;
+                uses[t.index()] += 1;
             }
             for arg in args {
                 count_uses(model, file, arg, uses);
@@ -193,7 +193,7 @@ impl<'m> SchemaGen<'m> {
     }
 
     /// The (unflattened) schema of local type `t`, with its description and type-level markers.
-    pub fn type_schema(&mut self, t: usize) -> Schema {
+    pub fn type_schema(&mut self, t: TypeId) -> Schema {
         if let Some(s) = self.unflat.get(&t) {
             return s.clone();
         }
@@ -275,15 +275,16 @@ impl<'m> SchemaGen<'m> {
         self.leave();
         // Flattening asks once per type (its result is cached); field types ask again for named basic
         // types. A struct named by at most one field is not asked for twice: don't keep a copy.
-        let asked_again =
-            self.uses[t] > 1 || !matches!(td.kind, TypeKind::Struct(_)) || td.own_json.is_some();
+        let asked_again = self.uses[t.index()] > 1
+            || !matches!(td.kind, TypeKind::Struct(_))
+            || td.own_json.is_some();
         if asked_again {
             self.unflat.insert(t, s.clone());
         }
         s
     }
 
-    fn struct_schema(&mut self, t: usize, fields: &[Field]) -> Schema {
+    fn struct_schema(&mut self, t: TypeId, fields: &[Field]) -> Schema {
         let td = &self.model.types[t];
         let file = td.file;
         let default_optional = self.model.packages[td.package].default_optional;
@@ -376,7 +377,7 @@ impl<'m> SchemaGen<'m> {
 
     /// The schema of field `f`: its type's, or what its serde_with adapter writes (or none, for Schemaless and for
     /// JSON rkb cannot read, described by markers), its description, its markers.
-    fn field_schema(&mut self, f: &Field, file: usize, at: At) -> Schema {
+    fn field_schema(&mut self, f: &Field, file: FileId, at: At) -> Schema {
         let adapted = adapters::is_adapted(f);
         let by_markers =
             f.doc.markers.type_marker().is_some() && (adapted || self.is_opaque(file, &f.ty));
@@ -401,7 +402,7 @@ impl<'m> SchemaGen<'m> {
     }
 
     /// A Type marker on a field whose local type has a type of its own (see [`Self::check_type_marker_fits`]).
-    fn check_field_type_marker(&mut self, f: &Field, prop: &Schema, file: usize) {
+    fn check_field_type_marker(&mut self, f: &Field, prop: &Schema, file: FileId) {
         let Some(Value::String(r)) = prop.get("$ref") else {
             return;
         };
@@ -432,7 +433,7 @@ impl<'m> SchemaGen<'m> {
         markers: &ItemMarkers,
         name: &str,
         own: &str,
-        file: usize,
+        file: FileId,
     ) {
         let Some((span, wanted)) = markers.type_marker() else {
             return;
@@ -453,7 +454,7 @@ impl<'m> SchemaGen<'m> {
     }
 
     /// A OneOf marker naming a field that does not exist makes a CEL rule the API server rejects: say so now.
-    fn check_one_of_fields(&mut self, t: usize, fields: &[Field]) {
+    fn check_one_of_fields(&mut self, t: TypeId, fields: &[Field]) {
         let td = &self.model.types[t];
         let known: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
         let mut problems = Vec::new();
@@ -475,7 +476,7 @@ impl<'m> SchemaGen<'m> {
     }
 
     /// Schema of a type expression in a field (Go's typeToSchema with no type info).
-    pub fn expr_schema(&mut self, file: usize, ty: &TypeExpr, at: At) -> Schema {
+    pub fn expr_schema(&mut self, file: FileId, ty: &TypeExpr, at: At) -> Schema {
         if !self.enter(at) {
             return Schema::new();
         }
@@ -484,7 +485,7 @@ impl<'m> SchemaGen<'m> {
         s
     }
 
-    fn expr_schema_inner(&mut self, file: usize, ty: &TypeExpr, at: At) -> Schema {
+    fn expr_schema_inner(&mut self, file: FileId, ty: &TypeExpr, at: At) -> Schema {
         match ty {
             TypeExpr::Path { segments, args } => {
                 let r = self.model.resolve(file, segments);
@@ -501,7 +502,7 @@ impl<'m> SchemaGen<'m> {
     /// A type with a Type marker whose JSON rkb cannot read (a local type with a JSON format of its own, a newtype
     /// or alias over one or over another crate's type): controller-gen's type with its own JSON format, whose
     /// schema its markers alone give (its fields are never read).
-    fn described_by_markers(&self, t: usize) -> bool {
+    fn described_by_markers(&self, t: TypeId) -> bool {
         let td = &self.model.types[t];
         let opaque = match &td.kind {
             _ if td.own_json.is_some() => true,
@@ -513,7 +514,7 @@ impl<'m> SchemaGen<'m> {
 
     /// Whether `ty` (through Option and Box) is a type whose JSON rkb cannot read: a path rkb cannot resolve
     /// (another crate's type), or a local type with a JSON format of its own ([`crate::model::OwnJson`]).
-    fn is_opaque(&self, file: usize, ty: &TypeExpr) -> bool {
+    fn is_opaque(&self, file: FileId, ty: &TypeExpr) -> bool {
         let TypeExpr::Path { segments, args } = ty else {
             return false;
         };
@@ -529,7 +530,7 @@ impl<'m> SchemaGen<'m> {
 
     /// A type with a JSON format of its own and no Type marker, used by a field without one: rkb, like
     /// controller-gen, reads such JSON from markers only. Say where the format comes from, and what to add.
-    fn own_json_error(&mut self, t: usize) {
+    fn own_json_error(&mut self, t: TypeId) {
         let td = &self.model.types[t];
         let name = &td.name;
         let why = match &td.own_json {
@@ -560,7 +561,7 @@ impl<'m> SchemaGen<'m> {
         self.error(self.model.type_at(t), message, Some(hint));
     }
 
-    fn list_schema(&mut self, file: usize, elem: &TypeExpr, at: At) -> Schema {
+    fn list_schema(&mut self, file: FileId, elem: &TypeExpr, at: At) -> Schema {
         if matches!(elem, TypeExpr::Path { segments, args } if args.is_empty() && segments.len() == 1 && segments[0] == "u8")
         {
             return Schema::from_value(json!({"type": "string", "format": "byte"}));
@@ -570,7 +571,7 @@ impl<'m> SchemaGen<'m> {
 
     fn resolved_schema(
         &mut self,
-        file: usize,
+        file: FileId,
         r: Resolved,
         segs: &[String],
         args: &[TypeExpr],
@@ -616,13 +617,13 @@ impl<'m> SchemaGen<'m> {
     }
 
     /// `BTreeMap<K, V>`: an object whose values are V's; JSON object keys are strings, so K must be one.
-    fn map_schema(&mut self, file: usize, k: &TypeExpr, v: &TypeExpr, at: At) -> Schema {
+    fn map_schema(&mut self, file: FileId, k: &TypeExpr, v: &TypeExpr, at: At) -> Schema {
         self.check_map_key(file, k, at);
         object_of(self.expr_schema(file, v, at))
     }
 
     /// A map's key type `k` must serialize as a string: JSON object keys are strings.
-    fn check_map_key(&mut self, file: usize, k: &TypeExpr, at: At) {
+    fn check_map_key(&mut self, file: FileId, k: &TypeExpr, at: At) {
         let key = self.expr_schema(file, k, at);
         if key.get("type") != Some(&json!("string")) {
             let text = k.to_rust();
@@ -635,9 +636,9 @@ impl<'m> SchemaGen<'m> {
     }
 
     /// A field's reference to local type `t`, flattened later.
-    fn local_ref_schema(&mut self, t: usize) -> Schema {
+    fn local_ref_schema(&mut self, t: TypeId) -> Schema {
         let mut s = Schema::new();
-        s.insert("$ref".into(), json!(format!("local:{t}")));
+        s.insert("$ref".into(), json!(format!("local:{}", t.index())));
         // Named basic types (aliases, newtypes, unit enums, types with their own JSON) also carry their
         // type and format so field markers that need a type (Minimum, MaxLength...) apply.
         let td = &self.model.types[t];
@@ -662,7 +663,7 @@ impl<'m> SchemaGen<'m> {
 
     /// A path in file `file` that names no type rkb reads: for another crate's type, how to describe its JSON;
     /// else the closest local type's name, or where types come from.
-    fn unresolved_error(&mut self, file: usize, segs: &[String], at: At) {
+    fn unresolved_error(&mut self, file: FileId, segs: &[String], at: At) {
         let name = segs.join("::");
         let last = segs.last().map(String::as_str).unwrap_or("");
         let close = || {
@@ -726,7 +727,7 @@ impl<'m> SchemaGen<'m> {
         &mut self,
         s: &mut Schema,
         markers: &ItemMarkers,
-        file: usize,
+        file: FileId,
         enum_values: Option<&[String]>,
     ) {
         let mut main: Vec<&Written<SchemaMarker>> = markers.schema.iter().collect();
@@ -760,7 +761,7 @@ impl<'m> SchemaGen<'m> {
         &mut self,
         s: &mut Schema,
         m: &Written<SchemaMarker>,
-        file: usize,
+        file: FileId,
         enum_values: Option<&[String]>,
     ) {
         let applying = markers::Applying {
@@ -780,7 +781,7 @@ impl<'m> SchemaGen<'m> {
         &mut self,
         s: &Schema,
         markers: &[&Written<SchemaMarker>],
-        file: usize,
+        file: FileId,
     ) {
         let map_list = markers.iter().find(|m| {
             matches!(&m.value, SchemaMarker::Topology(TopologyMarker::ListType(t)) if t == "map")
@@ -888,7 +889,7 @@ impl<'m> SchemaGen<'m> {
     /// level deeper: past [`MAX_NESTING`], the node is left out (and the error reported).
     pub fn flatten_refs(&mut self, node: &mut Schema) {
         if let Some(Value::String(r)) = node.get("$ref").cloned() {
-            let used_once = local_type(&r).is_some_and(|t| self.uses.get(t) == Some(&1));
+            let used_once = local_type(&r).is_some_and(|t| self.uses.get(t.index()) == Some(&1));
             // Inside its own flattening a type is the `{}` placeholder: leave that in the cache.
             let ty = if used_once && !self.flattening.contains(&r) {
                 self.take_flattened(&r)
@@ -912,8 +913,8 @@ impl<'m> SchemaGen<'m> {
 }
 
 /// The local type a `$ref` key (`local:N`) stands for.
-fn local_type(key: &str) -> Option<usize> {
-    key.strip_prefix("local:")?.parse().ok()
+fn local_type(key: &str) -> Option<TypeId> {
+    key.strip_prefix("local:")?.parse().ok().map(TypeId::nth)
 }
 
 const DOC_KEYS: [&str; 4] = ["description", "title", "externalDocs", "example"];

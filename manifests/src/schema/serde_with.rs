@@ -22,7 +22,7 @@ use super::adapters::{
     adapter_message, display_hint, serde_with_name, writes_display_of, written_by_display,
 };
 use crate::model::item_markers::ItemMarkers;
-use crate::model::{At, Field, Resolved};
+use crate::model::{At, Field, FileId, Resolved, TypeId};
 use crate::read::type_expr::TypeExpr;
 use crate::schema::node::Schema;
 use std::slice;
@@ -75,7 +75,7 @@ impl SchemaGen<'_> {
     /// arguments of each.
     fn same_container<'t>(
         &self,
-        file: usize,
+        file: FileId,
         adapter: &'t TypeExpr,
         ty: &'t TypeExpr,
     ) -> Option<(Resolved, &'t [TypeExpr], &'t [TypeExpr])> {
@@ -134,7 +134,7 @@ impl SchemaGen<'_> {
     }
 
     /// The local type `ty` names, through Option, Box and the other wrappers.
-    fn local_type_of(&self, file: usize, ty: &TypeExpr) -> Option<usize> {
+    fn local_type_of(&self, file: FileId, ty: &TypeExpr) -> Option<TypeId> {
         let TypeExpr::Path { segments, args } = ty else {
             return None;
         };
@@ -147,7 +147,7 @@ impl SchemaGen<'_> {
 
     /// A Type marker on field `f` (which rkb then describes by its markers alone) must say string when the field is
     /// a Display text: written through `DisplayFromStr` (also inside Options), or of a type with a Display derive.
-    pub(super) fn check_field_written_as_string(&mut self, f: &Field, file: usize) {
+    pub(super) fn check_field_written_as_string(&mut self, f: &Field, file: FileId) {
         let what = match f.adapter.as_ref().and_then(|a| a.ty.as_ref()) {
             Some(adapter) => self
                 .displayed(file, adapter, &f.ty)
@@ -164,7 +164,7 @@ impl SchemaGen<'_> {
     /// The type whose Display text `adapter` writes for a value of `ty`, through Options.
     fn displayed<'t>(
         &self,
-        file: usize,
+        file: FileId,
         adapter: &'t TypeExpr,
         ty: &'t TypeExpr,
     ) -> Option<&'t TypeExpr> {
@@ -182,7 +182,7 @@ impl SchemaGen<'_> {
     pub(super) fn check_written_as_string(
         &mut self,
         markers: &ItemMarkers,
-        file: usize,
+        file: FileId,
         what: &str,
     ) {
         let Some((span, wanted)) = markers.type_marker() else {
