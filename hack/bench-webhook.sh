@@ -4,6 +4,7 @@
 #
 #   hack/bench-webhook.sh                         # 3 rounds of 1500 create+update pairs each, 16 in flight, then abuse
 #   hack/bench-webhook.sh --rounds 5 --pairs 3000 # any flag of the driver (bench/webhook-go/driver/main.go)
+#   hack/bench-webhook.sh --skip-load --cases flood,slow,heads  # some abuse cases only (bodies, flood, slow, heads)
 #   hack/bench-webhook.sh --build-only            # build both binaries and the driver, run nothing (a cheap CI guard)
 #
 # Not part of hack/test.sh: a benchmark, not a timed test. Needs Go (modules from the Go module proxy; the first

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -315,7 +316,26 @@ func headerBomb(s *server, n, size int) (string, string) {
 	wg.Wait()
 	time.Sleep(time.Second)
 	meanwhile := answered(answers(s))
-	return fmt.Sprintf("%d connections, %d wrote %s of head each, %d open after", len(conns), written.Load(), kib(int64(len(head))/1024), stillOpen(conns)), meanwhile
+	open, refused := openOrRefused(conns, "HTTP/1.1 431 ")
+	return fmt.Sprintf("%d connections, %d wrote %s of head each, %d open after, %d answered 431", len(conns), written.Load(), kib(int64(len(head))/1024), open, refused), meanwhile
+}
+
+// openOrRefused counts the connections the server has not closed, and those it answered with `answer` (a
+// status line's start) before closing.
+func openOrRefused(conns []*tls.Conn, answer string) (open, refused int) {
+	for _, c := range conns {
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		got := make([]byte, len(answer))
+		n, err := io.ReadFull(c, got)
+		var netErr net.Error
+		switch {
+		case n == 0 && errors.As(err, &netErr) && netErr.Timeout():
+			open++
+		case string(got[:n]) == answer:
+			refused++
+		}
+	}
+	return open, refused
 }
 
 // answered describes one normal review sent during an attack.
@@ -328,28 +348,32 @@ func answered(ok bool, took time.Duration, why string) string {
 
 func kib(k int64) string { return fmt.Sprintf("%.1f MiB", float64(k)/1024) }
 
-// abuseCases runs every case against s, each on a fresh process; returns the results and the last process.
-func abuseCases(s *server, floodSize, slowSize, bombSize int) ([]abuseResult, *server) {
+// abuseCases runs the cases of `only` (keys: bodies, flood, slow, heads; all when empty) against s, each on a
+// fresh process; returns the results and the last process.
+func abuseCases(s *server, only map[string]bool, floodSize, slowSize, bombSize int) ([]abuseResult, *server) {
 	type attack struct {
-		name string
-		run  func(s *server) (string, string)
+		key, name string
+		run       func(s *server) (string, string)
 	}
 	var attacks []attack
 	for _, size := range []int{3 * mib, 6*mib + mib/2, 8 * mib} {
-		attacks = append(attacks, attack{fmt.Sprintf("one %.1f MiB review (defaulting)", float64(size)/mib),
+		attacks = append(attacks, attack{"bodies", fmt.Sprintf("one %.1f MiB review (defaulting)", float64(size)/mib),
 			func(s *server) (string, string) { return bodies(s, 1, size), "" }})
 	}
 	for _, size := range []int{6*mib + mib/2, 8 * mib} {
-		attacks = append(attacks, attack{fmt.Sprintf("4 x %.1f MiB reviews at once", float64(size)/mib),
+		attacks = append(attacks, attack{"bodies", fmt.Sprintf("4 x %.1f MiB reviews at once", float64(size)/mib),
 			func(s *server) (string, string) { return bodies(s, 4, size), "" }})
 	}
 	attacks = append(attacks,
-		attack{fmt.Sprintf("%d idle TLS connections", floodSize), func(s *server) (string, string) { return flood(s, floodSize) }},
-		attack{fmt.Sprintf("%d x 3 slow clients", slowSize), func(s *server) (string, string) { return slowClients(s, slowSize, 5*time.Second) }},
-		attack{fmt.Sprintf("%d heads of 1 MiB, unfinished", bombSize), func(s *server) (string, string) { return headerBomb(s, bombSize, mib-16<<10) }},
+		attack{"flood", fmt.Sprintf("%d idle TLS connections", floodSize), func(s *server) (string, string) { return flood(s, floodSize) }},
+		attack{"slow", fmt.Sprintf("%d x 3 slow clients", slowSize), func(s *server) (string, string) { return slowClients(s, slowSize, 5*time.Second) }},
+		attack{"heads", fmt.Sprintf("%d heads of 1 MiB, unfinished", bombSize), func(s *server) (string, string) { return headerBomb(s, bombSize, mib-16<<10) }},
 	)
 	var out []abuseResult
 	for _, a := range attacks {
+		if len(only) > 0 && !only[a.key] {
+			continue
+		}
 		var r abuseResult
 		r, s = measure(s, a.name, a.run)
 		fmt.Fprintf(os.Stderr, "  %s / %s: %s; %s; idle %s, peak %s, up %v\n", r.server, r.name, r.outcome, r.during, kib(r.rssBefore), kib(r.peak), r.up)

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,6 +33,7 @@ type config struct {
 	rounds, pairs, warmup   int
 	concurrency             int
 	flood, slow, bomb       int
+	cases                   map[string]bool
 	skipAbuse, skipLoad     bool
 }
 
@@ -50,7 +52,18 @@ func main() {
 	flag.IntVar(&c.bomb, "bomb", 256, "connections sending an unfinished 1 MiB head")
 	flag.BoolVar(&c.skipAbuse, "skip-abuse", false, "load rounds only")
 	flag.BoolVar(&c.skipLoad, "skip-load", false, "abuse cases only")
+	cases := flag.String("cases", "", "abuse cases to run, comma-separated: bodies, flood, slow, heads (default: all)")
 	flag.Parse()
+	c.cases = map[string]bool{}
+	for _, key := range strings.Split(*cases, ",") {
+		switch key {
+		case "":
+		case "bodies", "flood", "slow", "heads":
+			c.cases[key] = true
+		default:
+			fail("--cases: unknown case %q (bodies, flood, slow, heads)", key)
+		}
+	}
 	if c.rkb == "" || c.twin == "" {
 		fail("--rkb and --twin are required")
 	}
@@ -109,7 +122,7 @@ func run(c config) int {
 		for i, s := range servers {
 			fmt.Fprintf(os.Stderr, "abuse: %s\n", s.name)
 			var cases []abuseResult
-			cases, servers[i] = abuseCases(s, c.flood, c.slow, c.bomb)
+			cases, servers[i] = abuseCases(s, c.cases, c.flood, c.slow, c.bomb)
 			results = append(results, cases...)
 		}
 		printAbuse(results)
