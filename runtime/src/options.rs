@@ -311,7 +311,7 @@ pub const FLAGS: &[Flag] = &[
         name: "http-max-connections",
         value: Some("N"),
         default: "1024",
-        help: "How many connections each of the metrics, health and webhook servers holds at once, TLS handshakes included; more are closed as soon as accepted.",
+        help: "How many connections each of the metrics, health and webhook servers holds at once, TLS handshakes included. At the cap, the connection waiting longest without a request in progress is closed to admit a new one; when all are mid-request, new ones are closed as accepted.",
         set: |o, v| {
             put(
                 &mut o.http_max_connections,
