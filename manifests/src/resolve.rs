@@ -5,12 +5,12 @@ use crate::check::{Checker, Version, check_version};
 use crate::model::TypeId;
 use crate::plan::CrdPlan;
 use crate::schema::node::Node;
-use crate::schema::{Schema, SchemaGen, flatten_all_of};
+use crate::schema::{Schema, SchemaGen, TypeRef, flatten_all_of};
 use serde_json::{Value, json};
 
 /// The full `openAPIV3Schema` of a root type.
 pub fn root_schema(sg: &mut SchemaGen<'_>, ty: TypeId, max_desc_len: Option<usize>) -> Schema {
-    let mut s = sg.take_flattened(&format!("local:{}", ty.index()));
+    let mut s = sg.take_flattened(&TypeRef::Local(ty));
     flatten_all_of(&mut s, sg.shared);
     let props = s.properties.get_or_insert_with(Default::default);
     if props.contains_key("metadata") {

@@ -123,6 +123,10 @@ impl<'a> Item<'a> {
 
 /// A schema's keywords and sub-schemas, as mapping entries.
 fn schema_entries(s: &Schema) -> Vec<(&str, Item<'_>)> {
+    debug_assert!(
+        s.reference.is_none(),
+        "an unflattened reference reached the printer"
+    );
     let keywords = s
         .keywords()
         .iter()

@@ -17,7 +17,7 @@ use crate::schema::shared::SharedSchemas;
 use rkb_markers::{Diagnostic, Presence, SchemaMarker, TopologyMarker};
 use serde_json::{Map, Value, json};
 
-pub use crate::schema::node::{Node, Properties, Schema};
+pub use crate::schema::node::{K8sPath, Node, Properties, Schema, TypeRef};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -26,15 +26,15 @@ pub struct SchemaGen<'m> {
     pub diags: Vec<Diagnostic>,
     unflat: HashMap<TypeId, Schema>,
     in_progress: Vec<TypeId>,
-    /// Flattened schemas by `$ref` key, shared: each use copies what it needs.
-    flat: HashMap<String, Rc<Schema>>,
+    /// Flattened schemas by the type they stand for, shared: each use copies what it needs.
+    flat: HashMap<TypeRef, Rc<Schema>>,
     /// k8s-openapi schemas by Rust path (`None`: no schema), fetched once per run.
     k8s: HashMap<String, Option<Rc<Schema>>>,
     share_k8s: bool,
     /// The run's shared k8s sub-schemas (shared.rs), which the checks and the printer also read.
     pub shared: &'m SharedSchemas,
-    /// `$ref` keys being flattened right now (a hit means the type refers to itself).
-    flattening: Vec<String>,
+    /// The types being flattened right now (a hit means the type refers to itself).
+    flattening: Vec<TypeRef>,
     /// Names of local types found to refer to themselves (their inner reference becomes `{}`).
     pub recursive: Vec<String>,
     /// Whether the stages before resolving reported an error: the check rules do not run then (check/mod.rs).
@@ -50,9 +50,9 @@ pub struct SchemaGen<'m> {
     /// The deepest `nesting` reached since the flattening of the current type began, counting what the cached
     /// schemas it uses span.
     deepest: usize,
-    /// Per flattened `$ref` key, how many levels its schema spans below the level it is used at: a cached schema
+    /// Per flattened type, how many levels its schema spans below the level it is used at: a cached schema
     /// used deeper than where it was made may not pass the limit either.
-    heights: HashMap<String, usize>,
+    heights: HashMap<TypeRef, usize>,
     /// The kinds whose schema was found too deep (one error each: what is left out below the first cut would only
     /// repeat it).
     too_deep_kinds: Vec<Option<TypeId>>,
@@ -158,7 +158,7 @@ impl<'m> SchemaGen<'m> {
     /// The error for nesting past [`MAX_NESTING`] at `at`, naming the kind whose schema is being built (once per
     /// kind).
     fn too_deep(&mut self, at: At) {
-        let kind = self.flattening.first().and_then(|k| local_type(k));
+        let kind = self.flattening.first().and_then(TypeRef::local);
         if self.too_deep_kinds.contains(&kind) {
             return;
         }
@@ -180,7 +180,7 @@ impl<'m> SchemaGen<'m> {
 
     /// Where the local type being flattened is (for errors found in its schema).
     fn flattening_at(&self) -> Option<At> {
-        let t = self.flattening.last().and_then(|k| local_type(k))?;
+        let t = self.flattening.last().and_then(TypeRef::local)?;
         Some(self.model.type_at(t))
     }
 
@@ -403,16 +403,9 @@ impl<'m> SchemaGen<'m> {
 
     /// A Type marker on a field whose local type has a type of its own (see [`Self::check_type_marker_fits`]).
     fn check_field_type_marker(&mut self, f: &Field, prop: &Schema, file: FileId) {
-        let Some(Value::String(r)) = prop.get("$ref") else {
+        let Some(r @ TypeRef::Local(t)) = prop.reference.clone() else {
             return;
         };
-        let Some(t) = r
-            .strip_prefix("local:")
-            .and_then(|i| i.parse::<usize>().ok())
-        else {
-            return;
-        };
-        let r = r.clone();
         let own = self
             .flattened(&r)
             .get("type")
@@ -596,7 +589,7 @@ impl<'m> SchemaGen<'m> {
             Resolved::JsonMap => obj(
                 json!({"type": "object", "additionalProperties": {"x-kubernetes-preserve-unknown-fields": true}}),
             ),
-            Resolved::TypeMeta => obj(json!({"$ref": "typemeta"})),
+            Resolved::TypeMeta => reference(TypeRef::TypeMeta),
             Resolved::K8s(path) => {
                 if self.k8s_schema(&path).is_none() {
                     self.error(
@@ -606,7 +599,7 @@ impl<'m> SchemaGen<'m> {
                     );
                     return Schema::new();
                 }
-                obj(json!({"$ref": format!("k8s:{path}")}))
+                reference(TypeRef::K8s(K8sPath(path)))
             }
             Resolved::Local(t) => self.local_ref_schema(t),
             Resolved::Unknown => {
@@ -637,8 +630,7 @@ impl<'m> SchemaGen<'m> {
 
     /// A field's reference to local type `t`, flattened later.
     fn local_ref_schema(&mut self, t: TypeId) -> Schema {
-        let mut s = Schema::new();
-        s.insert("$ref".into(), json!(format!("local:{}", t.index())));
+        let mut s = reference(TypeRef::Local(t));
         // Named basic types (aliases, newtypes, unit enums, types with their own JSON) also carry their
         // type and format so field markers that need a type (Minimum, MaxLength...) apply.
         let td = &self.model.types[t];
@@ -799,12 +791,12 @@ impl<'m> SchemaGen<'m> {
         }
     }
 
-    /// The flattened schema behind a `$ref` key (`local:N`, `k8s:path`, `typemeta`).
-    pub fn flattened(&mut self, key: &str) -> Rc<Schema> {
+    /// The flattened schema of the type `key` refers to.
+    pub fn flattened(&mut self, key: &TypeRef) -> Rc<Schema> {
         if let Some(s) = self.flat.get(key) {
             let s = Rc::clone(s);
-            if self.flattening.iter().any(|k| k == key)
-                && let Some(t) = local_type(key)
+            if self.flattening.contains(key)
+                && let Some(t) = key.local()
             {
                 let name = self.model.types[t].name.clone();
                 if !self.recursive.contains(&name) {
@@ -813,7 +805,7 @@ impl<'m> SchemaGen<'m> {
             }
             let reach = self.nesting + self.heights.get(key).copied().unwrap_or(0);
             if reach > MAX_NESTING {
-                if let Some(t) = local_type(key) {
+                if let Some(t) = key.local() {
                     self.too_deep(self.model.type_at(t));
                 }
                 return Rc::new(Schema::new());
@@ -821,21 +813,21 @@ impl<'m> SchemaGen<'m> {
             self.deepest = self.deepest.max(reach);
             return s;
         }
-        if let Some(p) = key.strip_prefix("k8s:") {
+        if let TypeRef::K8s(K8sPath(p)) = key {
             // Already flattened by the k8s module.
             let s = self.k8s_schema(p).unwrap_or_default();
-            self.flat.insert(key.to_string(), Rc::clone(&s));
+            self.flat.insert(key.clone(), Rc::clone(&s));
             return s;
         }
         // A type that refers to itself flattens its inner reference to an empty schema, as controller-gen does.
-        self.flat.insert(key.to_string(), Rc::new(Schema::new()));
-        let local = local_type(key);
+        self.flat.insert(key.clone(), Rc::new(Schema::new()));
+        let local = key.local();
         if let Some(t) = local
             && !self.enter(self.model.type_at(t))
         {
             return Rc::new(Schema::new());
         }
-        self.flattening.push(key.to_string());
+        self.flattening.push(key.clone());
         let (entry, outer_deepest) = (
             self.nesting,
             std::mem::replace(&mut self.deepest, self.nesting),
@@ -846,20 +838,19 @@ impl<'m> SchemaGen<'m> {
         };
         self.flatten_refs(&mut s);
         // Counted from the level the schema is used at (this type's own level included).
-        self.heights
-            .insert(key.to_string(), self.deepest + 1 - entry);
+        self.heights.insert(key.clone(), self.deepest + 1 - entry);
         self.deepest = self.deepest.max(outer_deepest);
         self.flattening.pop();
         if local.is_some() {
             self.leave();
         }
         let s = Rc::new(s);
-        self.flat.insert(key.to_string(), Rc::clone(&s));
+        self.flat.insert(key.clone(), Rc::clone(&s));
         s
     }
 
     /// Like [`Self::flattened`], but takes the schema out of the cache (no copy when nothing else holds it).
-    pub fn take_flattened(&mut self, key: &str) -> Schema {
+    pub fn take_flattened(&mut self, key: &TypeRef) -> Schema {
         let s = self.flattened(key);
         self.flat.remove(key);
         Rc::try_unwrap(s).unwrap_or_else(|rc| (*rc).clone())
@@ -885,11 +876,13 @@ impl<'m> SchemaGen<'m> {
             .clone()
     }
 
-    /// Replaces the `$ref`s in `node` and below with the flattened schemas they stand for. Its sub-schemas are one
+    /// Replaces the references in `node` and below with the flattened schemas they stand for. Its sub-schemas are one
     /// level deeper: past [`MAX_NESTING`], the node is left out (and the error reported).
     pub fn flatten_refs(&mut self, node: &mut Schema) {
-        if let Some(Value::String(r)) = node.get("$ref").cloned() {
-            let used_once = local_type(&r).is_some_and(|t| self.uses.get(t.index()) == Some(&1));
+        if let Some(r) = node.reference.clone() {
+            let used_once = r
+                .local()
+                .is_some_and(|t| self.uses.get(t.index()) == Some(&1));
             // Inside its own flattening a type is the `{}` placeholder: leave that in the cache.
             let ty = if used_once && !self.flattening.contains(&r) {
                 self.take_flattened(&r)
@@ -912,9 +905,11 @@ impl<'m> SchemaGen<'m> {
     }
 }
 
-/// The local type a `$ref` key (`local:N`) stands for.
-fn local_type(key: &str) -> Option<TypeId> {
-    key.strip_prefix("local:")?.parse().ok().map(TypeId::nth)
+/// A schema that refers to the type `r` and says nothing else (yet).
+fn reference(r: TypeRef) -> Schema {
+    let mut s = Schema::new();
+    s.reference = Some(r);
+    s
 }
 
 const DOC_KEYS: [&str; 4] = ["description", "title", "externalDocs", "example"];
@@ -935,7 +930,7 @@ fn preserve_fields(ty: Schema, mut field: Schema) -> Schema {
             out.insert(k.into(), v);
         }
     }
-    field.remove("$ref");
+    field.reference = None;
     out.all_of = Some(vec![ty, field]);
     out
 }
@@ -1219,16 +1214,17 @@ mod tests {
     #[test]
     fn preserve_fields_prefers_field_doc() {
         let t = obj(json!({"type": "object", "description": "type doc"}));
-        let mut out = preserve_fields(
-            t.clone(),
-            obj(json!({"$ref": "local:0", "description": "field doc"})),
-        );
+        let mut out = preserve_fields(t.clone(), {
+            let mut field = reference(TypeRef::Local(TypeId::nth(0)));
+            field.insert("description".into(), json!("field doc"));
+            field
+        });
         flatten_all_of(&mut out, &SharedSchemas::new());
         assert_eq!(
             json(out),
             json!({"type": "object", "description": "field doc"})
         );
-        let mut out = preserve_fields(t, obj(json!({"$ref": "local:0"})));
+        let mut out = preserve_fields(t, reference(TypeRef::Local(TypeId::nth(0))));
         flatten_all_of(&mut out, &SharedSchemas::new());
         assert_eq!(
             json(out),

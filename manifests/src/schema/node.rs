@@ -14,6 +14,7 @@
 //! - [`Schema::from_json`] and [`Schema::to_json`] convert at the edges (the embedded k8s table, tests); a
 //!   non-object where a sub-schema belongs (`additionalProperties: false`) stays a keyword.
 
+use crate::model::TypeId;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -34,12 +35,42 @@ pub enum Node {
     Shared(SharedRef),
 }
 
+/// A type a schema refers to until references are flattened (schema/mod.rs): a field names a type, and the
+/// type's schema is put in later, once per type. Typed, so a reference can never be taken for a keyword, nor
+/// printed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TypeRef {
+    /// One of the project's types.
+    Local(TypeId),
+    /// A k8s-openapi type.
+    K8s(K8sPath),
+    /// kube's / rkb-runtime's TypeMeta (apiVersion and kind).
+    TypeMeta,
+}
+
+impl TypeRef {
+    /// The project's type this refers to, if it is one.
+    pub fn local(&self) -> Option<TypeId> {
+        match self {
+            TypeRef::Local(t) => Some(*t),
+            TypeRef::K8s(_) | TypeRef::TypeMeta => None,
+        }
+    }
+}
+
+/// The full path of a k8s-openapi type, `k8s_openapi::api::core::v1::Container`: the key of the k8s tables.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct K8sPath(pub String);
+
 /// One schema node: keywords and typed sub-schemas.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Schema {
     /// Every keyword but the sub-schemas below: type, format, description, enum, default, required,
-    /// x-kubernetes-*, and `$ref` until references are flattened.
+    /// x-kubernetes-*.
     keywords: Map<String, Value>,
+    /// The type this schema stands for, beside the keywords of the field that names it (its docs and markers),
+    /// until references are flattened: the type's schema and the field's keywords then become `allOf` branches.
+    pub reference: Option<TypeRef>,
     pub properties: Option<Properties>,
     pub items: Option<Box<Node>>,
     pub additional_properties: Option<Box<Node>>,
@@ -162,7 +193,7 @@ impl Schema {
 
     /// Nothing at all: no keyword, no sub-schema.
     pub fn is_empty(&self) -> bool {
-        self.keywords.is_empty() && self.sub_schemas().next().is_none()
+        self.keywords.is_empty() && self.reference.is_none() && self.sub_schemas().next().is_none()
     }
 
     /// The keyword `k` as a string.

@@ -138,6 +138,10 @@ impl SharedSchemas {
 impl Schema {
     /// This schema as JSON, every shared sub-schema written out in full from `store`.
     pub fn to_json(&self, store: &SharedSchemas) -> Value {
+        debug_assert!(
+            self.reference.is_none(),
+            "an unflattened reference reached the JSON writer"
+        );
         let mut m = self.keywords().clone();
         let node = |n: &Node| store.schema_of(n).to_json(store);
         for (k, sub) in self.sub_schemas() {
