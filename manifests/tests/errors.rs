@@ -1254,6 +1254,85 @@ pub struct Range {
     );
 }
 
+/// A default or CEL rule inside a type held through a smart pointer (`Arc<T>`, `Rc<T>`, `Cow<'_, T>`, which serde
+/// writes as the `T`) is reported at its marker, as one inside a plain field is: the schema node knows which field
+/// made it, so no second reading of the wrapper types is needed to find the marker.
+#[test]
+fn defaults_and_rules_behind_smart_pointers_are_reported_at_their_markers() {
+    let spec = "use std::borrow::Cow;
+use std::rc::Rc;
+use std::sync::Arc;
+
+pub struct ThingSpec {
+    pub sized: Arc<Sized>,
+    pub ranged: Cow<'static, Ranged>,
+    pub tagged: Rc<Tagged>,
+}
+
+pub struct Sized {
+    /// +kubebuilder:validation:Minimum=0
+    /// +kubebuilder:default=-5
+    /// +optional
+    pub size: Option<i32>,
+}
+
+#[derive(Clone)]
+pub struct Ranged {
+    /// +kubebuilder:validation:XValidation:rule=\"self >= 2\",message=\"at least two replicas\"
+    /// +kubebuilder:default=1
+    /// +optional
+    pub replicas: Option<i32>,
+}
+
+pub struct Tagged {
+    /// +kubebuilder:validation:XValidation:rule=\"self.all(x, self.exists_one(y, y == x))\",message=\"tags are unique\"
+    pub tags: Vec<String>,
+}
+";
+    let dir = thing_project(spec);
+    assert_eq!(
+        diagnostics(dir.path()),
+        "error: the v1 schema of `Thing` has a default the API server refuses at `.spec.sized.size`: -5 is below the \
+         minimum 0\n  \
+         --> src/api/v1/thing_types.rs:20:9\n   \
+         |\n\
+         20 |     /// +kubebuilder:default=-5\n   \
+         |         ^^^^^^^^^^^^^^^^^^^^^^^\n   \
+         = help: make the `+kubebuilder:default` value fit the field's type and validation markers; an object \
+         default names only the object's fields and gives each required field a value itself\n\n\
+         error: the v1 schema of `Thing` has a default the API server refuses at `.spec.ranged.replicas`: the CEL \
+         rule `self >= 2` is false for 1 (its message: \"at least two replicas\")\n  \
+         --> src/api/v1/thing_types.rs:28:9\n   \
+         |\n\
+         28 |     /// +kubebuilder:default=1\n   \
+         |         ^^^^^^^^^^^^^^^^^^^^^^\n   \
+         = help: change the default or the rule: the API server evaluates the CEL rules of the default's field, and \
+         of the fields inside the default, on the default\n\n\
+         error: aborting due to 2 previous errors; no file written\n"
+    );
+    // With the defaults fixed, the check rules go on to the CEL cost of the rule under `Rc`.
+    rewrite_spec(
+        &dir,
+        &spec
+            .replace("default=-5", "default=5")
+            .replace("default=1", "default=2"),
+    );
+    assert_eq!(
+        diagnostics(dir.path()),
+        "error: the v1 schema of `Thing` has a CEL rule at `.spec.tagged.tags` too expensive for the API server: its \
+         estimated cost, multiplied by the number of times it can run, is at least 345880409621712077, over the limit \
+         of 10000000 per rule\n  \
+         --> src/api/v1/thing_types.rs:34:9\n   \
+         |\n\
+         34 |     /// +kubebuilder:validation:XValidation:rule=\"self.all(x, self.exists_one(y, y == x))\",message=\"tags are unique\"\n   \
+         |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n   \
+         = help: add +kubebuilder:validation:MaxItems on `.spec.tagged.tags`, +kubebuilder:validation:MaxLength on \
+         `.spec.tagged.tags[*]`: without a bound, the API server assumes a list, map or string as large as fits in a \
+         3 MiB request; or simplify the rule\n\n\
+         error: aborting due to 1 previous error; no file written\n"
+    );
+}
+
 /// An Enum marker without values (`Enum=`, `Enum={}`) would write `enum: []`, which the API server drops: the field
 /// would take any value. An error at the marker.
 #[test]

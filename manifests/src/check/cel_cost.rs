@@ -12,8 +12,7 @@
 
 use crate::cel::{self, Expr};
 use crate::check::{Checker, Version};
-use crate::model::{At, Model, TypeId};
-use crate::schema::node::{Node as SchemaNode, NodeSchema, Schema};
+use crate::schema::node::{Node as SchemaNode, NodeSchema, Provenance, Schema};
 use crate::schema::shared::SharedSchemas;
 use serde_json::Value;
 use std::sync::Arc;
@@ -527,6 +526,8 @@ impl<'a> Estimator<'a> {
 /// A rule of the schema and the lower bound of its cost multiplied by the number of times it can run.
 struct RuleCost {
     path: String,
+    /// Where the node holding the rule comes from: the rule's marker is on its field or type.
+    provenance: Provenance,
     rule: String,
     cost: u64,
     /// Lists, maps and strings whose unbounded size the cost depends on, and the marker that bounds each.
@@ -574,6 +575,7 @@ fn walk(shared: &SharedSchemas, s: &Schema, path: &str, runs: &Runs, out: &mut V
             }
             out.push(RuleCost {
                 path: path.to_string(),
+                provenance: s.provenance,
                 rule: rule.to_string(),
                 cost,
                 unbounded: est.unbounded,
@@ -614,7 +616,11 @@ pub fn cel_rules_are_within_cost_limits(cx: &mut Checker<'_>, v: &Version<'_>) {
     let mut over = false;
     for r in rules.iter().filter(|r| r.cost > RULE_LIMIT) {
         over = true;
-        let at = rule_marker(model, ty, &r.path, &r.rule).unwrap_or_else(|| model.type_at(ty));
+        // A rule no marker of the project wrote (a OneOf marker's) is reported at the kind.
+        let at = r
+            .provenance
+            .marker(model, |m| m.rule_at(&r.rule))
+            .unwrap_or_else(|| model.type_at(ty));
         cx.error(
             at,
             format!(
@@ -681,37 +687,6 @@ fn hint(unbounded: &[(String, &'static str)]) -> String {
          or simplify the rule",
         each.join(", ")
     )
-}
-
-/// The marker that wrote `rule` into the schema at `path` (`.spec.ports[*]`) of type `ty`: on the field the path
-/// ends at (XValidation, or items:XValidation through `[*]`), or on the type of the node. `None` when the path
-/// leaves the project's types or the rule came from another marker (the caller then points at the kind).
-fn rule_marker(model: &Model, ty: TypeId, path: &str, rule: &str) -> Option<At> {
-    use crate::check::defaults::{element, find_field, local_type};
-    let segments: Vec<&str> = path.split('.').filter(|s| !s.is_empty()).collect();
-    let mut node_type = Some(ty);
-    let mut last = None;
-    for segment in segments {
-        let (owner, field) = find_field(model, node_type?, segment.trim_end_matches("[*]"))?;
-        let file = model.types[owner].file;
-        let mut t = &field.ty;
-        for _ in 0..segment.matches("[*]").count() {
-            t = element(t)?;
-        }
-        node_type = local_type(model, file, t);
-        last = Some((file, field));
-    }
-    if let Some((file, field)) = last
-        && let Some(span) = field.doc.markers.rule_at(rule)
-    {
-        return Some(At { file, span });
-    }
-    let td = &model.types[node_type?];
-    let span = td.doc.markers.rule_at(rule)?;
-    Some(At {
-        file: td.file,
-        span,
-    })
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! counts, unknown and missing required fields, recursively; then, on a default that passes those, the CEL rules
 //! (`x-kubernetes-validations`) of its node and of the nodes inside it, with cel/eval.rs. A rule rkb cannot
 //! evaluate is a warning at the default marker.
-//! Reported at the default marker (or the kind), with the schema path.
+//! Reported at the default marker, found through the node's provenance (the field or type that made it, whatever
+//! wraps it: `Option`, `Arc`, a list), with the schema path.
 //!
 //! Patterns are read with the `regex` crate, whose syntax is RE2's like Go's regexp, which the API server uses; a
 //! pattern it cannot read is not checked here.
@@ -16,9 +17,8 @@ use serde_json::{Map, Value};
 
 use crate::cel::eval::{Stop, Val};
 use crate::check::{Checker, Version};
-use crate::model::{At, Field, FileId, Model, Resolved, TypeId, TypeKind};
-use crate::read::type_expr::TypeExpr;
-use crate::schema::node::{NodeSchema, Schema};
+use crate::model::item_markers::ItemMarkers;
+use crate::schema::node::{NodeSchema, Provenance, Schema};
 use crate::schema::shared::SharedSchemas;
 
 /// What is wrong with a default, or left unchecked.
@@ -37,8 +37,12 @@ pub fn defaults_are_accepted(cx: &mut Checker<'_>, v: &Version<'_>) {
     walk(cx.shared, v.schema, ".", &mut findings);
     let model = cx.model;
     let name = &model.types[v.ty].name;
-    for (path, finding) in findings {
-        let at = default_marker(model, v.ty, &path).unwrap_or_else(|| model.type_at(v.ty));
+    for (path, provenance, finding) in findings {
+        // At the marker that wrote the default (on the field or its type); a default no marker of the project
+        // wrote (there is none today) at the kind.
+        let at = provenance
+            .marker(model, ItemMarkers::default_at)
+            .unwrap_or_else(|| model.type_at(v.ty));
         let refused = format!(
             "the {} schema of `{name}` has a default the API server refuses at `{path}`",
             v.name
@@ -76,109 +80,21 @@ pub fn defaults_are_accepted(cx: &mut Checker<'_>, v: &Version<'_>) {
     }
 }
 
-/// The `+kubebuilder:default` marker that put the default at `path` (`.spec.ports[*].name`) into the schema of
-/// type `ty`: on the field the path ends at, or on that field's type. `None` when the path leaves the project's
-/// types (the caller then points at the kind).
-fn default_marker(model: &Model, ty: TypeId, path: &str) -> Option<At> {
-    let mut current = ty;
-    let mut last: Option<(FileId, &Field)> = None;
-    for segment in path
-        .trim_start_matches('.')
-        .split('.')
-        .filter(|s| !s.is_empty())
-    {
-        if let Some((file, field)) = last {
-            current = local_type(model, file, &field.ty)?;
-        }
-        let name = segment.trim_end_matches("[*]");
-        let field = find_field(model, current, name)?;
-        let wrapped = segment.matches("[*]").count();
-        last = Some((model.types[field.0].file, field.1));
-        // Through items and map values: the element type is what the next segment names fields of.
-        if wrapped > 0 {
-            let mut ty = &field.1.ty;
-            for _ in 0..wrapped {
-                ty = element(ty)?;
-            }
-            let file = model.types[field.0].file;
-            current = local_type(model, file, ty)?;
-            last = None;
-        }
-    }
-    if let Some((file, field)) = last {
-        if let Some(span) = field.doc.markers.default_at() {
-            return Some(At { file, span });
-        }
-        current = local_type(model, file, &field.ty)?;
-    }
-    let td = &model.types[current];
-    let span = td.doc.markers.default_at()?;
-    Some(At {
-        file: td.file,
-        span,
-    })
-}
-
-/// The field named `json_name` of struct `ty` (or of a struct it flattens), with the type that declares it.
-pub(crate) fn find_field<'m>(
-    model: &'m Model,
-    ty: TypeId,
-    json_name: &str,
-) -> Option<(TypeId, &'m Field)> {
-    let TypeKind::Struct(fields) = &model.types[ty].kind else {
-        return None;
-    };
-    if let Some(f) = fields
-        .iter()
-        .find(|f| !f.flatten && f.json_name == json_name)
-    {
-        return Some((ty, f));
-    }
-    let file = model.types[ty].file;
-    fields
-        .iter()
-        .filter(|f| f.flatten)
-        .find_map(|f| find_field(model, local_type(model, file, &f.ty)?, json_name))
-}
-
-/// The project type `ty` names, through Option and Box.
-pub(crate) fn local_type(model: &Model, file: FileId, ty: &TypeExpr) -> Option<TypeId> {
-    let TypeExpr::Path { segments, args } = ty else {
-        return None;
-    };
-    match segments.last().map(String::as_str) {
-        Some("Option" | "Box") => local_type(model, file, args.first()?),
-        _ => match model.resolve(file, segments) {
-            Resolved::Local(t) => Some(t),
-            _ => None,
-        },
-    }
-}
-
-/// The element type of a list or map (through Option and Box).
-pub(crate) fn element(ty: &TypeExpr) -> Option<&TypeExpr> {
-    match ty {
-        TypeExpr::List(elem) => Some(elem),
-        TypeExpr::Path { segments, args } => match segments.last().map(String::as_str) {
-            Some("Option" | "Box") => element(args.first()?),
-            Some("Vec" | "VecDeque" | "BTreeSet" | "HashSet") => args.first(),
-            Some("BTreeMap" | "HashMap" | "IndexMap") => args.get(1),
-            _ => None,
-        },
-        TypeExpr::Other(_) => None,
-    }
-}
-
 /// Collects the problem of each default in `s` and below (shared k8s sub-schemas have none of ours). The CEL
 /// rules are evaluated only on a default that passes the rest, as the API server does.
-fn walk(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<(String, Finding)>) {
+fn walk(
+    shared: &SharedSchemas,
+    s: &Schema,
+    path: &str,
+    out: &mut Vec<(String, Provenance, Finding)>,
+) {
     if let Some(d) = s.get("default") {
         match value_problem(shared, s, d) {
-            Some(problem) => out.push((path.to_string(), Finding::Refused(problem))),
+            Some(problem) => out.push((path.to_string(), s.provenance, Finding::Refused(problem))),
             None => out.extend(
                 rule_findings(shared, s, d)
                     .into_iter()
-                    .map(|f| (path.to_string(), f)),
+                    .map(|f| (path.to_string(), s.provenance, f)),
             ),
         }
     }

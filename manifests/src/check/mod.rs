@@ -3,7 +3,8 @@
 //!
 //! Contract:
 //! - Each rule is one function over one resolved version, listed in [`RULES`] in the order it runs; a rule reports
-//!   every problem it finds (with the schema path, at the marker that caused it or at the kind) and never stops at
+//!   every problem it finds (with the schema path, at the marker that caused it, found with one call through the
+//!   node's `Provenance`, or at the kind) and never stops at
 //!   the first.
 //! - A rule runs only while the run has no error, of any stage: after one, a schema may be incomplete (an
 //!   unresolved type is `{}`, a misplaced or misspelled marker is left out), also in a later CRD that uses the

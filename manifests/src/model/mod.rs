@@ -174,6 +174,13 @@ ids::index_by!(PackageId, Package);
 ids::index_by!(FileId, UseMap);
 ids::index_by!(PackageId, HashMap<String, TypeId>);
 
+/// The item of the model a schema node was made for: a type, or one field (by position) of a struct.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Type(TypeId),
+    Field(TypeId, u32),
+}
+
 /// What a type path in a field refers to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Resolved {
@@ -243,6 +250,19 @@ impl Model {
             }
         }
         groups
+    }
+
+    /// The markers of `origin`, with the file they are in (`None` for a field of what is not a struct).
+    pub fn markers_of(&self, origin: Origin) -> Option<(FileId, &ItemMarkers)> {
+        match origin {
+            Origin::Type(t) => Some((self.types[t].file, &self.types[t].doc.markers)),
+            Origin::Field(t, i) => match &self.types[t].kind {
+                TypeKind::Struct(fields) => {
+                    Some((self.types[t].file, &fields.get(i as usize)?.doc.markers))
+                }
+                _ => None,
+            },
+        }
     }
 
     /// Every type with its id, in table order.

@@ -10,14 +10,14 @@ mod serde_with;
 pub mod shared;
 
 use crate::model::item_markers::{ItemMarkers, Written};
-use crate::model::{At, Field, FileId, Model, OwnJson, Prim, Resolved, TypeId, TypeKind};
+use crate::model::{At, Field, FileId, Model, Origin, OwnJson, Prim, Resolved, TypeId, TypeKind};
 use crate::read::scan::nesting::MAX_NESTING;
 use crate::read::type_expr::TypeExpr;
 use crate::schema::shared::SharedSchemas;
 use rkb_markers::{Diagnostic, Presence, SchemaMarker, TopologyMarker};
 use serde_json::{Map, Value, json};
 
-pub use crate::schema::node::{K8sPath, Node, Properties, Schema, TypeRef};
+pub use crate::schema::node::{K8sPath, Node, Properties, Provenance, Schema, TypeRef};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -270,6 +270,7 @@ impl<'m> SchemaGen<'m> {
         if let Some(own) = s.get("type").and_then(Value::as_str).map(str::to_owned) {
             self.check_type_marker_fits(&td.doc.markers, &td.name, &own, td.file);
         }
+        s.provenance.made_for = Some(Origin::Type(t));
         self.apply_markers(&mut s, &td.doc.markers, td.file, enum_values);
         self.in_progress.pop();
         self.leave();
@@ -298,13 +299,13 @@ impl<'m> SchemaGen<'m> {
         let mut required: Vec<String> = Vec::new();
         let mut all_of: Vec<Schema> = Vec::new();
         let mut immutable: Vec<String> = Vec::new();
-        for f in fields {
+        for (i, f) in (0u32..).zip(fields) {
             let at = At { file, span: f.span };
             let name = f.json_name.clone();
             if self.is_required(f, default_optional, one_of.contains(&&name), at) {
                 required.push(name.clone());
             }
-            let prop = self.field_schema(f, file, at);
+            let prop = self.field_schema(f, Origin::Field(t, i), file, at);
             if f.flatten {
                 all_of.push(prop);
                 continue;
@@ -377,7 +378,7 @@ impl<'m> SchemaGen<'m> {
 
     /// The schema of field `f`: its type's, or what its serde_with adapter writes (or none, for Schemaless and for
     /// JSON rkb cannot read, described by markers), its description, its markers.
-    fn field_schema(&mut self, f: &Field, file: FileId, at: At) -> Schema {
+    fn field_schema(&mut self, f: &Field, origin: Origin, file: FileId, at: At) -> Schema {
         let adapted = adapters::is_adapted(f);
         let by_markers =
             f.doc.markers.type_marker().is_some() && (adapted || self.is_opaque(file, &f.ty));
@@ -397,6 +398,7 @@ impl<'m> SchemaGen<'m> {
             prop.remove("description");
         }
         self.check_field_type_marker(f, &prop, file);
+        prop.provenance.made_for = Some(origin);
         self.apply_markers(&mut prop, &f.doc.markers, file, None);
         prop
     }
@@ -738,6 +740,8 @@ impl<'m> SchemaGen<'m> {
             match s.items.as_deref_mut() {
                 Some(items) if found == "array" => {
                     let items = self.shared.materialize(items);
+                    // The items' keywords this marker writes are the field's (or type's) doing.
+                    items.provenance.made_for = items.provenance.made_for.or(s.provenance.made_for);
                     self.apply_marker(items, m, file, None);
                 }
                 _ => {
@@ -931,6 +935,10 @@ fn preserve_fields(ty: Schema, mut field: Schema) -> Schema {
         }
     }
     field.reference = None;
+    out.provenance = Provenance {
+        made_for: field.provenance.made_for,
+        referenced: ty.provenance.made_for,
+    };
     out.all_of = Some(vec![ty, field]);
     out
 }

@@ -14,7 +14,9 @@
 //! - [`Schema::from_json`] and [`Schema::to_json`] convert at the edges (the embedded k8s table, tests); a
 //!   non-object where a sub-schema belongs (`additionalProperties: false`) stays a keyword.
 
-use crate::model::TypeId;
+use crate::model::item_markers::ItemMarkers;
+use crate::model::{At, Model, Origin, TypeId};
+use rkb_markers::Span;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -62,6 +64,36 @@ impl TypeRef {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct K8sPath(pub String);
 
+/// Where a schema node comes from: the field or type it was made for, and, once a field's reference is flattened,
+/// the type whose schema was merged into it. The markers of those items wrote its keywords, so a check rule finds
+/// the marker behind a keyword with one call ([`Provenance::marker`]). Shared k8s sub-schemas have none.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Provenance {
+    pub made_for: Option<Origin>,
+    pub referenced: Option<Origin>,
+}
+
+impl Provenance {
+    /// Where the marker `pick` finds is: among the markers of the item the node was made for, else of the type it
+    /// refers to. `None` when neither has one (the node was made by rkb, or by a marker elsewhere).
+    pub fn marker(&self, model: &Model, pick: impl Fn(&ItemMarkers) -> Option<Span>) -> Option<At> {
+        [self.made_for, self.referenced]
+            .into_iter()
+            .flatten()
+            .find_map(|origin| {
+                let (file, markers) = model.markers_of(origin)?;
+                pick(markers).map(|span| At { file, span })
+            })
+    }
+}
+
+// Provenance is not content: two schemas that say the same are equal wherever they were written.
+impl PartialEq for Provenance {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
 /// One schema node: keywords and typed sub-schemas.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Schema {
@@ -71,6 +103,7 @@ pub struct Schema {
     /// The type this schema stands for, beside the keywords of the field that names it (its docs and markers),
     /// until references are flattened: the type's schema and the field's keywords then become `allOf` branches.
     pub reference: Option<TypeRef>,
+    pub provenance: Provenance,
     pub properties: Option<Properties>,
     pub items: Option<Box<Node>>,
     pub additional_properties: Option<Box<Node>>,
