@@ -64,7 +64,9 @@ type child struct {
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;update;patch;delete
 
-// childWrites counts the child writes sent and spared, as the rkb operator's metric of the same name.
+// childWrites counts the child writes sent and spared, as the rkb runtime's
+// rkb_child_writes_total{controller="microservicedeploy",kind,outcome} does for the rkb operator; the name differs
+// (the rkb metric is the runtime's, labelled by controller), the kind and outcome labels mean the same.
 var childWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "microservicedeploy_child_writes_total",
 	Help: "Child object writes by kind and outcome (applied, skipped, deleted).",

@@ -41,12 +41,13 @@ pub enum Error {
     #[error("leader election lost: {0}")]
     LeadershipLost(String),
     /// A controller ended with an error.
-    #[error("controller {name} failed: {message}")]
+    #[error("controller {name} failed")]
     Controller {
         /// The controller's name.
         name: String,
-        /// What went wrong.
-        message: String,
+        /// What went wrong, with its own `source()` chain.
+        #[source]
+        source: BoxError,
     },
     /// A watch stream of a controller failed in a way that cannot be retried.
     #[error("watch failed: {0}")]

@@ -226,7 +226,10 @@ struct WebhookServerOptions {
 }
 
 /// A controller's future, yielding its name with its result.
-type ControllerFuture = BoxFuture<'static, (String, Result<(), String>)>;
+/// A controller's name and how it ended; the error is kept whole so its `source()` chain reaches the manager's
+/// [`Error::Controller`].
+type ControllerOutcome = (String, Result<(), crate::BoxError>);
+type ControllerFuture = BoxFuture<'static, ControllerOutcome>;
 
 /// Runs controllers with leader election, metrics and health endpoints. See the crate docs for an example.
 pub struct Manager {
@@ -316,12 +319,14 @@ impl Manager {
     }
 
     /// Adds a controller: a function that receives the [`Context`] and runs until the context's shutdown signal,
-    /// e.g. one that ends in [`crate::ControllerBuilder::run`]. It starts when the manager runs.
+    /// e.g. one that ends in [`crate::ControllerBuilder::run`]. It starts when the manager runs. Its error (any
+    /// that converts into a [`crate::BoxError`], as a reconciler's does) ends the manager with
+    /// [`Error::Controller`], whose `source()` is that error, kept whole with its own causes.
     pub fn add<F, Fut, E>(&self, controller: F) -> &Self
     where
         F: FnOnce(Context) -> Fut,
         Fut: Future<Output = Result<(), E>> + Send + 'static,
-        E: std::fmt::Display,
+        E: Into<crate::BoxError>,
     {
         let ctx = Context::for_controller(self.shared.clone());
         let mut fut = Box::pin(controller(ctx.clone()));
@@ -338,7 +343,7 @@ impl Manager {
             poll
         });
         let fut = async move {
-            let result = fut.await.map_err(|e| e.to_string());
+            let result = fut.await.map_err(Into::into);
             (ctx.controller_name(), result)
         };
         self.controllers
@@ -452,7 +457,11 @@ impl Manager {
 
         let failure = match wait_for_stop(stop, &mut controllers, elector_task.as_mut()).await {
             Stopped::Requested => None,
-            Stopped::Failed(error) => Some(error),
+            Stopped::Failed(error) => {
+                // Logged now, whole: draining the others may take the graceful shutdown timeout.
+                tracing::error!(error = %crate::ErrorChain(&error), "a controller failed, stopping");
+                Some(error)
+            }
             Stopped::LeadershipLost(message) => {
                 // controller-runtime exits at once here: another replica may already lead, so no reconcile may
                 // run any more, not even to finish.
@@ -542,13 +551,14 @@ impl Manager {
     }
 
     /// Graceful shutdown: controllers stop taking work and finish what is in flight, within the timeout.
-    async fn drain(&self, controllers: &mut JoinSet<(String, Result<(), String>)>) {
+    async fn drain(&self, controllers: &mut JoinSet<ControllerOutcome>) {
         tracing::info!("stopping controllers");
         let _ = self.shutdown_tx.send(true);
         let drained = tokio::time::timeout(self.graceful_shutdown_timeout, async {
             while let Some(joined) = controllers.join_next().await {
-                if let Ok((name, Err(message))) = joined {
-                    tracing::error!(controller = %name, %message, "controller failed during shutdown");
+                if let Ok((name, Err(error))) = joined {
+                    let error = crate::ErrorChain(&*error);
+                    tracing::error!(controller = %name, %error, "controller failed during shutdown");
                 }
             }
         })
@@ -573,7 +583,7 @@ enum Stopped {
 /// Waits for a reason to stop: the caller's `stop`, the controllers' ends, or the elector's.
 async fn wait_for_stop(
     stop: impl Future<Output = ()> + Send,
-    controllers: &mut JoinSet<(String, Result<(), String>)>,
+    controllers: &mut JoinSet<ControllerOutcome>,
     mut elector_task: Option<&mut AbortOnDrop<Option<String>>>,
 ) -> Stopped {
     let mut stop = std::pin::pin!(stop);
@@ -593,10 +603,9 @@ async fn wait_for_stop(
                         return Stopped::Requested;
                     }
                 }
-                Ok((name, Err(message))) => return Stopped::Failed(Error::Controller { name, message }),
+                Ok((name, Err(source))) => return Stopped::Failed(Error::Controller { name, source }),
                 Err(e) => {
-                    let message = e.to_string();
-                    return Stopped::Failed(Error::Controller { name: "controller".into(), message });
+                    return Stopped::Failed(Error::Controller { name: "controller".into(), source: e.into() });
                 }
             },
             lost = elector => {
@@ -645,13 +654,18 @@ mod tests {
         Client::try_from(config).unwrap()
     }
 
-    #[tokio::test]
-    async fn a_builder_without_options_binds_nothing_and_elects_no_leader() {
-        let mgr = Manager::builder("t")
+    /// A manager with no listeners and no leader election, on [`offline_client`].
+    async fn offline_manager() -> Manager {
+        Manager::builder("t")
             .client(offline_client())
             .build()
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_builder_without_options_binds_nothing_and_elects_no_leader() {
+        let mgr = offline_manager().await;
         assert_eq!(
             (mgr.metrics_addr(), mgr.health_addr(), mgr.identity()),
             (None, None, None)
@@ -661,11 +675,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_failing_controller_stops_the_manager_and_names_itself() {
-        let mgr = Manager::builder("t")
-            .client(offline_client())
-            .build()
-            .await
-            .unwrap();
+        let mgr = offline_manager().await;
         mgr.add(|ctx: Context| async move {
             ctx.mark_ready("broken");
             Err::<(), _>("cannot start")
@@ -679,11 +689,35 @@ mod tests {
         });
         let err = mgr.run_until(futures::future::pending()).await.unwrap_err();
         assert!(
-            matches!(&err, Error::Controller { name, message } if name == "broken" && message == "cannot start"),
+            matches!(&err, Error::Controller { name, source } if name == "broken" && source.to_string() == "cannot start"),
             "{err}"
         );
         // The other controller was asked to stop and finished before run_until returned.
         assert!(stopped.load(std::sync::atomic::Ordering::SeqCst));
+    }
+
+    #[tokio::test]
+    async fn a_controllers_nested_error_reaches_the_managers_error_with_its_cause_once() {
+        let mgr = offline_manager().await;
+        // A runnable that serves something: its error says what failed, source() says why (error.rs's contract).
+        mgr.add(|ctx: Context| async move {
+            ctx.mark_ready("probe-server");
+            Err::<(), _>(Error::Listen {
+                addr: "127.0.0.1:8080".parse().unwrap(),
+                source: std::io::Error::new(std::io::ErrorKind::AddrInUse, "address in use"),
+            })
+        });
+        let err = mgr.run_until(futures::future::pending()).await.unwrap_err();
+        assert_eq!(
+            crate::ErrorChain(&err).to_string(),
+            "controller probe-server failed: cannot listen on 127.0.0.1:8080: address in use"
+        );
+        // The cause is the runnable's own error, not a copy of its text.
+        let cause = std::error::Error::source(&err).unwrap();
+        assert!(
+            matches!(cause.downcast_ref::<Error>(), Some(Error::Listen { .. })),
+            "{cause}"
+        );
     }
 
     #[tokio::test]
@@ -720,7 +754,7 @@ impl RunningManager {
             Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
             Err(err) => Err(Error::Controller {
                 name: "manager".to_string(),
-                message: err.to_string(),
+                source: err.into(),
             }),
         }
     }

@@ -98,7 +98,7 @@ where
             factory.shutdown().await;
             return Err(Error::Controller {
                 name: self.name,
-                message: "an informer stopped before its cache synced".to_string(),
+                source: "an informer stopped before its cache synced".into(),
             });
         }
         tracing::info!(controller = %self.name, "cache synced");

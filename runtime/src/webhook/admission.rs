@@ -3,7 +3,6 @@
 //! the kind (the Limits of [`super`]).
 
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::FutureExt;
@@ -215,18 +214,10 @@ where
 
 /// Runs user code; a panic becomes a refusal that says so (the connection is answered either way).
 async fn caught<T>(future: impl Future<Output = T>) -> Result<T, Failure> {
-    AssertUnwindSafe(future)
-        .catch_unwind()
-        .await
-        .map_err(|panic| {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".into());
-            tracing::error!(panic = %what, "webhook panicked");
-            (500, format!("the webhook panicked: {what}"))
-        })
+    crate::panics::catch(future).await.map_err(|what| {
+        tracing::error!(panic = %what, "webhook panicked");
+        (500, format!("the webhook panicked: {what}"))
+    })
 }
 
 /// What the webhooks use of an AdmissionRequest: the objects as raw JSON, borrowed from the body.
