@@ -266,7 +266,17 @@ fn recursive_types_are_explained() {
         ("src/api/v1/thing_types.rs", &format!("{root}{node}")),
     ]);
     let e = diagnostics(dir.path());
-    assert!(e.contains("error: the v1 schema of `Thing` is not structural at `.spec.children[*]`: type must not be empty"), "{e}");
+    // At the recursive field, where the hint's markers go (the node inside it has no field of its own).
+    assert!(
+        e.starts_with(
+            "error: the v1 schema of `Thing` is not structural at `.spec.children[*]`: type must not be empty\n  \
+             --> src/api/v1/thing_types.rs:12:9\n   \
+             |\n\
+             12 |     pub children: Vec<Node>,\n   \
+             |         ^^^^^^^^\n"
+        ),
+        "{e}"
+    );
     assert!(
         e.contains("= help: `Node` refers to itself and CRD schemas cannot be recursive"),
         "{e}"
@@ -739,8 +749,16 @@ fn map_list_keys_must_be_required_fields_of_the_items() {
             .map_err(|e| e.to_string())
     };
     let e = run(types("name", "Option<String>")).unwrap_err();
+    // At the marker that made the list a map list.
     assert!(
-        e.starts_with("error: the v1 schema of `Thing` has an invalid map list at `.spec.ports`: map key `name` must be required or have a default\n"),
+        e.starts_with(
+            "error: the v1 schema of `Thing` has an invalid map list at `.spec.ports`: map key `name` must be required \
+             or have a default\n \
+             --> src/api/v1/thing_types.rs:9:9\n  \
+             |\n\
+             9 |     /// +listType=map\n  \
+             |         ^^^^^^^^^^^^^\n"
+        ),
         "{e}"
     );
     let e = run(types("nope", "String")).unwrap_err();

@@ -1,10 +1,16 @@
 //! Check rules (check/mod.rs) on resolved schemas: the structural-schema rules of apiextensions.k8s.io/v1, and its
-//! rules for map lists. Problems are reported with the schema path, at the root type.
+//! rules for map lists. Problems are reported with the schema path, at the field (or type) that made the node, found
+//! through its provenance (a map list's at its `+listType`/`+listMapKey` marker), else at the root type.
 
 use crate::check::{Checker, Version, for_each_child, for_each_own_child};
-use crate::schema::node::{Node, Schema};
+use crate::model::item_markers::ItemMarkers;
+use crate::schema::node::{Node, Provenance, Schema};
 use crate::schema::shared::{SharedSchemas, lock};
+use rkb_markers::{SchemaMarker, TopologyMarker};
 use serde_json::Value;
+
+/// A problem found at a node: its schema path, where the node comes from, and the message.
+type Problem = (String, Provenance, String);
 
 /// The structural-schema rules of apiextensions.k8s.io/v1.
 pub fn schema_is_structural(cx: &mut Checker<'_>, v: &Version<'_>) {
@@ -25,9 +31,9 @@ pub fn schema_is_structural(cx: &mut Checker<'_>, v: &Version<'_>) {
                 .join(", ")
         )
     };
-    for (path, msg) in problems {
+    for (path, provenance, msg) in problems {
         cx.error(
-            at,
+            provenance.origin_at(model).unwrap_or(at),
             format!(
                 "the {} schema of `{name}` is not structural at `{path}`: {msg}",
                 v.name
@@ -45,18 +51,28 @@ pub fn map_lists_have_scalar_keys(cx: &mut Checker<'_>, v: &Version<'_>) {
     walk_list_maps(cx.shared, v.schema, ".", &mut problems);
     let model = cx.model;
     let (at, name) = (model.type_at(v.ty), &model.types[v.ty].name);
-    for (path, msg) in problems {
+    for (path, provenance, msg) in problems {
+        let marker = provenance.marker(model, |m: &ItemMarkers| {
+            m.schema_at(|s| {
+                matches!(
+                    s,
+                    SchemaMarker::Topology(
+                        TopologyMarker::ListType(_) | TopologyMarker::ListMapKey(_)
+                    )
+                )
+            })
+        });
         cx.error(
-            at,
+            marker.or_else(|| provenance.origin_at(model)).unwrap_or(at),
             format!("the {} schema of `{name}` has an invalid map list at `{path}`: {msg}", v.name),
             "a map list's keys identify its entries: name item fields with `+listMapKey`, each a required (or defaulted) string, integer or boolean; or use `+listType=atomic`",
         );
     }
 }
 
-fn walk_list_maps(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<(String, String)>) {
+fn walk_list_maps(shared: &SharedSchemas, s: &Schema, path: &str, out: &mut Vec<Problem>) {
     if let Some(problem) = list_map_problem(shared, s) {
-        out.push((path.to_string(), problem));
+        out.push((path.to_string(), s.provenance, problem));
     }
     for_each_own_child(s, path, &mut |c, p| walk_list_maps(shared, c, &p, out));
 }
@@ -118,14 +134,8 @@ const FORBIDDEN_IN_JUNCTORS: &[&str] = &[
     "x-kubernetes-validations",
 ];
 
-fn walk(
-    shared: &SharedSchemas,
-    s: &Schema,
-    path: &str,
-    in_junctor: bool,
-    out: &mut Vec<(String, String)>,
-) {
-    walk_at(shared, s, path, in_junctor, path == ".", out);
+fn walk(shared: &SharedSchemas, s: &Schema, path: &str, in_junctor: bool, out: &mut Vec<Problem>) {
+    walk_at(shared, s, path, in_junctor, path == ".", s.provenance, out);
 }
 
 fn walk_at(
@@ -134,9 +144,18 @@ fn walk_at(
     path: &str,
     in_junctor: bool,
     root: bool,
-    out: &mut Vec<(String, String)>,
+    inherited: Provenance,
+    out: &mut Vec<Problem>,
 ) {
-    let mut problem = |msg: String| out.push((path.to_string(), msg));
+    // A node rkb made inside a field's schema (a list's items, a recursive type's `{}`) is the field's doing.
+    let provenance = match s.provenance {
+        Provenance {
+            made_for: None,
+            referenced: None,
+        } => inherited,
+        own => own,
+    };
+    let mut problem = |msg: String| out.push((path.to_string(), provenance, msg));
     if in_junctor {
         junctor_problems(s, &mut problem);
     } else {
@@ -151,7 +170,7 @@ fn walk_at(
     if root || is_true(s, "x-kubernetes-embedded-resource") {
         type_meta_problems(shared, s, &mut problem);
     }
-    walk_children(shared, s, path, in_junctor, out);
+    walk_children(shared, s, path, in_junctor, provenance, out);
 }
 
 /// Whether `s` sets the extension `key` to true.
@@ -216,7 +235,8 @@ fn walk_children(
     s: &Schema,
     path: &str,
     in_junctor: bool,
-    out: &mut Vec<(String, String)>,
+    provenance: Provenance,
+    out: &mut Vec<Problem>,
 ) {
     // A shared sub-schema found structural once is structural wherever it is used in the run (the checks below
     // the root only look inside it): skip it then.
@@ -226,12 +246,20 @@ fn walk_children(
                 return;
             }
             let before = out.len();
-            walk_at(shared, &shared.schema_of(n), &p, in_junctor, false, out);
+            walk_at(
+                shared,
+                &shared.schema_of(n),
+                &p,
+                in_junctor,
+                false,
+                provenance,
+                out,
+            );
             if out.len() == before {
                 lock(&shared.structural).insert((*r, in_junctor));
             }
         }
-        Node::Own(o) => walk_at(shared, o, &p, in_junctor, false, out),
+        Node::Own(o) => walk_at(shared, o, &p, in_junctor, false, provenance, out),
     };
     for_each_child(s, path, &mut visit);
     // The int-or-string pattern (anyOf integer/string) is the one place a junctor may carry `type`.
@@ -243,7 +271,7 @@ fn walk_children(
         .flatten()
         .flatten();
     for j in junctors.chain(s.not.as_deref()) {
-        walk_at(shared, j, path, true, false, out);
+        walk_at(shared, j, path, true, false, provenance, out);
     }
 }
 
@@ -264,6 +292,7 @@ mod tests {
             false,
             &mut out,
         );
+        let out: Vec<(String, String)> = out.into_iter().map(|(p, _, m)| (p, m)).collect();
         assert_eq!(
             out,
             vec![

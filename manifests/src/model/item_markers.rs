@@ -148,6 +148,11 @@ impl ItemMarkers {
             })
     }
 
+    /// The schema marker (of the value) `pick` matches first, where it is.
+    pub fn schema_at(&self, pick: impl Fn(&SchemaMarker) -> bool) -> Option<Span> {
+        self.schema.iter().find(|m| pick(&m.value)).map(|m| m.span)
+    }
+
     /// The CRD setting `pick` matches first, where it is.
     pub fn crd_at(&self, pick: impl Fn(&CrdMarker) -> bool) -> Option<Span> {
         self.crd.iter().find(|c| pick(&c.value)).map(|c| c.span)

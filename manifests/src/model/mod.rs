@@ -265,6 +265,21 @@ impl Model {
         }
     }
 
+    /// Where the item `origin` is written: the field's name, or the type's (`None` for a field of what is not a
+    /// struct).
+    pub fn origin_at(&self, origin: Origin) -> Option<At> {
+        match origin {
+            Origin::Type(t) => Some(self.type_at(t)),
+            Origin::Field(t, i) => match &self.types[t].kind {
+                TypeKind::Struct(fields) => Some(At {
+                    file: self.types[t].file,
+                    span: fields.get(i as usize)?.span,
+                }),
+                _ => None,
+            },
+        }
+    }
+
     /// Every type with its id, in table order.
     pub fn types_with_ids(&self) -> impl Iterator<Item = (TypeId, &TypeDef)> {
         TypeId::all(self.types.len()).zip(&self.types)

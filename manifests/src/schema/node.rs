@@ -87,6 +87,16 @@ impl Provenance {
     }
 }
 
+impl Provenance {
+    /// Where the field or type the node was made for (else the type it refers to) is written.
+    pub fn origin_at(&self, model: &Model) -> Option<At> {
+        [self.made_for, self.referenced]
+            .into_iter()
+            .flatten()
+            .find_map(|origin| model.origin_at(origin))
+    }
+}
+
 // Provenance is not content: two schemas that say the same are equal wherever they were written.
 impl PartialEq for Provenance {
     fn eq(&self, _: &Self) -> bool {
