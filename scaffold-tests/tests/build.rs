@@ -119,6 +119,11 @@ fn conversion_webhook_builds_converts_and_renders() {
         tests.contains("test the_api_server_calls_the_demomicroservice_webhooks ... ok"),
         "{tests}"
     );
+    let main_rs = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+    assert!(
+        main_rs.contains("mgr.add(|ctx| convert::webhook::storage_migration(&ctx).run());"),
+        "{main_rs}"
+    );
     let rendered = run(Command::new("kubectl")
         .args(["kustomize", "config/default"])
         .current_dir(&dir));
@@ -127,6 +132,8 @@ fn conversion_webhook_builds_converts_and_renders() {
         "path: /convert",
         "name: convert-webhook-service",
         "cert-manager.io/inject-ca-from: convert-system/convert-serving-cert",
+        // The storage-version migrator's grants (src/webhook/mod.rs and the conversion file), main.rs runs it.
+        "- customresourcedefinitions/status",
     ] {
         assert!(
             rendered.contains(needle),

@@ -114,6 +114,7 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     }
     if wanted.conversion {
         add_conversion_files(&mut plan, &data, &renderer, args.force)?;
+        register_storage_migration(&mut plan, &data)?;
     }
     if data.admission {
         // A project whose first webhook was a conversion lists no configurations yet.
@@ -343,26 +344,40 @@ fn add_kind_files(
 /// for the whole project, because the webhook test of one version must serve the others too: the API server
 /// sends an object of any version to every version's webhooks (matchPolicy Equivalent), converting it first.
 fn register_webhooks(plan: &mut Plan, data: &WebhookData) -> Result<()> {
+    add_to_webhook_mod_and_main(
+        plan,
+        (WEBHOOKS_MARKER, ALL_WEBHOOKS_FN),
+        format!("{}::webhooks(),", data.webhook_mod),
+        format!(
+            "mgr.serve_webhooks({}::webhook::webhooks());",
+            data.project.crate_ident
+        ),
+    )
+}
+
+/// Adds `entry` above `marker` in src/webhook/mod.rs, appending `function` (which holds the marker) to the file
+/// the first time, and `main_line` to main.rs above its controllers marker; each line once.
+fn add_to_webhook_mod_and_main(
+    plan: &mut Plan,
+    (marker, function): (&str, &str),
+    entry: String,
+    main_line: String,
+) -> Result<()> {
     let mod_rs = Path::new("src/webhook/mod.rs");
     let text = plan.read(mod_rs)?;
-    let text = if text.contains(WEBHOOKS_MARKER) {
+    let text = if text.contains(marker) {
         text
     } else {
-        format!("{text}{ALL_WEBHOOKS_FN}")
+        format!("{text}{function}")
     };
-    let entry = format!("{}::webhooks(),", data.webhook_mod);
-    let updated = insert_before_marker("src/webhook/mod.rs", &text, WEBHOOKS_MARKER, &[entry])?;
+    let updated = insert_before_marker("src/webhook/mod.rs", &text, marker, &[entry])?;
     plan.update(mod_rs, updated)?;
-    let registration = format!(
-        "mgr.serve_webhooks({}::webhook::webhooks());",
-        data.project.crate_ident
-    );
     let text = plan.read(Path::new("src/main.rs"))?;
     let updated = insert_before_marker(
         "src/main.rs",
         &text,
         "rkb:scaffold:controllers",
-        &[registration],
+        &[main_line],
     )?;
     plan.update("src/main.rs", updated)
 }
@@ -378,6 +393,39 @@ pub fn webhooks() -> rkb_runtime::webhook::Webhooks {
     ]
     .into_iter()
     .fold(rkb_runtime::webhook::Webhooks::new(), rkb_runtime::webhook::Webhooks::merge)
+}
+";
+
+/// Names the hub of a converted kind in the project's `webhook::storage_migration()`, and has main.rs run that
+/// migrator once. A kind served in several versions keeps its stored objects in the version they were written in
+/// until something rewrites them, and the API server never drops an old version from the CRD's `storedVersions`
+/// itself: without the migrator, moving the storage version to the hub would leave the spokes undeletable. The
+/// function sits next to `webhooks()` because `--conversion` is what makes a kind multi-version in a scaffold; its
+/// RBAC markers are on it, the kind's `get;list;update` on the conversion file.
+fn register_storage_migration(plan: &mut Plan, data: &WebhookData) -> Result<()> {
+    add_to_webhook_mod_and_main(
+        plan,
+        (STORAGE_MIGRATION_MARKER, STORAGE_MIGRATION_FN),
+        format!(".kind::<crate::api::{}::{}>()", data.api_mod, data.kind),
+        format!(
+            "mgr.add(|ctx| {}::webhook::storage_migration(&ctx).run());",
+            data.project.crate_ident
+        ),
+    )
+}
+
+const STORAGE_MIGRATION_MARKER: &str = "rkb:scaffold:storage-migration";
+
+/// Appended to src/webhook/mod.rs with the project's first conversion webhook.
+const STORAGE_MIGRATION_FN: &str = "
+/// The kinds served in several versions: their stored objects move to the storage version when it changes
+/// (rkb_runtime::storage_migration), so that an old version can be dropped from the CRD. main.rs runs it.
+///
+/// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get
+/// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions/status,verbs=patch
+pub fn storage_migration(ctx: &rkb_runtime::Context) -> rkb_runtime::storage_migration::StorageMigration {
+    rkb_runtime::storage_migration::StorageMigration::new(ctx)
+        // rkb:scaffold:storage-migration (rkb create webhook --conversion adds each multi-version kind above this line)
 }
 ";
 

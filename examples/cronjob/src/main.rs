@@ -26,6 +26,7 @@ async fn main() -> anyhow::Result<()> {
         .await?;
     mgr.add(cronjob::controller::cronjob_controller::controller);
     mgr.serve_webhooks(cronjob::webhook::webhooks());
+    mgr.add(|ctx| cronjob::webhook::storage_migration(&ctx).run());
     // rkb:scaffold:controllers (rkb create api registers each controller above this line)
     mgr.run().await?;
     Ok(())

@@ -21,6 +21,11 @@
 //! (`@hourly`..) are written as their five fields; anything else refuses the conversion, naming the schedule
 //! (the validating webhook lets no such schedule in). Unlike kubebuilder's tutorial, status conditions are
 //! converted too.
+//!
+//! When the storage version moves, crate::webhook::storage_migration() rewrites every stored CronJob (a paged list,
+//! an update per object, a get when one conflicts) so that etcd holds it in the new version:
+//!
+//! +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs,verbs=get;list;update
 
 use super::{ConcurrencyPolicy, CronField, CronJob, CronJobSpec, CronJobStatus, CronSchedule};
 use crate::api::v1 as hub;
