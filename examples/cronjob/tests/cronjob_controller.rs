@@ -29,19 +29,10 @@ use rkb_runtime::metrics::{Metrics, sample};
 use rkb_runtime::{Api, Manager, ResourceExt, RunningManager};
 use serde_json::json;
 
-use common::{TIMEOUT, hello_job};
+use common::{TIMEOUT, TestClock, hello_job};
 
 use cronjob::api::v1::{ConcurrencyPolicy, CronJob, CronJobSpec};
 use cronjob::controller::cronjob_controller::{Clock, SCHEDULED_AT, controller_with_clock};
-
-/// A clock the test sets.
-struct TestClock(Mutex<Timestamp>);
-
-impl Clock for TestClock {
-    fn now(&self) -> Timestamp {
-        *self.0.lock().unwrap()
-    }
-}
 
 /// A control plane with the CRDs, the controller running on a [`TestClock`], and the APIs of namespace default.
 struct Fixture {

@@ -67,12 +67,14 @@ impl Clock for SystemClock {
 
 /// Runs the CronJob controller until the manager stops.
 ///
-/// +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs,verbs=get;list;watch;create;update;patch;delete
-/// +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs/status,verbs=get;update;patch
+/// Its RBAC is the verbs it uses (tests/least_privilege.rs compares them with the API server's audit log): it
+/// watches CronJobs and applies their status, watches, creates and deletes Jobs, and records no events. The
+/// finalizers grant lets the Jobs' controller references set blockOwnerDeletion.
+///
+/// +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs,verbs=list;watch
+/// +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs/status,verbs=patch
 /// +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs/finalizers,verbs=update
-/// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;update;patch;delete
-/// +kubebuilder:rbac:groups=batch,resources=jobs/status,verbs=get
-/// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+/// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=list;watch;create;delete
 pub async fn controller(ctx: Context) -> Result<(), Error> {
     controller_with_clock(ctx, Arc::new(SystemClock)).await
 }

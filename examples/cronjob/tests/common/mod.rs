@@ -17,12 +17,25 @@
 // Each test binary compiles this module and uses a part of it.
 #![allow(dead_code)]
 
+use std::sync::Mutex;
 use std::time::Duration;
+
+use cronjob::controller::cronjob_controller::Clock;
+use jiff::Timestamp;
 
 use rkb_runtime::envtest::Environment;
 use rkb_runtime::k8s_openapi::api::batch::v1::{JobSpec, JobTemplateSpec};
 use rkb_runtime::k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use rkb_runtime::{Manager, ManagerOptions, RunningManager};
+
+/// A clock the test sets: the controller runs on it (`controller_with_clock`), so runs come due when the test says.
+pub struct TestClock(pub Mutex<Timestamp>);
+
+impl Clock for TestClock {
+    fn now(&self) -> Timestamp {
+        *self.0.lock().unwrap()
+    }
+}
 
 /// How long the API server and the controller may take to act.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
