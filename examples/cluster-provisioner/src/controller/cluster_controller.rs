@@ -97,8 +97,11 @@ pub enum SyncError {
 /// Runs the Cluster controller until the manager stops (`mgr.add(move |ctx| run(ctx, options))`): an informer
 /// feeding a work queue, and `options.workers` workers syncing its keys (rkb_runtime::worker).
 ///
+/// Its RBAC is the verbs it uses (tests/least_privilege.rs compares them with the API server's audit log): `get`
+/// re-reads a Cluster after a conflict, the finalizer is patched on the Cluster itself, and the controller creates
+/// no objects owned by a Cluster, so no `clusters/finalizers` grant (which only blockOwnerDeletion needs).
+///
 /// +kubebuilder:rbac:groups=clusterprovisioner.rke.io,resources=clusters,verbs=get;list;watch;update;patch
-/// +kubebuilder:rbac:groups=clusterprovisioner.rke.io,resources=clusters/finalizers,verbs=update
 /// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 pub async fn run(ctx: Context, options: Options) -> Result<(), rkb_runtime::Error> {
     let client = ClusterClient::new(ctx.client()).with_field_manager(ctx.field_manager());
