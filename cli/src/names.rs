@@ -106,7 +106,6 @@ const NAMES_IN_SCAFFOLD: &[&str] = &[
     "Action",
     "Api",
     "Arc",
-    "BoxError",
     "Clone",
     "Condition",
     "Context",
