@@ -248,6 +248,7 @@ impl EnvironmentBuilder {
 
         let mut env = Environment {
             processes: vec![etcd, apiserver],
+            etcd_url,
             client,
             config,
             kubeconfig_path,
@@ -280,6 +281,8 @@ impl EnvironmentBuilder {
 pub struct Environment {
     /// In start order; stopped in reverse.
     processes: Vec<Process>,
+    /// etcd's client URL; the same across API server restarts (they keep etcd).
+    etcd_url: String,
     client: Client,
     config: Config,
     kubeconfig_path: PathBuf,
@@ -341,6 +344,14 @@ impl Environment {
     /// The API server's URL, `https://127.0.0.1:<port>`.
     pub fn server_url(&self) -> &str {
         &self.server
+    }
+
+    /// etcd's client URL, `http://127.0.0.1:<port>` (plain HTTP, no authentication: it listens on loopback only),
+    /// for tests that check what the API server stored, e.g. with etcd's v3 JSON gateway
+    /// (`POST <url>/v3/kv/range`, keys under `/registry/<group>/<plural>/`). It stays the same across
+    /// [`Self::restart_apiserver`] and the other restarts, which keep etcd running.
+    pub fn etcd_url(&self) -> &str {
+        &self.etcd_url
     }
 
     /// The binaries this environment runs.

@@ -131,28 +131,6 @@ async fn doohickeys_stored_as_v1(env: &Environment, namespaces: &[&str], per_nam
     }
 }
 
-/// etcd's client URL: read from the command line of the envtest's etcd process (rkb-envtest does not expose it).
-fn etcd_url(env: &Environment) -> String {
-    let data_dir = format!("--data-dir={}", env.dir().join("etcd").display());
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let args: Vec<String> = cmdline
-            .split(|b| *b == 0)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
-        if args.contains(&data_dir)
-            && let Some(url) = args
-                .iter()
-                .find_map(|a| a.strip_prefix("--listen-client-urls="))
-        {
-            return url.to_string();
-        }
-    }
-    panic!("no etcd process with {data_dir}");
-}
-
 /// Every Doohickey as etcd stores it, by key: a range read of `ETCD_PREFIX` on etcd's v3 JSON gateway.
 async fn etcd_doohickeys(etcd: &str) -> Vec<(String, Value)> {
     // The key range [prefix, prefix with its last byte + 1): every key under the prefix.
@@ -255,7 +233,7 @@ fn objects(metrics: &Metrics, outcome: &str) -> u64 {
 async fn the_leader_migrates_every_object_and_the_old_version_can_then_be_removed() {
     let env = Environment::start().await.expect("envtest");
     let client = env.client();
-    let etcd = etcd_url(&env);
+    let etcd = env.etcd_url().to_string();
     doohickeys_stored_as_v1(&env, &["default", "other"], 13).await;
     assert_eq!(etcd_versions(&etcd).await, (26, 0));
 
@@ -310,7 +288,7 @@ async fn an_interrupted_migration_resumes_and_loses_nothing() {
     const TOTAL: usize = 40;
     let env = Environment::start().await.expect("envtest");
     let client = env.client();
-    let etcd = etcd_url(&env);
+    let etcd = env.etcd_url().to_string();
     doohickeys_stored_as_v1(&env, &["default"], TOTAL).await;
     set_versions(&client, &["v1", "v2"], "v2")
         .await
