@@ -1,5 +1,20 @@
 //! rkb-runtime: what generated operators link (see docs/architecture.md).
 //!
+//! The source tree reads as the runtime's architecture, one folder per concern:
+//! - `manager/`: the [`Manager`] and what it owns for the process: flags ([`ManagerOptions`]), the [`Context`]
+//!   handed to controllers, leader election, logging, the API server outage prober;
+//! - `controller/`: what runs reconciles: the [`Controller`], workers, the work queue and its backoff, panics
+//!   caught around user code, the storage version migrator;
+//! - `reconcile/`: what a reconcile calls: server-side apply, the child index, conditions, finalizers;
+//! - `client/`, `informer/`, `lister/`: reading and writing the API (the informer's watch retries included);
+//! - `metrics/`: the Prometheus registry, process and REST client metrics;
+//! - `server/`, `secure/`, `webhook/`: the HTTP side: listeners, TLS and authorization, admission and conversion;
+//! - `error/`: the [`Error`] type and what a reconcile's error means ([`ErrorChain`], outage, race or failure).
+//!
+//! Public paths stay flat (`rkb_runtime::apply`, `rkb_runtime::workqueue`): the crate root re-exports each module,
+//! so moving a file between folders changes no operator's code. No two files import each other, directly or in a
+//! circle (tests/architecture.rs checks it).
+//!
 //! The manager runs controllers with leader election, metrics and health probes:
 //! ```no_run
 //! # async fn reconcile(_: std::sync::Arc<k8s_openapi::api::core::v1::ConfigMap>, _: rkb_runtime::Context)
@@ -35,34 +50,27 @@ pub mod __private {
     pub use serde_json;
 }
 
-// The manager runtime: manager, controllers, leader election, metrics, health, and the reconcile helpers.
-pub mod apply;
-pub mod backoff;
-pub mod child_index;
-pub mod conditions;
-mod context;
 mod controller;
 mod error;
-mod failure;
-pub mod finalizer;
-pub mod leader;
-pub mod logging;
 mod manager;
 pub mod metrics;
-mod options;
-pub mod outage;
-pub mod panics;
-mod process_metrics;
-mod queue_mirror;
-mod rest_metrics;
+mod reconcile;
 pub mod scope;
 mod secure;
 mod server;
-pub mod storage_migration;
-mod watch_retry;
 pub mod webhook;
-pub mod worker;
-pub mod workqueue;
+
+// The public paths are flat (`rkb_runtime::apply`, `rkb_runtime::workqueue`, ...) whatever folder a module lives
+// in: operators, the templates and derive-generated code name them so, and moving a file must not break them.
+pub use controller::{backoff, panics, storage_migration, worker, workqueue};
+pub use manager::{leader, logging, outage};
+pub use reconcile::{apply, child_index, conditions, finalizer};
+// The same for the crate's own paths (`crate::context`, `crate::failure`, ...), which the files use.
+pub(crate) use controller::queue_mirror;
+pub(crate) use error::failure;
+pub(crate) use informer::watch_retry;
+pub(crate) use manager::{context, options};
+pub(crate) use metrics::{process_metrics, rest_metrics};
 
 pub use context::Context;
 pub use controller::{Controller, ControllerBuilder};

@@ -1,6 +1,9 @@
 //! Prometheus metrics with controller-runtime's names, so dashboards and alerts written for kubebuilder operators
 //! work unchanged.
 
+pub(crate) mod process_metrics;
+pub(crate) mod rest_metrics;
+
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 

@@ -36,6 +36,13 @@
 //! `anyhow::Error`, `kube::Error`). Outages and conflicts are told by the first `kube::Error` in its `source()`
 //! chain (failure.rs), and errors are logged with their whole chain.
 
+pub mod backoff;
+pub mod panics;
+pub(crate) mod queue_mirror;
+pub mod storage_migration;
+pub mod worker;
+pub mod workqueue;
+
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt::Debug;

@@ -49,7 +49,7 @@
 //! subresource (a Deployment's revision annotation) makes the next apply go through once, changing nothing.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use futures::StreamExt;
@@ -60,7 +60,7 @@ use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-pub use crate::apply::Write;
+pub use crate::apply::{Write, fingerprint};
 use crate::metrics::Metrics;
 use crate::{Context, Error};
 
@@ -158,15 +158,6 @@ impl Default for ChildIndex {
             listing: Arc::new(tokio::sync::watch::Sender::new(HashSet::new())),
         }
     }
-}
-
-/// A fingerprint of what would be applied.
-pub fn fingerprint<T: Serialize>(obj: &T) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    serde_json::to_vec(obj)
-        .unwrap_or_default()
-        .hash(&mut hasher);
-    hasher.finish()
 }
 
 impl ChildIndex {

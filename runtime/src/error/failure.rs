@@ -81,7 +81,7 @@ impl ReconcileError {
 /// What `error` means for the object it was returned for: the first `kube::Error` of its `source()` chain decides.
 pub(crate) fn classify(error: &(dyn StdError + 'static)) -> Failure {
     match kube_error_in(error) {
-        Some(e) if crate::outage::kube_unavailable(e) => Failure::Outage,
+        Some(e) if kube_unavailable(e) => Failure::Outage,
         Some(e) if is_race_conflict(e) => Failure::RaceConflict,
         _ => Failure::Object,
     }
@@ -101,6 +101,12 @@ pub(crate) fn kube_error_in<'a>(error: &'a (dyn StdError + 'static)) -> Option<&
         next = e.source();
     }
     None
+}
+
+/// Whether `error` says the API server could not be reached (outage.rs's module docs): the transport failed (no
+/// connection, a reset, a timeout), never a status the server answered with.
+pub(crate) fn kube_unavailable(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::HyperError(_) | kube::Error::Service(_))
 }
 
 /// Whether `error` is a 409 Conflict from a stale resourceVersion or precondition, an expected race; not one from

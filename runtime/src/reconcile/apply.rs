@@ -2,6 +2,7 @@
 //! own.
 
 use std::fmt::Debug;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{DeleteParams, PartialObjectMeta, Patch, PatchParams};
@@ -225,7 +226,16 @@ pub fn status_fingerprint(status: &Value) -> u64 {
             other => other.clone(),
         }
     }
-    crate::child_index::fingerprint(&without_transition_times(status))
+    fingerprint(&without_transition_times(status))
+}
+
+/// A fingerprint of what would be applied (the child index compares them to skip writes that change nothing).
+pub fn fingerprint<T: Serialize>(obj: &T) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    serde_json::to_vec(obj)
+        .unwrap_or_default()
+        .hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Server-side applies `status` to `obj`'s status subresource: the body names the object and holds nothing else.

@@ -5,6 +5,8 @@
 //! `main` returning `anyhow::Result`) then prints each cause once; one that prints `Display` alone shows the
 //! context only, so logs of these errors walk `source()` too.
 
+pub(crate) mod failure;
+
 /// Errors of the manager and its helpers.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -42,12 +42,7 @@ pub const RETRY_AFTER: Duration = Duration::from_millis(200);
 /// how the manager tells an outage (module docs), and how an operator can, e.g. to skip writing a failure into a
 /// status while no write can succeed. For an `anyhow::Error`, pass `error.as_ref()`.
 pub fn is_unavailable(error: &(dyn std::error::Error + 'static)) -> bool {
-    crate::failure::kube_error_in(error).is_some_and(kube_unavailable)
-}
-
-pub(crate) fn kube_unavailable(e: &kube::Error) -> bool {
-    // The transport: no connection, a reset, a timeout. Never a status the server answered with (module docs).
-    matches!(e, kube::Error::HyperError(_) | kube::Error::Service(_))
+    crate::failure::kube_error_in(error).is_some_and(crate::failure::kube_unavailable)
 }
 
 /// The manager's view of the API server: up, or down with a prober running. Cheap to clone.

@@ -1,6 +1,12 @@
 //! The manager: runs controllers, leader election and the HTTP endpoints, and shuts them down in order on
 //! SIGTERM/SIGINT: stop taking work, let in-flight reconciles finish, release the lease, close the listeners.
 
+pub(crate) mod context;
+pub mod leader;
+pub mod logging;
+pub(crate) mod options;
+pub mod outage;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
