@@ -936,6 +936,35 @@ fn create_webhook_refuses_files_without_their_insertion_points() {
     );
 }
 
+/// src/webhook/mod.rs declares `storage_migration()` but its scaffold marker was edited away: a second kind's
+/// conversion is refused with the marker named, rather than given a second `storage_migration()` that would not
+/// compile, and nothing is written.
+#[test]
+fn a_conversion_needs_the_storage_migration_marker() {
+    let p = project();
+    rkb_ok(p.path(), &another_version("DemoMicroService", "v2", &[]));
+    rkb_ok(
+        p.path(),
+        &create_webhook("DemoMicroService", &["--conversion", "--spoke", "v2"]),
+    );
+    rkb_ok(p.path(), &create_api("devops", "v1", "Canary"));
+    rkb_ok(p.path(), &another_version("Canary", "v2", &[]));
+    edit(&p.path().join("src/webhook/mod.rs"), |text| {
+        let marker = text
+            .lines()
+            .find(|l| l.contains("rkb:scaffold:storage-migration"))
+            .expect("the marker, scaffolded with the first conversion");
+        text.replace(&format!("{marker}\n"), "")
+    });
+    refused(
+        p.path(),
+        &create_webhook("Canary", &["--conversion", "--spoke", "v2"]),
+        &[
+            "error: src/webhook/mod.rs has no `rkb:scaffold:storage-migration` line, so rkb cannot add to it; restore the line where new entries belong",
+        ],
+    );
+}
+
 /// A kind needs no root marker when it has TypeMeta and ObjectMeta, so a second version marks the first as the
 /// storage version among the kind's doc lines, root marker or not.
 #[test]

@@ -365,7 +365,15 @@ fn add_to_webhook_mod_and_main(
 ) -> Result<()> {
     let mod_rs = Path::new("src/webhook/mod.rs");
     let text = plan.read(mod_rs)?;
-    let text = if text.contains(marker) {
+    // The function is added once: a file that declares it without the marker (edited away) is refused below by
+    // insert_before_marker, rather than given a second, clashing declaration.
+    let declaration = function
+        .lines()
+        .find_map(|l| l.strip_prefix("pub fn "))
+        .and_then(|rest| rest.split('(').next())
+        .map(|name| format!("pub fn {name}("));
+    let declared = declaration.is_some_and(|d| text.contains(&d));
+    let text = if text.contains(marker) || declared {
         text
     } else {
         format!("{text}{function}")
