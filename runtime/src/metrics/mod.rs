@@ -291,91 +291,100 @@ impl Default for Metrics {
     }
 }
 
+/// Registers `metric` under `name` and hands it back, for the fields that record into it.
+fn registered<M: prometheus_client::registry::Metric + Clone>(
+    registry: &mut Registry,
+    name: &str,
+    help: &str,
+    metric: M,
+) -> M {
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 impl Metrics {
     /// A fresh registry holding the runtime's metrics.
     pub fn new() -> Self {
         let mut registry = Registry::default();
-        let reconcile_total = Family::<ResultLabels, Counter>::default();
-        let reconcile_errors = Family::<ControllerLabels, Counter>::default();
-        let reconcile_panics = Family::<ControllerLabels, Counter>::default();
-        let reconcile_time: HistogramFamily =
-            Family::new_with_constructor(reconcile_time_histogram);
-        let active_workers = Family::<ControllerLabels, Gauge>::default();
-        let max_concurrent = Family::<ControllerLabels, Gauge>::default();
-        let leader_status = Family::<LeaseLabels, Gauge>::default();
+        let r = &mut registry;
         // Counters get their `_total` suffix from the encoder.
-        registry.register(
+        let reconcile_total = registered(
+            r,
             "controller_runtime_reconcile",
             "Total number of reconciliations per controller",
-            reconcile_total.clone(),
+            Family::<ResultLabels, Counter>::default(),
         );
-        registry.register(
+        let reconcile_errors = registered(
+            r,
             "controller_runtime_reconcile_errors",
             "Total number of reconciliation errors per controller",
-            reconcile_errors.clone(),
+            Family::<ControllerLabels, Counter>::default(),
         );
-        registry.register(
+        let reconcile_panics = registered(
+            r,
             "controller_runtime_reconcile_panics",
             "Total number of reconciliation panics per controller",
-            reconcile_panics.clone(),
+            Family::<ControllerLabels, Counter>::default(),
         );
-        registry.register(
+        let reconcile_time: HistogramFamily = registered(
+            r,
             "controller_runtime_reconcile_time_seconds",
             "Length of time per reconciliation per controller",
-            reconcile_time.clone(),
+            Family::new_with_constructor(reconcile_time_histogram),
         );
-        registry.register(
+        let active_workers = registered(
+            r,
             "controller_runtime_active_workers",
             "Number of currently used workers per controller",
-            active_workers.clone(),
+            Family::<ControllerLabels, Gauge>::default(),
         );
-        registry.register(
+        let max_concurrent = registered(
+            r,
             "controller_runtime_max_concurrent_reconciles",
             "Maximum number of concurrent reconciles per controller",
-            max_concurrent.clone(),
+            Family::<ControllerLabels, Gauge>::default(),
         );
-        registry.register(
+        let leader_status = registered(
+            r,
             "leader_election_master_status",
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
-            leader_status.clone(),
+            Family::<LeaseLabels, Gauge>::default(),
         );
-        let child_writes = Family::<ChildWriteLabels, Counter>::default();
-        registry.register(
+        let child_writes = registered(
+            r,
             "rkb_child_writes",
             "Writes of a controller's children and of its objects' status through its child index, sent (applied, deleted) or spared (skipped), by kind",
-            child_writes.clone(),
+            Family::<ChildWriteLabels, Counter>::default(),
         );
-        let rest_requests = Family::<RestRequestLabels, Counter>::default();
-        let rest_latency: Family<RestLatencyLabels, Histogram, fn() -> Histogram> =
-            Family::new_with_constructor(rest_latency_histogram);
-        registry.register(
+        let rest_requests = registered(
+            r,
             "rest_client_requests",
             "Number of HTTP requests, partitioned by status code, method, and host.",
-            rest_requests.clone(),
+            Family::<RestRequestLabels, Counter>::default(),
         );
-        registry.register(
+        let rest_latency: Family<RestLatencyLabels, Histogram, fn() -> Histogram> = registered(
+            r,
             "rest_client_request_duration_seconds",
             "Request latency in seconds. Broken down by verb, and host.",
-            rest_latency.clone(),
+            Family::new_with_constructor(rest_latency_histogram),
         );
-        let webhook_requests = Family::<WebhookCodeLabels, Counter>::default();
-        let webhook_latency: Family<WebhookLabels, Histogram, fn() -> Histogram> =
-            Family::new_with_constructor(webhook_latency_histogram);
-        let webhook_in_flight = Family::<WebhookLabels, Gauge>::default();
-        registry.register(
+        let webhook_requests = registered(
+            r,
             "controller_runtime_webhook_requests",
             "Total number of admission requests by HTTP status code.",
-            webhook_requests.clone(),
+            Family::<WebhookCodeLabels, Counter>::default(),
         );
-        registry.register(
+        let webhook_latency: Family<WebhookLabels, Histogram, fn() -> Histogram> = registered(
+            r,
             "controller_runtime_webhook_latency_seconds",
             "Histogram of the latency of processing admission requests",
-            webhook_latency.clone(),
+            Family::new_with_constructor(webhook_latency_histogram),
         );
-        registry.register(
+        let webhook_in_flight = registered(
+            r,
             "controller_runtime_webhook_requests_in_flight",
             "Current number of admission requests being served.",
-            webhook_in_flight.clone(),
+            Family::<WebhookLabels, Gauge>::default(),
         );
         let queues = QueueFamilies::new(&mut registry);
         registry.register_collector(Box::new(crate::process_metrics::ProcessCollector));
