@@ -64,7 +64,12 @@ done <<<"$crates"
 echo "release: rkb $version ($mode); cargo publishes these in dependency order:"
 sed 's/^/  /' <<<"$crates"
 
-dirty="$(git status --porcelain)"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  dirty="$(git status --porcelain)"
+else
+  [ "$mode" = dry-run ] || fail "not a git checkout: a release is tagged, so run it from rkb's repository"
+  dirty=""
+fi
 if [ -n "$dirty" ]; then
   [ "$mode" = dry-run ] || fail "the work tree has changes; commit or stash them first:
 $dirty"
