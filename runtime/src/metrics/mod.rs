@@ -228,6 +228,7 @@ pub struct LeaseLabels {
 }
 
 type HistogramFamily = Family<ControllerLabels, Histogram, fn() -> Histogram>;
+type RestLatencyFamily = Family<RestLatencyLabels, Histogram, fn() -> Histogram>;
 
 fn reconcile_time_histogram() -> Histogram {
     Histogram::new(RECONCILE_TIME_BUCKETS)
@@ -277,7 +278,7 @@ pub struct Metrics {
     max_concurrent: Family<ControllerLabels, Gauge>,
     leader_status: Family<LeaseLabels, Gauge>,
     rest_requests: Family<RestRequestLabels, Counter>,
-    rest_latency: Family<RestLatencyLabels, Histogram, fn() -> Histogram>,
+    rest_latency: RestLatencyFamily,
     webhook_requests: Family<WebhookCodeLabels, Counter>,
     webhook_latency: Family<WebhookLabels, Histogram, fn() -> Histogram>,
     webhook_in_flight: Family<WebhookLabels, Gauge>,
@@ -300,6 +301,25 @@ fn registered<M: prometheus_client::registry::Metric + Clone>(
 ) -> M {
     registry.register(name, help, metric.clone());
     metric
+}
+
+/// The rest_client_* families the layer on the manager's client records into.
+fn rest_client_families(
+    registry: &mut Registry,
+) -> (Family<RestRequestLabels, Counter>, RestLatencyFamily) {
+    let rest_requests = registered(
+        registry,
+        "rest_client_requests",
+        "Number of HTTP requests, partitioned by status code, method, and host.",
+        Family::<RestRequestLabels, Counter>::default(),
+    );
+    let rest_latency: RestLatencyFamily = registered(
+        registry,
+        "rest_client_request_duration_seconds",
+        "Request latency in seconds. Broken down by verb, and host.",
+        Family::new_with_constructor(rest_latency_histogram),
+    );
+    (rest_requests, rest_latency)
 }
 
 impl Metrics {
@@ -356,18 +376,7 @@ impl Metrics {
             "Writes of a controller's children and of its objects' status through its child index, sent (applied, deleted) or spared (skipped), by kind",
             Family::<ChildWriteLabels, Counter>::default(),
         );
-        let rest_requests = registered(
-            r,
-            "rest_client_requests",
-            "Number of HTTP requests, partitioned by status code, method, and host.",
-            Family::<RestRequestLabels, Counter>::default(),
-        );
-        let rest_latency: Family<RestLatencyLabels, Histogram, fn() -> Histogram> = registered(
-            r,
-            "rest_client_request_duration_seconds",
-            "Request latency in seconds. Broken down by verb, and host.",
-            Family::new_with_constructor(rest_latency_histogram),
-        );
+        let (rest_requests, rest_latency) = rest_client_families(r);
         let webhook_requests = registered(
             r,
             "controller_runtime_webhook_requests",
