@@ -40,6 +40,7 @@
 
 mod cel;
 mod check;
+pub mod compat;
 mod emit;
 mod error;
 pub mod k8s;
