@@ -12,7 +12,14 @@ use std::time::Duration;
 /// What tells a user how to get the control plane binaries.
 pub const SETUP_HINT: &str = "run `make setup-envtest` in a project scaffolded by rkb (or \
 `hack/setup-envtest.sh` in the rkb repository), or set KUBEBUILDER_ASSETS to a directory \
-holding etcd, kube-apiserver and kube-controller-manager";
+holding etcd and kube-apiserver, such as the one `setup-envtest use -p path` prints";
+
+/// What tells a user how to get kube-controller-manager, which setup-envtest does not download.
+pub const CONTROLLER_MANAGER_HINT: &str = "setup-envtest's downloads hold etcd, kube-apiserver and \
+kubectl only; build the whole control plane from Go modules (a Go toolchain and several minutes, \
+once) with `RKB_ENVTEST_CONTROLLER_MANAGER=1 make test` in a project scaffolded by rkb (or \
+`RKB_ENVTEST_CONTROLLER_MANAGER=1 hack/setup-envtest.sh` in the rkb repository, then set \
+KUBEBUILDER_ASSETS to the directory it prints last)";
 
 /// Errors starting, using or stopping an envtest [`Environment`](crate::Environment).
 #[derive(thiserror::Error)]
@@ -23,6 +30,17 @@ pub enum Error {
     BinariesNotFound {
         /// What was looked for, and where.
         detail: String,
+    },
+
+    /// [`with_controller_manager`](crate::EnvironmentBuilder::with_controller_manager) was asked for, and the
+    /// binaries' directory has no kube-controller-manager (setup-envtest's layout).
+    #[error(
+        "kube-controller-manager not found in {dir}: with_controller_manager() runs it for garbage \
+         collection and namespace deletion\nhint: {CONTROLLER_MANAGER_HINT}"
+    )]
+    ControllerManagerMissing {
+        /// The directory the other binaries came from.
+        dir: PathBuf,
     },
 
     /// A binary could not be executed at all.
@@ -123,6 +141,25 @@ pub enum Error {
         index: usize,
         /// What is wrong with it.
         message: String,
+    },
+
+    /// The API server refused requests of a client built with
+    /// [`Environment::client_with_rbac`](crate::Environment::client_with_rbac) (see
+    /// [`Environment::ensure_not_forbidden`](crate::Environment::ensure_not_forbidden)): its roles lack a rule.
+    #[error(
+        "403 Forbidden: the API server refused {} request(s) of {user}, which its RBAC roles do not allow:\n    {}\n\
+         hint: grant each with a marker such as `// {marker}` on the controller, then run `make manifests` \
+         (config/rbac/role.yaml)",
+        requests.len(),
+        requests.join("\n    ")
+    )]
+    Forbidden {
+        /// The user the client acts as.
+        user: String,
+        /// Each refused request: verb, group/resource, name and namespace.
+        requests: Vec<String>,
+        /// The marker that grants the first refused request.
+        marker: String,
     },
 
     /// Webhook configurations could not be read, rewritten or installed.

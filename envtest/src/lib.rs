@@ -16,7 +16,10 @@
 //!
 //! Binaries come from `KUBEBUILDER_ASSETS`, else from the newest
 //! `~/.local/share/kubebuilder-envtest/k8s/<version>-<os>-<arch>` (setup-envtest's layout, which
-//! `make setup-envtest` / `hack/setup-envtest.sh` fill). Each environment has its own ports,
+//! `make setup-envtest` / `hack/setup-envtest.sh` fill). setup-envtest's downloads (etcd,
+//! kube-apiserver, kubectl) are enough for everything but
+//! [`EnvironmentBuilder::with_controller_manager`], which then fails with
+//! [`Error::ControllerManagerMissing`] saying how to build kube-controller-manager. Each environment has its own ports,
 //! certificates and temp dir, so tests may run in parallel. Everything is killed and removed on
 //! drop, including during a panic; if the test process itself is killed, the kernel kills the
 //! control plane too (see the `process` module).
@@ -26,7 +29,8 @@
 //! `default` ServiceAccount unless the controller manager runs); API priority and fairness is off
 //! (it only delays readiness). Authorization is RBAC: the client from
 //! [`Environment::client`] is in `system:masters`, so to test RBAC rules, impersonate another user
-//! through [`Environment::config`]. With [`EnvironmentBuilder::with_controller_manager`],
+//! through [`Environment::config`], or bind it to your roles with [`Environment::client_with_roles`] and name
+//! what RBAC refused it with [`Environment::ensure_not_forbidden`]. With [`EnvironmentBuilder::with_controller_manager`],
 //! kube-controller-manager runs the controllers in [`CONTROLLERS`] (garbage collection, namespace
 //! deletion, service accounts), which kubebuilder's envtest does not offer.
 
@@ -42,13 +46,14 @@ mod ports;
 pub mod privilege;
 mod process;
 mod rbac;
+mod refusals;
 mod roles;
 mod webhooks;
 
 pub use audit::AuditEvent;
 pub use binaries::Binaries;
 pub use environment::{CONTROLLERS, Environment, EnvironmentBuilder};
-pub use error::{Error, Result, SETUP_HINT};
+pub use error::{CONTROLLER_MANAGER_HINT, Error, Result, SETUP_HINT};
 pub use eventually::{EventuallyTimeout, POLL_INTERVAL, eventually};
 pub use kubeconfig::CONTEXT_NAME;
 pub use privilege::{Allowance, PrivilegeReport};

@@ -102,6 +102,18 @@ async fn a_users_requests_are_logged_and_compared_with_its_role() {
         ]
     );
 
+    // The refusal, as a scaffolded controller test reports a missing RBAC marker; the admin's requests never count.
+    let forbidden = env.ensure_not_forbidden(USER).unwrap_err().to_string();
+    assert_eq!(
+        forbidden,
+        "403 Forbidden: the API server refused 1 request(s) of audited-operator, which its RBAC roles do not allow:
+    list core/secrets in namespace default
+hint: grant each with a marker such as `// +kubebuilder:rbac:groups=core,resources=secrets,verbs=list` on the \
+controller, then run `make manifests` (config/rbac/role.yaml)"
+    );
+    env.ensure_not_forbidden("someone-else")
+        .expect("refusals of other users do not count");
+
     let report = env
         .privilege_report(USER, &[ROLE, NAMESPACED], &[])
         .expect("report");
