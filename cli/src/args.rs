@@ -39,6 +39,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         rkb manifests                 # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  \
         rkb manifests --check         # CI: exit 1 with a diff when committed manifests are stale\n  \
+        rkb manifests --check --against v0.1.0  # CI: also refuse CRD changes that break v0.1.0's objects\n  \
         rkb manifests --max-desc-len 0")]
     Manifests(ManifestsArgs),
     /// Print rkb's version, commit, build date and platform, and the versions it scaffolds against; inside a
@@ -183,9 +184,14 @@ pub struct CreateApiArgs {
 
 #[derive(Debug, Args)]
 pub struct ManifestsArgs {
-    /// Write nothing; exit 1 and print a diff when the files on disk are stale
+    /// Write nothing; exit 1 and print a diff when the files on disk are stale, or errors for each breaking
+    /// change of a CRD against them (or against --against)
     #[arg(long)]
     pub check: bool,
+    /// Refuse breaking CRD changes against the CRDs of this git ref (a release tag), read with `git show`;
+    /// nothing is written when one is found
+    #[arg(long, value_name = "GIT_REF")]
+    pub against: Option<String>,
     /// Where CRDs go, relative to the project
     #[arg(long, default_value = "config/crd/bases")]
     pub crd_dir: PathBuf,

@@ -207,6 +207,9 @@ fn analyze(project_root: &Path) -> Result<Analysis, Error> {
     let mut model = model::Model::build(files, &mut diags);
     let roots = kinds::find_roots(&model, &mut diags);
     let plans = plan::plan_crds(&model, &roots, &mut diags);
+    // An acknowledgment of a breaking change naming no rule is refused on every run, not only when a
+    // baseline is compared (compat/diagnostics.rs).
+    diags.extend(compat::diagnostics::check_allow_markers(&model));
     let settings = settings::Settings::read(project_root, &mut diags);
     settings.apply(&mut diags);
     model.k8s = settings.k8s_version;
@@ -558,6 +561,53 @@ pub fn crd_json(project_root: &Path, group: &str, kind: &str) -> Result<String, 
         .iter()
         .map(|(g, k, json)| (g.as_str(), k.as_str(), json));
     find_crd(crds, group, kind)
+}
+
+/// A released CRD the one generated now must be able to replace (`rkb manifests --check`, `--against`).
+#[derive(Clone, Debug)]
+pub struct Baseline {
+    /// The CRD file's name, `<group>_<plural>.yaml` ([`CrdFile::file_name`]): the generated CRD it is compared with.
+    pub file_name: String,
+    /// Where it was read, as messages name it: `config/crd/bases/<file>` or `<git ref>:config/crd/bases/<file>`.
+    pub source: String,
+    /// The CustomResourceDefinition document.
+    pub document: serde_json::Value,
+}
+
+/// Stage 8, compat: an error for each breaking change from a baseline to the CRD the project generates now
+/// (`compat::compare`'s findings, at the Rust field or marker behind each), leaving out those a
+/// `+rkb:compat:allow` acknowledges (one that names no rule fails every run, in `analyze`). A baseline whose
+/// CRD the project no longer generates is not compared here (`rkb manifests` reports the removed file).
+/// Builds the schemas again, with their provenance: call it only for baselines that differ from the output.
+pub fn compat_check(project_root: &Path, baselines: &[Baseline]) -> Result<Vec<Diagnostic>, Error> {
+    let Analysis {
+        model,
+        plans,
+        mut diags,
+    } = analyze(project_root)?;
+    let uses = schema::type_uses(&model);
+    let shared = shared::SharedSchemas::new();
+    let Some(schemas) = resolve_and_check_all(&model, &uses, &shared, &plans, None, &mut diags)
+    else {
+        return Err(Error::Diagnostics(diags));
+    };
+    let mut out = Vec::new();
+    for (plan, schemas) in plans.iter().zip(schemas) {
+        let Some(baseline) = baselines.iter().find(|b| b.file_name == plan.file_name()) else {
+            continue;
+        };
+        let located = schemas.clone();
+        let new = crd_document::crd_document(plan, schemas).to_json(&shared);
+        let findings = compat::compare(&baseline.document, &new);
+        let at = compat::diagnostics::Located {
+            model: &model,
+            plan,
+            schemas: &located,
+            baseline: &baseline.source,
+        };
+        out.extend(at.diagnose(&findings));
+    }
+    Ok(out)
 }
 
 /// (group, kind, JSON) of every CRD of the project.

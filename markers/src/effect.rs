@@ -38,6 +38,8 @@ pub enum Effect {
     Root(bool),
     /// Read by `#[derive(Kind)]` only.
     Derive(DeriveMarker),
+    /// `+rkb:compat:allow`: a breaking change of the CRD, made on purpose (read by `rkb manifests --check`).
+    Compat(CompatAllow),
     /// Another generator's marker (apply configurations, openapi-gen, ...): accepted, unused.
     Ignored,
 }
@@ -56,6 +58,7 @@ pub enum Family {
     Webhook,
     Root,
     Derive,
+    Compat,
     Ignored,
 }
 
@@ -72,6 +75,7 @@ impl Effect {
             Effect::Webhook(_) => Family::Webhook,
             Effect::Root(_) => Family::Root,
             Effect::Derive(_) => Family::Derive,
+            Effect::Compat(_) => Family::Compat,
             Effect::Ignored => Family::Ignored,
         }
     }
@@ -81,6 +85,29 @@ impl Family {
     /// Whether rkb does anything with the marker (for docs and tests).
     pub fn is_used(self) -> bool {
         self != Family::Ignored
+    }
+}
+
+/// `+rkb:compat:allow`: acknowledges one breaking change of the CRD, so `rkb manifests --check` lets it pass.
+/// It names the rule (`field-removed`, as rkb_manifests::compat names it: checked there, which knows the rules)
+/// and why; `field` names a removed property (on the struct that lost it), `version` the API version of a
+/// stored or served version removed (on the kind).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompatAllow {
+    pub rule: String,
+    pub reason: String,
+    pub field: Option<String>,
+    pub version: Option<String>,
+}
+
+impl CompatAllow {
+    pub(crate) fn read(a: &mut ArgReader) -> CompatAllow {
+        CompatAllow {
+            rule: a.string("rule"),
+            reason: a.string("reason"),
+            field: a.opt_string("field"),
+            version: a.opt_string("version"),
+        }
     }
 }
 

@@ -25,10 +25,10 @@ mod value;
 pub use diag::{Diagnostic, Severity, UNKNOWN_MARKER, render_all};
 pub use dns::{DNS1035_LABEL_RULE, dns1035_label_like, dns1035_label_problem};
 pub use effect::{
-    CrdMarker, DeriveMarker, Effect, ExternalDocs, Family, GenclientTag, ListMarker, NumberMarker,
-    ObjectMarker, PackageMarker, Presence, PrintColumn, RbacRule, Resource, RuleMarker, Scale,
-    SchemaMarker, StringMarker, TopologyMarker, ValueMarker, WebhookArgs, WebhookMarker,
-    XValidation,
+    CompatAllow, CrdMarker, DeriveMarker, Effect, ExternalDocs, Family, GenclientTag, ListMarker,
+    NumberMarker, ObjectMarker, PackageMarker, Presence, PrintColumn, RbacRule, Resource,
+    RuleMarker, Scale, SchemaMarker, StringMarker, TopologyMarker, ValueMarker, WebhookArgs,
+    WebhookMarker, XValidation,
 };
 pub use keywords::{RUST_KEYWORDS, is_rust_keyword};
 pub use naming::{plural_of, pluralize};

@@ -4,10 +4,10 @@
 
 use crate::args::ArgReader;
 use crate::effect::{
-    CrdMarker, DeriveMarker, Effect, ExternalDocs, Family, GenclientTag, ListMarker, NumberMarker,
-    ObjectMarker, PackageMarker, Presence, PrintColumn, RbacRule, Resource, RuleMarker, Scale,
-    SchemaMarker, StringMarker, TopologyMarker, ValueMarker, WebhookArgs, WebhookMarker,
-    XValidation,
+    CompatAllow, CrdMarker, DeriveMarker, Effect, ExternalDocs, Family, GenclientTag, ListMarker,
+    NumberMarker, ObjectMarker, PackageMarker, Presence, PrintColumn, RbacRule, Resource,
+    RuleMarker, Scale, SchemaMarker, StringMarker, TopologyMarker, ValueMarker, WebhookArgs,
+    WebhookMarker, XValidation,
 };
 use crate::value::ArgType;
 use std::collections::HashMap;
@@ -311,6 +311,8 @@ const BASE: &[Entry] = &[
     // Webhooks: allowed on any doc comment under src/, like RBAC.
     Entry::new("kubebuilder:webhook", Targets::ANY, |a| Effect::Webhook(WebhookMarker::Webhook(Box::new(WebhookArgs::read(a)))), "a mutating or validating webhook (config/webhook/manifests.yaml)").repeatable(),
     Entry::new("kubebuilder:webhookconfiguration", Targets::ANY, |a| Effect::Webhook(WebhookMarker::Configuration { mutating: a.bool("mutating"), name: a.opt_string("name") }), "the name of the mutating or validating webhook configuration").repeatable(),
+    // rkb's own: a breaking change of the CRD made on purpose (rkb manifests --check).
+    Entry::new("rkb:compat:allow", TF, |a| Effect::Compat(CompatAllow::read(a)), "acknowledges a breaking change of the CRD that `rkb manifests --check` would refuse").repeatable(),
     // Root kinds.
     Entry::new("kubebuilder:object:root", TYPE, |a| Effect::Root(a.opt_value_bool()), "a root kind (gets a CRD when it has metadata)"),
     // What #[derive(Kind)] reads: deep copy here, client-gen's tags below.

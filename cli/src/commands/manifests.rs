@@ -47,7 +47,160 @@ pub fn run(args: &ManifestsArgs) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     }
+    if let Some(code) = upgrade_safety(args, &output)? {
+        return Ok(code);
+    }
     write_or_check(args, &output)
+}
+
+/// The CRD upgrade gate (docs/markers.md, "Breaking changes"): each breaking change from the baseline (the CRDs
+/// of `--against <ref>`, else the files on disk) to what this run generates. With `--check` or `--against` they
+/// are errors, and the run ends here (`Some(exit 1)`, nothing written); a plain run prints them as warnings and
+/// writes: before a first release, types change freely, and the files on disk are no promise to anyone.
+fn upgrade_safety(
+    args: &ManifestsArgs,
+    output: &rkb_manifests::Output,
+) -> Result<Option<ExitCode>> {
+    let baselines = baselines(args, output)?;
+    if baselines.is_empty() {
+        return Ok(None);
+    }
+    let diags = match rkb_manifests::compat_check(&args.dir, &baselines) {
+        Ok(diags) => diags,
+        Err(err @ rkb_manifests::Error::Diagnostics(_)) => {
+            eprintln!("{err}");
+            return Ok(Some(ExitCode::FAILURE));
+        }
+        Err(err) => return Err(err.into()),
+    };
+    if diags.is_empty() {
+        return Ok(None);
+    }
+    let refuse = args.check || args.against.is_some();
+    for d in &diags {
+        let d = if refuse {
+            d.clone()
+        } else {
+            rkb_manifests::Diagnostic {
+                severity: rkb_manifests::Severity::Warning,
+                ..d.clone()
+            }
+        };
+        eprintln!("{}", d.render());
+    }
+    let n = diags.len();
+    let changes = if n == 1 { "change" } else { "changes" };
+    if refuse {
+        eprintln!(
+            "error: nothing written: {n} breaking CRD {changes} against {}",
+            baseline_name(args)
+        );
+        return Ok(Some(ExitCode::FAILURE));
+    }
+    eprintln!(
+        "warning: {n} breaking CRD {changes} against the files on disk, written anyway (`rkb manifests --check --against <release tag>` refuses them once released)"
+    );
+    Ok(None)
+}
+
+/// How messages name the baseline.
+fn baseline_name(args: &ManifestsArgs) -> String {
+    match &args.against {
+        Some(git_ref) => format!("`{git_ref}`"),
+        None => "the files on disk".into(),
+    }
+}
+
+/// The baseline of each generated CRD that has one and differs from it (an identical one has nothing to
+/// compare): the file at `--against <ref>` (read with `git show`), else the one on disk. A CRD the baseline did
+/// not have is new, and breaks nothing.
+fn baselines(
+    args: &ManifestsArgs,
+    output: &rkb_manifests::Output,
+) -> Result<Vec<rkb_manifests::Baseline>> {
+    if let Some(git_ref) = &args.against {
+        verify_ref(&args.dir, git_ref)?;
+    }
+    let mut out = Vec::new();
+    for crd in &output.crds {
+        let rel = args.crd_dir.join(&crd.file_name);
+        let (source, text) = match &args.against {
+            Some(git_ref) => match git_show(&args.dir, git_ref, &rel)? {
+                Some(text) => (format!("{git_ref}:{}", rel.display()), text),
+                None => continue,
+            },
+            None => match std::fs::read_to_string(args.dir.join(&rel)) {
+                Ok(text) => (rel.display().to_string(), text),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    return Err(anyhow::Error::new(e).context(format!("reading {}", rel.display())));
+                }
+            },
+        };
+        if text == crd.yaml {
+            continue;
+        }
+        let options = serde_saphyr::options! { budget: None };
+        let document = serde_saphyr::from_str_with_options::<serde_json::Value>(&text, options)
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "{source} is not a CRD's YAML, so nothing can be compared with it: {e}"
+                )
+            })?;
+        out.push(rkb_manifests::Baseline {
+            file_name: crd.file_name.clone(),
+            source,
+            document,
+        });
+    }
+    Ok(out)
+}
+
+/// `git` in the project directory.
+fn git(dir: &std::path::Path, args: &[&str]) -> Result<std::process::Output> {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .map_err(|e| anyhow::anyhow!("--against needs git, which did not run: {e}"))
+}
+
+/// Refuses a `--against` that names no commit.
+fn verify_ref(dir: &std::path::Path, git_ref: &str) -> Result<()> {
+    let out = git(
+        dir,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{git_ref}^{{commit}}"),
+        ],
+    )?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "--against {git_ref}: no such commit or tag in the git repository of {} (list the tags with `git tag`)",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// The text of `rel` (relative to the project directory) at `git_ref`; `None` when the ref has no such file.
+fn git_show(dir: &std::path::Path, git_ref: &str, rel: &std::path::Path) -> Result<Option<String>> {
+    // `<ref>:./<path>` is relative to the directory git runs in: the project may sit below the repository's root.
+    let spec = format!("{git_ref}:./{}", rel.display());
+    if !git(dir, &["cat-file", "-e", &spec])?.status.success() {
+        return Ok(None);
+    }
+    let out = git(dir, &["show", &spec])?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "git show {spec} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(Some(String::from_utf8(out.stdout)?))
 }
 
 /// The run's end: the diff with `--check`, else the files written (and removed).

@@ -14,6 +14,7 @@
 //!   `[*]` an array's items, `{*}` a map's values (`additionalProperties`). CRD-wide findings have the empty
 //!   version and path; version-wide ones (a stored or served version) the empty path.
 
+pub mod diagnostics;
 mod rules;
 mod walk;
 

@@ -12,9 +12,9 @@
 
 use crate::read::source::SourceFile;
 use rkb_markers::{
-    CrdMarker, DeriveMarker, Diagnostic, Effect, ListMarker, Marker, MarkerDef, NumberMarker,
-    ObjectMarker, PackageMarker, Presence, RbacRule, RuleMarker, SchemaMarker, Span, StringMarker,
-    ValueMarker, WebhookMarker,
+    CompatAllow, CrdMarker, DeriveMarker, Diagnostic, Effect, ListMarker, Marker, MarkerDef,
+    NumberMarker, ObjectMarker, PackageMarker, Presence, RbacRule, RuleMarker, SchemaMarker, Span,
+    StringMarker, ValueMarker, WebhookMarker,
 };
 
 /// One marker's typed value, where it was written.
@@ -69,6 +69,8 @@ pub struct ItemMarkers {
     pub rbac: Vec<Written<RbacRule>>,
     /// Webhooks and configuration names (read from any doc comment).
     pub webhooks: Vec<Written<WebhookMarker>>,
+    /// `+rkb:compat:allow`: breaking changes of the CRD made on purpose (compat/diagnostics.rs reads them).
+    pub compat: Vec<Written<CompatAllow>>,
 }
 
 impl ItemMarkers {
@@ -89,6 +91,7 @@ impl ItemMarkers {
                 Effect::Derive(DeriveMarker::DeepCopy(on)) => out.deep_copy_off |= !on,
                 Effect::Rbac(r) => out.rbac.push(Written::of(&m, r)),
                 Effect::Webhook(w) => out.webhooks.push(Written::of(&m, w)),
+                Effect::Compat(c) => out.compat.push(Written::of(&m, c)),
                 // client-gen's tags: the derive reads them from the attributes rustc hands it (genclient.rs).
                 Effect::Derive(DeriveMarker::Genclient(_) | DeriveMarker::GenclientTag(_)) => {}
                 // Other generators' markers: accepted, and nothing to do.

@@ -1,0 +1,503 @@
+//! compat's findings as rustc-style diagnostics, each at the Rust item that made the change: the marker that
+//! wrote the keyword (found through the schema node's `Provenance`), else the field or type the node was made
+//! for; a removed field at the struct that lost it; a CRD-wide or version-wide change at the kind. Each says the
+//! old and new value, what breaks, and the safe way (`help`), and is left out when a `+rkb:compat:allow`
+//! acknowledges it.
+//!
+//! Which acknowledgment counts (docs/markers.md, "Breaking changes"): one naming the finding's rule, on an item
+//! behind the finding's node (the field or its type; for a removed field, the struct that lost it or the field
+//! holding it, with `field=` naming the removed property; for `required-added` also the struct holding the
+//! field); for a CRD-wide or version-wide rule, on the root type of any version of the kind, with `version=`
+//! naming the version when it is given.
+
+use super::{Finding, Rule};
+use crate::model::item_markers::{ItemMarkers, Written};
+use crate::model::{At, Model, Origin};
+use crate::plan::CrdPlan;
+use crate::schema::node::{Node, Provenance, Schema};
+use rkb_markers::{
+    CompatAllow, Diagnostic, ListMarker, NumberMarker, ObjectMarker, Presence, RuleMarker,
+    SchemaMarker, Span, StringMarker, TopologyMarker, ValueMarker,
+};
+
+/// What one rule breaks and the safe way, as the diagnostics say it.
+struct Explained {
+    why: &'static str,
+    instead: &'static str,
+}
+
+/// Why each rule's change breaks (which objects or clients), and what to do instead.
+fn explain(rule: Rule) -> Explained {
+    let (why, instead) = match rule {
+        Rule::ScopeChanged => (
+            "every stored object is named with (or without) a namespace, and none can be served under the other scope",
+            "keep the scope; a kind of the other scope is a new CRD (another kind or group)",
+        ),
+        Rule::StoredVersionRemoved => (
+            "objects stored in it stay so until each is rewritten, and the API server refuses a CRD that leaves out a version of `status.storedVersions`",
+            "keep the version (stop serving it with `+kubebuilder:unservedversion`) until the storage-version migration has rewritten every object and dropped it from `status.storedVersions`",
+        ),
+        Rule::ServedVersionRemoved => (
+            "clients that use it get 404 Not Found, without a warning beforehand",
+            "first release it deprecated (`+kubebuilder:deprecatedversion`), so clients are warned; stop serving it in a later release",
+        ),
+        Rule::FieldRemoved => (
+            "stored objects that set it lose it on their next write (pruned), and clients that set it have it dropped without an error",
+            "keep the field and say in its doc comment that it is deprecated; or remove it in a new API version, with a conversion that carries its value",
+        ),
+        Rule::TypeChanged => (
+            "stored values of the old type fail validation on the object's next update, and clients that send the old type are refused",
+            "keep the type and add a field of the new type; or change it in a new API version, with a conversion",
+        ),
+        Rule::RequiredAdded => (
+            "stored objects without it fail their next update, and clients that leave it out are refused",
+            "keep it optional (`+optional`) and treat it as absent in the controller; or require it in a new API version, with a conversion that fills it",
+        ),
+        Rule::DefaultAdded => (
+            "a default is applied when an object is read: stored objects without the field now read with this value, and what they meant changes",
+            "leave the field without a default and handle its absence in the controller; or add the default in a new API version",
+        ),
+        Rule::DefaultChanged => (
+            "stored objects without the field now read with the new value, and clients that leave it out get another behaviour",
+            "keep the default; or change it in a new API version, with a conversion",
+        ),
+        Rule::DefaultRemoved => (
+            "stored objects and clients that relied on the default now have the field absent",
+            "keep the default; or remove it in a new API version, with a conversion that writes the old value",
+        ),
+        Rule::EnumAdded => (
+            "stored objects with another value fail their next update, and clients that send one are refused",
+            "check the value in the controller (or a webhook, with a warning) first; or limit it in a new API version, with a conversion",
+        ),
+        Rule::EnumValueRemoved => (
+            "stored objects with the removed value fail their next update, and clients that send it are refused",
+            "keep the value (the controller may map it to another); or drop it in a new API version, with a conversion",
+        ),
+        Rule::LimitTightened => (
+            "stored objects outside the new limit fail their next update, and clients that send such values are refused",
+            "keep the old limit (relaxing a limit is safe); or tighten it in a new API version, with a conversion",
+        ),
+        Rule::LimitAdded => (
+            "stored objects outside the new limit fail their next update, and clients that send such values are refused",
+            "leave the field unlimited and check it in the controller; or limit it in a new API version, with a conversion",
+        ),
+        Rule::PreserveUnknownFieldsNarrowed => (
+            "stored objects lose the fields it kept on their next write (pruned), and clients that set them have them dropped",
+            "keep unknown fields (`+kubebuilder:pruning:PreserveUnknownFields`, or the map); or declare every field it kept",
+        ),
+        Rule::ListTypeChanged => (
+            "server-side apply merges the stored objects' entries another way: field managers gain or lose ownership, and a `set` or `map` list refuses stored duplicates",
+            "keep the list or map type; another one belongs to a new field or a new API version",
+        ),
+        Rule::CelRuleAdded => (
+            "stored objects it refuses fail every update that changes the field (the API server ratchets only unchanged values), and clients that send such values are refused",
+            "write the rule so every stored object passes it (a transition rule on `oldSelf`, with `optionalOldSelf`), or check it in the controller; or add it in a new API version",
+        ),
+        Rule::CelRuleChanged => (
+            "stored objects the new rule refuses fail every update that changes the field (the API server ratchets only unchanged values), and clients that send such values are refused",
+            "keep the rule; or change it in a new API version, with a conversion",
+        ),
+    };
+    Explained { why, instead }
+}
+
+/// What changed, as the message's first words say it.
+fn headline(f: &Finding, kind: &str) -> String {
+    let at = format!("`{}` of {kind} {}", f.path, f.version);
+    match f.rule {
+        Rule::ScopeChanged => format!("the scope of {kind} changed from {} to {}", f.old, f.new),
+        Rule::StoredVersionRemoved => {
+            format!(
+                "version {} of {kind}, the baseline's storage version, is removed",
+                f.version
+            )
+        }
+        Rule::ServedVersionRemoved if f.new.is_empty() => {
+            format!(
+                "served version {} of {kind} is removed without being deprecated first",
+                f.version
+            )
+        }
+        Rule::ServedVersionRemoved => format!(
+            "version {} of {kind} is no longer served ({}) without being deprecated first",
+            f.version, f.new
+        ),
+        Rule::FieldRemoved => format!("field {at} is removed (it was {})", f.old),
+        Rule::TypeChanged => format!("the type of {at} changed from {} to {}", f.old, f.new),
+        Rule::RequiredAdded => format!("{at} is now required"),
+        Rule::DefaultAdded => format!("{at} gets the default {}", f.new),
+        Rule::DefaultChanged => format!("the default of {at} changed from {} to {}", f.old, f.new),
+        Rule::DefaultRemoved => format!("the default {} of {at} is removed", f.old),
+        Rule::EnumAdded => format!("{at} is now limited to the values {}", f.new),
+        Rule::EnumValueRemoved => {
+            format!("values of {at} are removed: {} is now {}", f.old, f.new)
+        }
+        Rule::LimitTightened => format!("{at} is narrowed from `{}` to `{}`", f.old, f.new),
+        Rule::LimitAdded => format!("{at} gets the limit `{}`", f.new),
+        Rule::PreserveUnknownFieldsNarrowed => format!(
+            "{at} no longer keeps unknown fields (`{}` is now {})",
+            f.old,
+            if f.new.is_empty() {
+                "absent".to_string()
+            } else {
+                format!("`{}`", f.new)
+            }
+        ),
+        Rule::ListTypeChanged => format!(
+            "{at} is merged another way: {} is now {}",
+            or_absent(&f.old),
+            or_absent(&f.new)
+        ),
+        Rule::CelRuleAdded => format!("{at} gets the CEL rule {}", f.new),
+        Rule::CelRuleChanged => {
+            format!("the CEL rule {} of {at} changed to {}", f.old, f.new)
+        }
+    }
+}
+
+fn or_absent(s: &str) -> String {
+    if s.is_empty() {
+        "absent".into()
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// The node at a finding's path in one version's resolved schema, and the nearest own node on the way (a
+/// shared k8s sub-schema has no provenance): `None` when the path leaves the schema.
+fn node_at<'a>(root: &'a Schema, path: &str) -> Option<&'a Schema> {
+    let mut node = root;
+    for seg in segments(path) {
+        let next = match seg {
+            Segment::Items => node.items.as_deref(),
+            Segment::Values => node.additional_properties.as_deref(),
+            Segment::Property(name) => node.properties.as_ref().and_then(|p| p.get(name)),
+        };
+        match next {
+            Some(Node::Own(s)) => node = s,
+            // The k8s type's own sub-schema: the project's nearest item is the one that uses it.
+            Some(Node::Shared(_)) => return Some(node),
+            None => return None,
+        }
+    }
+    Some(node)
+}
+
+enum Segment<'a> {
+    Property(&'a str),
+    Items,
+    Values,
+}
+
+/// `.spec.items[*].labels{*}` as its steps (mod.rs: how paths are written).
+fn segments(path: &str) -> Vec<Segment<'_>> {
+    let mut out = Vec::new();
+    let mut rest = path.strip_prefix('.').unwrap_or(path);
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("[*]") {
+            out.push(Segment::Items);
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("{*}") {
+            out.push(Segment::Values);
+            rest = r;
+        } else {
+            let r = rest.strip_prefix('.').unwrap_or(rest);
+            let end = r.find(['.', '[', '{']).unwrap_or(r.len());
+            out.push(Segment::Property(&r[..end]));
+            rest = &r[end..];
+        }
+    }
+    out
+}
+
+/// The path of a finding's parent node and the last property name (`.spec`, `replicas`).
+fn split_last(path: &str) -> (&str, &str) {
+    match path.rfind('.') {
+        Some(0) => (".", &path[1..]),
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => (".", path),
+    }
+}
+
+/// The JSON keyword a schema marker writes, to find the marker behind a keyword's finding.
+fn keyword_of(m: &SchemaMarker) -> Option<&'static str> {
+    Some(match m {
+        SchemaMarker::Number(n) => match n {
+            NumberMarker::Maximum(_) => "maximum",
+            NumberMarker::Minimum(_) => "minimum",
+            NumberMarker::ExclusiveMaximum(_) => "exclusiveMaximum",
+            NumberMarker::ExclusiveMinimum(_) => "exclusiveMinimum",
+            NumberMarker::MultipleOf(_) => "multipleOf",
+        },
+        SchemaMarker::String(s) => match s {
+            StringMarker::MaxLength(_) => "maxLength",
+            StringMarker::MinLength(_) => "minLength",
+            StringMarker::Pattern(_) => "pattern",
+        },
+        SchemaMarker::List(l) => match l {
+            ListMarker::MaxItems(_) => "maxItems",
+            ListMarker::MinItems(_) => "minItems",
+            ListMarker::UniqueItems(_) => return None,
+        },
+        SchemaMarker::Object(o) => match o {
+            ObjectMarker::MaxProperties(_) => "maxProperties",
+            ObjectMarker::MinProperties(_) => "minProperties",
+            ObjectMarker::PreserveUnknownFields => "x-kubernetes-preserve-unknown-fields",
+            _ => return None,
+        },
+        SchemaMarker::Value(v) => match v {
+            ValueMarker::Enum(_) => "enum",
+            ValueMarker::Default(_) | ValueMarker::DefaultJson(_) => "default",
+            ValueMarker::Type(_) | ValueMarker::IntOrString => "type",
+            _ => return None,
+        },
+        SchemaMarker::Rule(RuleMarker::XValidation(_)) => "x-kubernetes-validations",
+        SchemaMarker::Rule(_) => return None,
+        SchemaMarker::Topology(t) => match t {
+            TopologyMarker::ListType(_) => "x-kubernetes-list-type",
+            TopologyMarker::ListMapKey(_) => "x-kubernetes-list-map-keys",
+            TopologyMarker::MapType(_) => "x-kubernetes-map-type",
+            TopologyMarker::StructType(_) => return None,
+        },
+    })
+}
+
+/// The keyword a node finding is about, for finding the marker that wrote it.
+fn finding_keyword(f: &Finding) -> Option<String> {
+    match f.rule {
+        Rule::LimitTightened | Rule::LimitAdded | Rule::ListTypeChanged => {
+            let text = if f.new.is_empty() { &f.old } else { &f.new };
+            text.split(':').next().map(str::to_string)
+        }
+        Rule::DefaultAdded | Rule::DefaultChanged | Rule::DefaultRemoved => Some("default".into()),
+        Rule::EnumAdded | Rule::EnumValueRemoved => Some("enum".into()),
+        Rule::TypeChanged => Some("type".into()),
+        Rule::PreserveUnknownFieldsNarrowed => Some("x-kubernetes-preserve-unknown-fields".into()),
+        Rule::CelRuleAdded | Rule::CelRuleChanged => Some("x-kubernetes-validations".into()),
+        _ => None,
+    }
+}
+
+/// The span of the marker of `markers` (its own or its `items:` ones) that writes `keyword`.
+fn marker_writing(markers: &ItemMarkers, keyword: &str) -> Option<Span> {
+    markers
+        .schema
+        .iter()
+        .chain(&markers.items)
+        .find(|m| keyword_of(&m.value) == Some(keyword))
+        .map(|m| m.span)
+}
+
+/// The span of a presence marker that makes the field required.
+fn required_marker(markers: &ItemMarkers) -> Option<Span> {
+    markers
+        .presence
+        .iter()
+        .find(|m| m.value.required)
+        .map(|m: &Written<Presence>| m.span)
+}
+
+/// One CRD's findings against its baseline, as diagnostics: what the model and the version's resolved schemas
+/// (in `plan.versions` order) say of where each comes from.
+pub struct Located<'a> {
+    pub model: &'a Model,
+    pub plan: &'a CrdPlan,
+    pub schemas: &'a [Schema],
+    /// Where the baseline was read, as messages name it (`config/crd/bases/x.yaml`, `v0.1.0:config/...`).
+    pub baseline: &'a str,
+}
+
+impl Located<'_> {
+    /// The unacknowledged findings as errors.
+    pub fn diagnose(&self, findings: &[Finding]) -> Vec<Diagnostic> {
+        findings
+            .iter()
+            .filter(|f| !self.acknowledged(f))
+            .map(|f| self.diagnostic(f))
+            .collect()
+    }
+
+    fn diagnostic(&self, f: &Finding) -> Diagnostic {
+        let Explained { why, instead } = explain(f.rule);
+        let message = format!(
+            "[{}] {} (against {}): {why}",
+            f.rule.name(),
+            headline(f, &self.plan.kind),
+            self.baseline
+        );
+        let hint = format!(
+            "{instead}; or, if the break is intended, acknowledge it with `{}` on {}",
+            self.allow_marker(f),
+            self.allow_place(f)
+        );
+        let d = Diagnostic::error(message).with_hint(hint);
+        match self.place(f) {
+            Some(at) => self.model.locate(at, d),
+            None => d,
+        }
+    }
+
+    /// The acknowledgment this finding would need, as it is written.
+    fn allow_marker(&self, f: &Finding) -> String {
+        let extra = match f.rule {
+            Rule::FieldRemoved => format!(",field={}", split_last(&f.path).1),
+            Rule::StoredVersionRemoved | Rule::ServedVersionRemoved => {
+                format!(",version={}", f.version)
+            }
+            _ => String::new(),
+        };
+        format!(
+            "+rkb:compat:allow:rule={}{extra},reason=\"...\"",
+            f.rule.name()
+        )
+    }
+
+    fn allow_place(&self, f: &Finding) -> &'static str {
+        match f.rule {
+            Rule::ScopeChanged | Rule::StoredVersionRemoved | Rule::ServedVersionRemoved => {
+                "the kind"
+            }
+            Rule::FieldRemoved => "the struct that lost it",
+            _ => "the field",
+        }
+    }
+
+    /// The version's resolved schema.
+    fn version_schema(&self, version: &str) -> Option<&Schema> {
+        let i = self.plan.versions.iter().position(|v| v.name == version)?;
+        self.schemas.get(i)
+    }
+
+    /// The node a finding is about: for a removed field, the node that lost it.
+    fn anchor(&self, f: &Finding) -> Option<&Schema> {
+        let root = self.version_schema(&f.version)?;
+        let path = match f.rule {
+            Rule::FieldRemoved => split_last(&f.path).0,
+            _ => f.path.as_str(),
+        };
+        node_at(root, path)
+    }
+
+    /// Where a finding is reported: the marker that wrote its keyword, else its node's field or type, else the
+    /// kind (of the version, else the storage one).
+    fn place(&self, f: &Finding) -> Option<At> {
+        let from_node = self.anchor(f).and_then(|node| {
+            let p = &node.provenance;
+            let marker = match (f.rule, finding_keyword(f)) {
+                (Rule::RequiredAdded, _) => p.marker(self.model, required_marker),
+                (_, Some(k)) => p.marker(self.model, |m| marker_writing(m, &k)),
+                _ => None,
+            };
+            marker.or_else(|| p.origin_at(self.model))
+        });
+        from_node
+            .or_else(|| match f.rule {
+                Rule::ScopeChanged => self.plan.names_at,
+                _ => None,
+            })
+            .or_else(|| self.kind_type(&f.version).map(|t| self.model.type_at(t)))
+    }
+
+    /// The root type of `version`, else of the storage version.
+    fn kind_type(&self, version: &str) -> Option<crate::model::TypeId> {
+        let v = self.plan.versions.iter();
+        v.clone()
+            .find(|v| v.name == version)
+            .or_else(|| v.clone().find(|v| v.storage))
+            .map(|v| v.ty)
+    }
+
+    /// Whether a `+rkb:compat:allow` acknowledges the finding (module docs: which one counts).
+    fn acknowledged(&self, f: &Finding) -> bool {
+        let allows = |a: &CompatAllow| {
+            a.rule == f.rule.name()
+                && match f.rule {
+                    Rule::FieldRemoved => a.field.as_deref() == Some(split_last(&f.path).1),
+                    Rule::StoredVersionRemoved | Rule::ServedVersionRemoved => {
+                        a.version.as_deref().is_none_or(|v| v == f.version)
+                    }
+                    _ => true,
+                }
+        };
+        self.items_of(f)
+            .into_iter()
+            .filter_map(|origin| self.model.markers_of(origin))
+            .any(|(_, markers)| markers.compat.iter().any(|m| allows(&m.value)))
+    }
+
+    /// The items whose acknowledgments count for a finding.
+    fn items_of(&self, f: &Finding) -> Vec<Origin> {
+        let of = |p: &Provenance| [p.made_for, p.referenced].into_iter().flatten();
+        match f.rule {
+            Rule::ScopeChanged | Rule::StoredVersionRemoved | Rule::ServedVersionRemoved => self
+                .plan
+                .versions
+                .iter()
+                .map(|v| Origin::Type(v.ty))
+                .collect(),
+            Rule::RequiredAdded => {
+                let root = self.version_schema(&f.version);
+                let parent = root.and_then(|r| node_at(r, split_last(&f.path).0));
+                let node = root.and_then(|r| node_at(r, &f.path));
+                [parent, node]
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|n| of(&n.provenance))
+                    .collect()
+            }
+            _ => self
+                .anchor(f)
+                .map(|n| of(&n.provenance).collect())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// Errors for acknowledgments that cannot count: an unknown rule, or `field-removed` without `field=`.
+pub fn check_allow_markers(model: &Model) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (id, ty) in model.types_with_ids() {
+        let fields = match &ty.kind {
+            crate::model::TypeKind::Struct(fields) => fields.len(),
+            _ => 0,
+        };
+        let origins = std::iter::once(Origin::Type(id))
+            .chain((0..fields as u32).map(|i| Origin::Field(id, i)));
+        for origin in origins {
+            let Some((file, markers)) = model.markers_of(origin) else {
+                continue;
+            };
+            for m in &markers.compat {
+                if let Some(problem) = allow_problem(&m.value) {
+                    let d = Diagnostic::error(problem.0).with_hint(problem.1);
+                    out.push(model.locate(At { file, span: m.span }, d));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What is wrong with one acknowledgment, and the hint.
+fn allow_problem(a: &CompatAllow) -> Option<(String, String)> {
+    let names: Vec<&str> = Rule::all().iter().map(Rule::name).collect();
+    match Rule::from_name(&a.rule) {
+        None => {
+            let near = names
+                .iter()
+                .min_by_key(|n| rkb_markers::levenshtein(n, &a.rule))
+                .filter(|n| rkb_markers::levenshtein(n, &a.rule) <= 3);
+            let hint = match near {
+                Some(n) => format!("did you mean `{n}`? The rules: {}", names.join(", ")),
+                None => format!("the rules: {}", names.join(", ")),
+            };
+            Some((format!("`+rkb:compat:allow` names no rule `{}`", a.rule), hint))
+        }
+        Some(Rule::FieldRemoved) if a.field.is_none() => Some((
+            "`+rkb:compat:allow:rule=field-removed` needs `field=<json name>`: which removed field it acknowledges"
+                .into(),
+            "name the removed property as the CRD named it, e.g. `field=replicas`".into(),
+        )),
+        Some(_) => None,
+    }
+}
