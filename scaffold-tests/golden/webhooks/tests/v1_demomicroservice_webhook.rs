@@ -28,12 +28,16 @@ use demo::webhook;
 
 /// How long the API server may take to reach the webhook server once it listens.
 const TIMEOUT: Duration = Duration::from_secs(30);
+/// The user the manager acts as, holding only config/rbac/role.yaml.
+const MANAGER: &str = "demo-controller-manager";
 
 #[tokio::test]
 async fn the_api_server_calls_the_demomicroservice_webhooks() -> anyhow::Result<()> {
     let root = env!("CARGO_MANIFEST_DIR");
+    // The audit log lets the test name the requests RBAC refused the manager.
     let env = Environment::builder()
         .crd_dir(format!("{root}/config/crd/bases"))
+        .with_audit_log()
         .start()
         .await?;
     let manifests = std::fs::read_to_string(format!("{root}/config/webhook/manifests.yaml"))
@@ -50,8 +54,14 @@ async fn the_api_server_calls_the_demomicroservice_webhooks() -> anyhow::Result<
         health_probe_bind_address: "0".into(),
         ..ManagerOptions::default()
     };
+    // The manager runs with only the role `make manifests` generates from the `+kubebuilder:rbac` markers, as in
+    // a cluster: a webhook that reads the API without a marker granting it fails here (403 Forbidden), not there.
+    let role = std::fs::read_to_string(format!("{root}/config/rbac/role.yaml")).map_err(|e| {
+        anyhow::anyhow!("config/rbac/role.yaml: {e}; run `rkb manifests` (make manifests) first")
+    })?;
+    let manager_client = env.client_with_roles(MANAGER, &[&role]).await?;
     let mgr = Manager::builder("demo-webhook-test")
-        .client(env.client())
+        .client(manager_client)
         .options(options)
         .build()
         .await?;
@@ -73,5 +83,6 @@ async fn the_api_server_calls_the_demomicroservice_webhooks() -> anyhow::Result<
     );
 
     running.stop().await?;
+    env.ensure_not_forbidden(MANAGER)?;
     Ok(())
 }
