@@ -62,13 +62,13 @@ pub mod webhook;
 
 // The public paths are flat (`rkb_runtime::apply`, `rkb_runtime::workqueue`, ...) whatever folder a module lives
 // in: operators, the templates and derive-generated code name them so, and moving a file must not break them.
-pub use controller::{backoff, panics, storage_migration, worker, workqueue};
+pub use controller::{backoff, panics, predicate, storage_migration, worker, workqueue};
 pub use manager::{leader, logging, outage};
 pub use reconcile::{apply, child_index, conditions, finalizer};
 // The same for the crate's own paths (`crate::context`, `crate::failure`, ...), which the files use.
 pub(crate) use controller::queue_mirror;
 pub(crate) use error::failure;
-pub(crate) use informer::watch_retry;
+pub(crate) use informer::{scope_watch, watch_retry};
 pub(crate) use manager::{context, options};
 pub(crate) use metrics::{process_metrics, rest_metrics};
 
@@ -78,6 +78,7 @@ pub use error::{BoxError, Error};
 pub use failure::Chain as ErrorChain;
 pub use manager::{Manager, ManagerBuilder, RunningManager};
 pub use options::{LogFormat, ManagerOptions};
+pub use predicate::Predicate;
 
 /// Kubernetes event publishing (events.k8s.io/v1).
 pub mod events {

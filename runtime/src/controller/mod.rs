@@ -38,6 +38,7 @@
 
 pub mod backoff;
 pub mod panics;
+pub mod predicate;
 pub(crate) mod queue_mirror;
 pub mod storage_migration;
 pub mod worker;
@@ -70,7 +71,8 @@ use crate::failure::{Failure, PERSISTENT_CONFLICT, ReconcileError};
 use crate::metrics::{ControllerMetrics, ReconcileResult};
 use crate::queue_mirror::{QueueMirror, requeue_delay};
 use crate::scope::KindScope;
-use crate::watch_retry::retrying;
+use crate::scope_watch::{Events, watches};
+use predicate::{Predicate, filtered};
 
 /// The reconcile requests of one controller, from all its watches.
 type Triggers<K> = SelectAll<BoxStream<'static, Result<ReconcileRequest<K>, watcher::Error>>>;
@@ -109,6 +111,11 @@ where
     name: String,
     /// The cache of K the object's watch fills, read by each reconcile.
     store: Store<K>,
+    /// The object's watch, through the cache: its events become the object's own reconcile requests in `run`,
+    /// once `predicate` is known.
+    own_events: Events<K>,
+    /// Which of the object's own events queue a reconcile (all without one).
+    predicate: Option<Predicate<K>>,
     triggers: Triggers<K>,
     /// The child indexes whose owner requests are among the triggers.
     indexes: Vec<ChildIndex>,
@@ -124,7 +131,6 @@ where
     K::Scope: KindScope,
 {
     fn new(ctx: &Context, config: watcher::Config) -> Self {
-        let api = ctx.api::<K>();
         let name = K::kind(&()).to_ascii_lowercase();
         ctx.set_controller_name(&name);
         // /readyz waits for this controller's cache (marked ready once it syncs, in `run`).
@@ -133,16 +139,17 @@ where
         let store = writer.as_reader();
         // Nobody reconciles on managedFields (a few KiB per object, most of a small object's cache); a reconcile
         // that needs them GETs the object.
-        let events = retrying(watcher(api, config), ctx)
-            .modify(|obj: &mut K| obj.meta_mut().managed_fields = None);
-        let own = reflector::reflector(writer, events).applied_objects();
-        let mut triggers = Triggers::<K>::new();
-        triggers.push(kc::trigger_self(own, ()).boxed());
+        let events = watches::<K>(ctx, &config)
+            .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
+            .for_cache(store.clone());
+        let own_events = reflector::reflector(writer, events).boxed();
         Self {
             ctx: ctx.clone(),
             name,
             store,
-            triggers,
+            own_events,
+            predicate: None,
+            triggers: Triggers::<K>::new(),
             indexes: Vec::new(),
             index_watches: Vec::new(),
             concurrency: 1,
@@ -150,21 +157,46 @@ where
         }
     }
 
+    /// Reconciles the object only on the events of its own watch that `predicate` passes (controller-runtime's
+    /// `For(obj, builder.WithPredicates(predicate))`; see [`predicate`](crate::predicate)). The cache still
+    /// follows every event: a reconcile reads the latest object. Called again, both must pass.
+    pub fn with_predicate(mut self, predicate: Predicate<K>) -> Self {
+        self.predicate = Some(match self.predicate.take() {
+            Some(before) => before.and(predicate),
+            None => predicate,
+        });
+        self
+    }
+
     /// Also reconciles the owner (controller reference) of each changed `C` in the watch scope. The watch is
     /// metadata-only: owner references are all it needs.
-    pub fn owns<C>(mut self) -> Self
+    pub fn owns<C>(self) -> Self
     where
-        C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,
+        C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        C::Scope: KindScope,
+    {
+        self.owns_where::<C>(None)
+    }
+
+    /// [`Self::owns`] for the changes of `C` that `predicate` passes (controller-runtime's
+    /// `Owns(obj, builder.WithPredicates(predicate))`). The watch is metadata-only, so the predicate sees
+    /// `PartialObjectMeta<C>`: `Predicate::generation_changed()` and the other built-in ones work as they are.
+    pub fn owns_with<C>(self, predicate: Predicate<PartialObjectMeta<C>>) -> Self
+    where
+        C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        C::Scope: KindScope,
+    {
+        self.owns_where::<C>(Some(predicate))
+    }
+
+    fn owns_where<C>(mut self, predicate: Option<Predicate<PartialObjectMeta<C>>>) -> Self
+    where
+        C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
         C::Scope: KindScope,
     {
         // An Api of PartialObjectMeta makes metadata-only requests.
-        let children = retrying(
-            watcher(
-                self.ctx.api::<PartialObjectMeta<C>>(),
-                watcher::Config::default(),
-            ),
-            &self.ctx,
-        );
+        let children = watches::<PartialObjectMeta<C>>(&self.ctx, &watcher::Config::default())
+            .merged(|events| passed(events, predicate.as_ref()));
         let owners = kc::trigger_owners(children.touched_objects(), (), ());
         self.triggers.push(owners.boxed());
         self
@@ -190,18 +222,46 @@ where
     }
 
     /// Also reconciles the K objects that `mapper` returns for each changed `O` in the watch scope.
-    pub fn watches<O, I>(mut self, mapper: impl Fn(O) -> I + Send + Sync + 'static) -> Self
+    pub fn watches<O, I>(self, mapper: impl Fn(O) -> I + Send + Sync + 'static) -> Self
     where
-        O: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,
+        O: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
         O::Scope: KindScope,
         I: IntoIterator<Item = ObjectRef<K>> + 'static,
         I::IntoIter: Send,
     {
-        let others = retrying(
-            watcher(self.ctx.api::<O>(), watcher::Config::default()),
-            &self.ctx,
-        )
-        .touched_objects();
+        self.watches_where(None, mapper)
+    }
+
+    /// [`Self::watches`] for the changes of `O` that `predicate` passes (controller-runtime's
+    /// `Watches(obj, handler, builder.WithPredicates(predicate))`).
+    pub fn watches_with<O, I>(
+        self,
+        predicate: Predicate<O>,
+        mapper: impl Fn(O) -> I + Send + Sync + 'static,
+    ) -> Self
+    where
+        O: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        O::Scope: KindScope,
+        I: IntoIterator<Item = ObjectRef<K>> + 'static,
+        I::IntoIter: Send,
+    {
+        self.watches_where(Some(predicate), mapper)
+    }
+
+    fn watches_where<O, I>(
+        mut self,
+        predicate: Option<Predicate<O>>,
+        mapper: impl Fn(O) -> I + Send + Sync + 'static,
+    ) -> Self
+    where
+        O: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        O::Scope: KindScope,
+        I: IntoIterator<Item = ObjectRef<K>> + 'static,
+        I::IntoIter: Send,
+    {
+        let others = watches::<O>(&self.ctx, &watcher::Config::default())
+            .merged(|events| passed(events, predicate.as_ref()))
+            .touched_objects();
         let requests = kc::trigger_with(others, move |other: O| {
             let related = ObjectRef::from_obj(&other).erase();
             mapper(other)
@@ -261,7 +321,9 @@ where
             ctx,
             name,
             store,
-            triggers,
+            own_events,
+            predicate,
+            mut triggers,
             indexes,
             index_watches,
             concurrency,
@@ -270,6 +332,8 @@ where
         for index in &indexes {
             index.count_as(ctx.metrics(), &name);
         }
+        let own = passed(own_events, predicate.as_ref()).applied_objects();
+        triggers.push(kc::trigger_self(own, ()).boxed());
         let queue = QueueMirror::new(ctx.metrics(), &name);
         let worker = Arc::new(Worker {
             ctx: ctx.clone(),
@@ -328,6 +392,17 @@ where
         // The readiness task ends when the cache syncs, or with the controller (the store's writer is dropped).
         let ((), ()) = futures::join!(main, ready);
         Ok(())
+    }
+}
+
+/// `events` with the events `predicate` drops taken out; all of them without one.
+fn passed<K>(events: Events<K>, predicate: Option<&Predicate<K>>) -> Events<K>
+where
+    K: Resource + Send + 'static,
+{
+    match predicate {
+        Some(predicate) => filtered(events, predicate).boxed(),
+        None => events,
     }
 }
 

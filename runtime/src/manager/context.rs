@@ -22,7 +22,8 @@ pub struct Context {
 pub(crate) struct Shared {
     pub(crate) client: Client,
     pub(crate) name: String,
-    pub(crate) namespace: Option<String>,
+    /// The watched namespaces; empty for all (options.rs: WATCH_NAMESPACE).
+    pub(crate) namespaces: Vec<String>,
     pub(crate) metrics: Metrics,
     pub(crate) leader: watch::Receiver<crate::leader::Term>,
     pub(crate) shutdown: watch::Receiver<bool>,
@@ -36,7 +37,7 @@ impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Context")
             .field("manager", &self.shared.name)
-            .field("namespace", &self.shared.namespace)
+            .field("namespaces", &self.shared.namespaces)
             .finish_non_exhaustive()
     }
 }
@@ -81,19 +82,48 @@ impl Context {
         &self.shared.name
     }
 
-    /// The only namespace watched (--namespaced with WATCH_NAMESPACE), or None for all namespaces.
+    /// The namespace watched when there is exactly one (--namespaced with WATCH_NAMESPACE naming one); None when
+    /// all namespaces are watched, or several ([`Context::namespaces`]).
     pub fn namespace(&self) -> Option<&str> {
-        self.shared.namespace.as_deref()
+        match self.shared.namespaces.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        }
     }
 
-    /// An Api for K within the watch scope: the watched namespace for namespaced kinds under --namespaced,
-    /// all objects otherwise (list/watch only for namespaced kinds; use [`Context::api_in`] to write).
+    /// The namespaces watched (WATCH_NAMESPACE's list under --namespaced), in the order listed; empty when all
+    /// namespaces are.
+    pub fn namespaces(&self) -> &[String] {
+        &self.shared.namespaces
+    }
+
+    /// An Api for K within the watch scope: the watched namespace for namespaced kinds under --namespaced with one
+    /// namespace, all objects otherwise (list/watch only for namespaced kinds; use [`Context::api_in`] to write).
+    /// With several watched namespaces it spans all of them, which needs cluster-wide rights to list or watch:
+    /// [`Context::apis`] gives one Api per watched namespace.
     pub fn api<K>(&self) -> Api<K>
     where
         K: Resource<DynamicType = ()>,
         K::Scope: KindScope,
     {
         <K::Scope as KindScope>::api(self.client(), self.namespace())
+    }
+
+    /// The Apis that cover K's watch scope: one per watched namespace for a namespaced kind under --namespaced,
+    /// otherwise the one cluster-wide Api. The manager's controllers watch through these.
+    pub fn apis<K>(&self) -> Vec<Api<K>>
+    where
+        K: Resource<DynamicType = ()>,
+        K::Scope: KindScope,
+    {
+        if self.shared.namespaces.is_empty() || !<K::Scope as KindScope>::NAMESPACED {
+            return vec![<K::Scope as KindScope>::api(self.client(), None)];
+        }
+        self.shared
+            .namespaces
+            .iter()
+            .map(|ns| <K::Scope as KindScope>::api(self.client(), Some(ns)))
+            .collect()
     }
 
     /// An Api for namespaced K in `namespace`.

@@ -41,7 +41,8 @@ pub struct ManagerBuilder {
     client: Option<Client>,
     config: Option<kube::Config>,
     identity: Option<String>,
-    watch_namespace: Option<String>,
+    /// The namespaces given by [`Self::watch_namespace`] or [`Self::watch_namespaces`]; WATCH_NAMESPACE's otherwise.
+    watch_namespaces: Option<Vec<String>>,
     graceful_shutdown_timeout: Duration,
 }
 
@@ -74,7 +75,18 @@ impl ManagerBuilder {
 
     /// Watches only `namespace`, as --namespaced with WATCH_NAMESPACE does.
     pub fn watch_namespace(mut self, namespace: impl Into<String>) -> Self {
-        self.watch_namespace = Some(namespace.into());
+        self.watch_namespaces = Some(vec![namespace.into()]);
+        self
+    }
+
+    /// Watches only these namespaces, one watch per namespace and kind, as --namespaced with
+    /// WATCH_NAMESPACE=a,b does (controller-runtime's cache with DefaultNamespaces). An empty or repeated name
+    /// fails [`Self::build`].
+    pub fn watch_namespaces<S: Into<String>>(
+        mut self,
+        namespaces: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.watch_namespaces = Some(namespaces.into_iter().map(Into::into).collect());
         self
     }
 
@@ -93,9 +105,9 @@ impl ManagerBuilder {
                 "--enable-http2 is accepted but has no effect: rkb's metrics and webhook servers speak HTTP/1.1 only"
             );
         }
-        let namespace = match self.watch_namespace {
-            Some(ns) => Some(ns),
-            None => options.watch_namespace()?,
+        let namespaces = match self.watch_namespaces {
+            Some(given) => crate::options::parse_namespace_list(&given.join(","))?,
+            None => options.watch_namespaces()?,
         };
         let metrics = Metrics::new();
         let client = connect(self.client, self.config, &metrics).await?;
@@ -130,7 +142,7 @@ impl ManagerBuilder {
             recorder: Recorder::new(client.clone(), reporter(&self.name)),
             client,
             name: self.name,
-            namespace,
+            namespaces,
             metrics,
             leader: leader_rx,
             shutdown: shutdown_rx,
@@ -319,7 +331,7 @@ impl Manager {
             client: None,
             config: None,
             identity: None,
-            watch_namespace: None,
+            watch_namespaces: None,
             graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
         }
     }

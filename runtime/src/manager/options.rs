@@ -659,18 +659,59 @@ impl ManagerOptions {
         Ok(())
     }
 
-    /// The namespace to watch: WATCH_NAMESPACE when --namespaced is set.
-    pub fn watch_namespace(&self) -> Result<Option<String>, Error> {
+    /// The namespaces to watch: WATCH_NAMESPACE's comma-separated list when --namespaced is set (one namespace or
+    /// several, as controller-runtime's cache takes DefaultNamespaces); empty for all namespaces.
+    pub fn watch_namespaces(&self) -> Result<Vec<String>, Error> {
         if !self.namespaced {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         match std::env::var("WATCH_NAMESPACE") {
-            Ok(ns) if !ns.trim().is_empty() => Ok(Some(ns.trim().to_string())),
+            Ok(list) if !list.trim().is_empty() => parse_namespace_list(&list),
             _ => Err(Error::InvalidOptions(
-                "--namespaced needs the WATCH_NAMESPACE environment variable".into(),
+                "--namespaced needs the WATCH_NAMESPACE environment variable (one namespace, or several separated by commas)"
+                    .into(),
             )),
         }
     }
+}
+
+/// WATCH_NAMESPACE's value as namespaces, in order: each item trimmed, none empty, none twice.
+pub(crate) fn parse_namespace_list(list: &str) -> Result<Vec<String>, Error> {
+    let invalid = |problem: String| {
+        Err(Error::InvalidOptions(format!(
+            "WATCH_NAMESPACE={list:?}: {problem}; write each namespace once, separated by commas (e.g. WATCH_NAMESPACE=team-a,team-b)"
+        )))
+    };
+    let mut namespaces: Vec<String> = Vec::new();
+    for (i, item) in list.split(',').map(str::trim).enumerate() {
+        if item.is_empty() {
+            return invalid(format!("item {} is empty", i + 1));
+        }
+        if let Some(first) = namespaces.iter().position(|ns| ns == item) {
+            return invalid(format!(
+                "namespace {item:?} is listed twice (items {} and {})",
+                first + 1,
+                i + 1
+            ));
+        }
+        if !is_dns_label(item) {
+            return invalid(format!(
+                "item {} ({item:?}) is not a namespace name (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit)",
+                i + 1
+            ));
+        }
+        namespaces.push(item.to_string());
+    }
+    Ok(namespaces)
+}
+
+/// An RFC 1123 label, which every namespace name is.
+fn is_dns_label(name: &str) -> bool {
+    let alphanumeric = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    name.len() <= 63
+        && name.starts_with(alphanumeric)
+        && name.ends_with(alphanumeric)
+        && name.chars().all(|c| alphanumeric(c) || c == '-')
 }
 
 #[cfg(test)]
@@ -686,6 +727,41 @@ mod tests {
             Err(ParseError::Invalid(message)) => message,
             other => panic!("{args:?} parsed: {other:?}"),
         }
+    }
+
+    #[test]
+    fn watch_namespace_lists_refuse_empty_items_duplicates_and_bad_names() {
+        let message = |list: &str| match parse_namespace_list(list) {
+            Err(Error::InvalidOptions(message)) => message,
+            other => panic!("{list:?} parsed: {other:?}"),
+        };
+        assert_eq!(
+            parse_namespace_list(" team-a, team-b ").unwrap(),
+            ["team-a", "team-b"]
+        );
+        assert_eq!(parse_namespace_list("solo").unwrap(), ["solo"]);
+        let hint =
+            "write each namespace once, separated by commas (e.g. WATCH_NAMESPACE=team-a,team-b)";
+        assert_eq!(
+            message("a,,b"),
+            format!("WATCH_NAMESPACE=\"a,,b\": item 2 is empty; {hint}")
+        );
+        assert_eq!(
+            message("a,b,"),
+            format!("WATCH_NAMESPACE=\"a,b,\": item 3 is empty; {hint}")
+        );
+        assert_eq!(
+            message("a,b, a"),
+            format!(
+                "WATCH_NAMESPACE=\"a,b, a\": namespace \"a\" is listed twice (items 1 and 3); {hint}"
+            )
+        );
+        assert_eq!(
+            message("a,Team_B"),
+            format!(
+                "WATCH_NAMESPACE=\"a,Team_B\": item 2 (\"Team_B\") is not a namespace name (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit); {hint}"
+            )
+        );
     }
 
     #[test]
