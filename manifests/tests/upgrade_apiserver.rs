@@ -1,0 +1,868 @@
+//! The evidence behind `rkb manifests --check`: for each rule of [`rkb_manifests::compat`], a test on a real
+//! kube-apiserver that shows what the change it refuses breaks, and the checker's verdict on that same pair of
+//! CRDs.
+//!
+//! Each `rule_<rule>` test installs an old CRD (a group of its own, `<rule>.upgrade.rkb.test`, so the tests run
+//! side by side), stores an object under it the way a client does (server-side apply of a manifest, strict field
+//! validation as kubectl sends it), replaces the CRD with the new one and shows the break where it happens on
+//! the server, then asserts that `compare(old, new)` reports exactly that rule at that place.
+//! `safe_changes_pass` is the counterpart: changes the checker lets through, and the server keeps accepting the
+//! old manifest.
+//!
+//! Where the break shows: since Kubernetes 1.33 the API server ratchets CRD validation (an update that leaves an
+//! invalid value unchanged is let through), so a tightened schema (a required field, an enum, a limit, a CEL rule)
+//! does not break the stored object's own re-apply: the tests show that, and the break where it happens, the same
+//! manifest created as a new object (another namespace, a re-install, a restore from backup). Server-side apply
+//! types a manifest with the schema before any validation, so nothing ratchets there: after a type change or a
+//! list made a set, applying the stored object's own unchanged manifest fails with HTTP 500. A removed or narrowed
+//! field breaks differently: its data is pruned from every read. Defaults are applied on read too: adding one
+//! changes what a GET of a stored object returns; changing or removing one changes what the same manifest creates.
+//!
+//! One API server serves the whole file. The tests are plain `#[test]`s that share one tokio runtime, because a
+//! kube client belongs to the runtime that made it. The server is never stopped: it dies with the test process
+//! (envtest's parent-death signal) and the next envtest start sweeps its directory.
+
+use std::future::Future;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
+use kube::api::{ApiResource, DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::Status;
+use rkb_envtest::{Environment, eventually};
+use rkb_manifests::compat::{Rule, compare};
+use serde_json::{Value, json};
+
+/// How long a test waits for the server to act on a CRD change (it rebuilds a CRD's handler asynchronously).
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The API server and the runtime its client lives on, shared by every test of the file.
+struct Shared {
+    runtime: tokio::runtime::Runtime,
+    env: Environment,
+}
+
+/// Runs a test's body on the shared runtime, against the shared API server (started by the first test).
+fn on_server<F: Future<Output = ()>>(body: impl FnOnce(&'static Environment) -> F) {
+    static SHARED: OnceLock<Shared> = OnceLock::new();
+    let shared = SHARED.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let env = runtime
+            .block_on(Environment::start())
+            .unwrap_or_else(|err| panic!("envtest did not start:\n{err:?}"));
+        Shared { runtime, env }
+    });
+    shared.runtime.block_on(body(&shared.env));
+}
+
+// ---- the CRDs ----
+
+/// A structural object schema with `properties`.
+fn object(properties: Value) -> Value {
+    json!({"type": "object", "properties": properties})
+}
+
+/// A version of a CRD whose objects' `spec` has the schema `spec`.
+fn version(name: &str, served: bool, storage: bool, spec: Value) -> Value {
+    json!({
+        "name": name, "served": served, "storage": storage,
+        "schema": {"openAPIV3Schema": object(json!({"spec": spec}))},
+    })
+}
+
+/// The namespaced CRD `things.<rule>.upgrade.rkb.test` with one version, `v1`, whose `spec` has the schema `spec`.
+fn crd(rule: &str, spec: Value) -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("things.{}", group(rule))},
+        "spec": {
+            "group": group(rule),
+            "names": {"kind": "Thing", "listKind": "ThingList", "plural": "things", "singular": "thing"},
+            "scope": "Namespaced",
+            "versions": [version("v1", true, true, spec)],
+        },
+    })
+}
+
+fn group(rule: &str) -> String {
+    format!("{rule}.upgrade.rkb.test")
+}
+
+/// `old` with `change` made to a copy: the new CRD of a pair.
+fn changed(old: &Value, change: impl FnOnce(&mut Value)) -> Value {
+    let mut new = old.clone();
+    change(&mut new);
+    new
+}
+
+/// The schema of `spec` in the CRD's first version, where most changes are made.
+fn spec_of(crd: &mut Value) -> &mut Value {
+    &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+}
+
+// ---- what a client does ----
+
+/// One rule's pair of CRDs on the server, and the objects a client makes of them.
+struct Upgrade {
+    env: &'static Environment,
+    rule: &'static str,
+    old: Value,
+    new: Value,
+}
+
+impl Upgrade {
+    /// Installs `old` (waiting until it is Established) for the pair (`old`, `new`) of `rule`.
+    async fn install(
+        env: &'static Environment,
+        rule: &'static str,
+        old: Value,
+        new: Value,
+    ) -> Self {
+        let crd: CustomResourceDefinition = serde_json::from_value(old.clone()).unwrap();
+        env.install_crds([crd])
+            .await
+            .unwrap_or_else(|err| panic!("{rule}: the old CRD is refused:\n{err:?}"));
+        Upgrade {
+            env,
+            rule,
+            old,
+            new,
+        }
+    }
+
+    /// Replaces the old CRD with the new one, as `kubectl apply` of the next release does; the server's refusal
+    /// when it refuses.
+    async fn upgrade(&self) -> Result<(), Box<Status>> {
+        let api: Api<CustomResourceDefinition> = Api::all(self.env.client());
+        let mut crd: CustomResourceDefinition = serde_json::from_value(self.new.clone()).unwrap();
+        let name = crd.metadata.name.clone().unwrap();
+        crd.metadata.resource_version = api.get(&name).await.unwrap().metadata.resource_version;
+        match api.replace(&name, &PostParams::default(), &crd).await {
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(status)) => Err(status),
+            Err(other) => panic!("{}: replacing the CRD: {other}", self.rule),
+        }
+    }
+
+    /// Things of API version `version` in namespace `default`.
+    fn things(&self, version: &str) -> Api<DynamicObject> {
+        let group = group(self.rule);
+        let resource = ApiResource {
+            api_version: format!("{group}/{version}"),
+            group,
+            version: version.into(),
+            kind: "Thing".into(),
+            plural: "things".into(),
+        };
+        Api::namespaced_with(self.env.client(), "default", &resource)
+    }
+
+    /// The manifest of Thing `name` in `version` with `spec`.
+    fn manifest(&self, version: &str, name: &str, spec: &Value) -> Value {
+        json!({
+            "apiVersion": format!("{}/{version}", group(self.rule)),
+            "kind": "Thing",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": spec,
+        })
+    }
+
+    /// Applies (server-side, strict field validation, as `kubectl apply --server-side` does) Thing `name` of `v1`
+    /// with `spec`; the object the server returns, or its refusal. A dry run is checked and not stored.
+    async fn apply(&self, name: &str, spec: &Value, dry_run: bool) -> Result<Value, Box<Status>> {
+        self.apply_in("v1", name, spec, dry_run).await
+    }
+
+    async fn apply_in(
+        &self,
+        version: &str,
+        name: &str,
+        spec: &Value,
+        dry_run: bool,
+    ) -> Result<Value, Box<Status>> {
+        let mut params = PatchParams::apply("client").validation_strict();
+        params.dry_run = dry_run;
+        let manifest = self.manifest(version, name, spec);
+        match self
+            .things(version)
+            .patch(name, &params, &Patch::Apply(&manifest))
+            .await
+        {
+            Ok(object) => Ok(serde_json::to_value(object).unwrap()),
+            Err(kube::Error::Api(status)) => Err(status),
+            Err(other) => panic!("{}: applying {name}: {other}", self.rule),
+        }
+    }
+
+    /// Thing `name` of `v1` as a GET returns it.
+    async fn get(&self, name: &str) -> Value {
+        serde_json::to_value(self.things("v1").get(name).await.unwrap()).unwrap()
+    }
+
+    /// Creates Thing `name` of `v1` with `spec` (a POST, as `kubectl create` does, and `kubectl apply` for an object
+    /// that does not exist yet); the object the server returns, or its refusal. A dry run is checked and not stored.
+    async fn create(&self, name: &str, spec: &Value, dry_run: bool) -> Result<Value, Box<Status>> {
+        let params = PostParams {
+            dry_run,
+            ..PostParams::default()
+        };
+        let object: DynamicObject =
+            serde_json::from_value(self.manifest("v1", name, spec)).unwrap();
+        match self.things("v1").create(&params, &object).await {
+            Ok(object) => Ok(serde_json::to_value(object).unwrap()),
+            Err(kube::Error::Api(status)) => Err(status),
+            Err(other) => panic!("{}: creating {name}: {other}", self.rule),
+        }
+    }
+
+    /// Merge-patches Thing `name` of `v1` with `spec` (as `kubectl patch --type merge` does, and client-side
+    /// `kubectl apply` of a custom resource); the object's new spec, or the server's refusal.
+    async fn merge(&self, name: &str, spec: &Value) -> Result<Value, Box<Status>> {
+        let patch = Patch::Merge(json!({"spec": spec}));
+        match self
+            .things("v1")
+            .patch(name, &PatchParams::default(), &patch)
+            .await
+        {
+            Ok(object) => Ok(serde_json::to_value(object).unwrap()["spec"].clone()),
+            Err(kube::Error::Api(status)) => Err(status),
+            Err(other) => panic!("{}: patching {name}: {other}", self.rule),
+        }
+    }
+
+    /// Waits until the new CRD is in force for writes: until a dry-run create of Thing `name` with `spec` is
+    /// refused (a real create accepted meanwhile would store the object, and ratcheting would then let its
+    /// manifest through). Then creates it for real and returns the refusal.
+    async fn refused(&self, name: &str, spec: &Value) -> Box<Status> {
+        let what = format!("{}: the new CRD refuses Thing {name} {spec}", self.rule);
+        eventually(&what, WAIT, || async {
+            Ok::<_, String>(self.create(name, spec, true).await.err().map(|_| ()))
+        })
+        .await
+        .unwrap();
+        self.create(name, spec, false)
+            .await
+            .expect_err("a dry run was refused, the real create must be too")
+    }
+
+    /// Waits until a dry-run create of Thing `name` with `spec` returns a `spec` for which `holds` is true (the new
+    /// CRD in force for creates), then creates it for real and returns the stored spec.
+    async fn created_until(
+        &self,
+        name: &str,
+        spec: &Value,
+        what: &str,
+        holds: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let what = format!("{}: creating {name} {spec} yields {what}", self.rule);
+        eventually(&what, WAIT, || async {
+            let dry = self.create(name, spec, true).await.map_err(|s| s.message)?;
+            Ok::<_, String>(holds(&dry["spec"]).then_some(()))
+        })
+        .await
+        .unwrap();
+        self.create(name, spec, false).await.unwrap()["spec"].clone()
+    }
+
+    /// Waits until a GET of Thing `name` returns a `spec` for which `holds` is true, and returns that spec.
+    async fn read_until(&self, name: &str, what: &str, holds: impl Fn(&Value) -> bool) -> Value {
+        let what = format!("{}: a GET of {name} returns {what}", self.rule);
+        eventually(&what, WAIT, || async {
+            let spec = self.get(name).await["spec"].clone();
+            Ok::<_, String>(holds(&spec).then_some(spec))
+        })
+        .await
+        .unwrap()
+    }
+
+    /// Asserts the checker reports exactly `expected` (rule, version, path) findings for this pair.
+    fn assert_verdict(&self, expected: &[(Rule, &str, &str)]) {
+        let findings = compare(&self.old, &self.new);
+        let got: Vec<(Rule, &str, &str)> = findings
+            .iter()
+            .map(|f| (f.rule, f.version.as_str(), f.path.as_str()))
+            .collect();
+        assert_eq!(
+            got, expected,
+            "{}: the checker's findings: {findings:#?}",
+            self.rule
+        );
+    }
+}
+
+/// Asserts the server refused with HTTP `code` and a message that holds `says`, the part that names the field
+/// and why (the rest names the object).
+fn assert_refusal(status: &Status, code: u16, says: &str) {
+    assert_eq!(status.code, code, "{status:?}");
+    assert!(
+        status.message.contains(says),
+        "the server said:\n{}\nexpected it to say:\n{says}",
+        status.message
+    );
+}
+
+// ---- the rules ----
+
+/// Changing the scope is refused by the API server itself: every stored object's key has (or has not) a
+/// namespace, so none would survive.
+#[test]
+fn rule_scope_changed() {
+    on_server(|env| async move {
+        let old = crd(
+            "scope-changed",
+            object(json!({"replicas": {"type": "integer"}})),
+        );
+        let new = changed(&old, |c| c["spec"]["scope"] = "Cluster".into());
+        let up = Upgrade::install(env, "scope-changed", old, new).await;
+        up.apply("x", &json!({"replicas": 3}), false).await.unwrap();
+
+        let refused = up
+            .upgrade()
+            .await
+            .expect_err("the server refuses a new scope");
+        assert_refusal(
+            &refused,
+            422,
+            "spec.scope: Invalid value: \"Cluster\": field is immutable",
+        );
+        up.assert_verdict(&[(Rule::ScopeChanged, "", "")]);
+    });
+}
+
+/// A version still in `status.storedVersions` cannot leave `spec.versions`: the API server refuses the new CRD
+/// until every object is rewritten in another version and the status updated (a storage migration). The
+/// removed version was served too, so the checker also reports `served-version-removed`.
+#[test]
+fn rule_stored_version_removed() {
+    on_server(|env| async move {
+        let spec = object(json!({"replicas": {"type": "integer"}}));
+        let old = crd("stored-version-removed", spec.clone());
+        let new = changed(&old, |c| {
+            c["spec"]["versions"] = json!([version("v2", true, true, spec)])
+        });
+        let up = Upgrade::install(env, "stored-version-removed", old, new).await;
+        up.apply("x", &json!({"replicas": 3}), false).await.unwrap();
+
+        let refused = up
+            .upgrade()
+            .await
+            .expect_err("the server keeps a stored version");
+        assert_refusal(
+            &refused,
+            422,
+            "status.storedVersions[0]: Invalid value: \"v1\": missing from spec.versions; v1 was previously a \
+             storage version, and must remain in spec.versions until a storage migration ensures no data remains \
+             persisted in v1 and removes v1 from status.storedVersions",
+        );
+        up.assert_verdict(&[
+            (Rule::StoredVersionRemoved, "v1", ""),
+            (Rule::ServedVersionRemoved, "v1", ""),
+        ]);
+    });
+}
+
+/// A served version that was never stored can go, and the server accepts the new CRD: the objects survive (read
+/// through the other version), but every client still written against the removed version gets 404.
+#[test]
+fn rule_served_version_removed() {
+    on_server(|env| async move {
+        let spec = object(json!({"replicas": {"type": "integer"}}));
+        let mut old = crd("served-version-removed", spec.clone());
+        old["spec"]["versions"] = json!([
+            version("v1alpha1", true, false, spec.clone()),
+            version("v1", true, true, spec)
+        ]);
+        let new = changed(&old, |c| {
+            c["spec"]["versions"].as_array_mut().unwrap().remove(0);
+        });
+        let up = Upgrade::install(env, "served-version-removed", old, new).await;
+        up.apply_in("v1alpha1", "x", &json!({"replicas": 3}), false)
+            .await
+            .unwrap();
+
+        up.upgrade()
+            .await
+            .expect("a version never stored may be removed");
+        let gone = eventually("served-version-removed: v1alpha1 is gone", WAIT, || async {
+            match up.things("v1alpha1").get("x").await {
+                Err(kube::Error::Api(status)) if status.code == 404 => Ok(Some(status)),
+                Err(other) => Err(other.to_string()),
+                Ok(_) => Ok(None),
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(gone.message, "404 page not found");
+        assert_eq!(up.get("x").await["spec"], json!({"replicas": 3}));
+        up.assert_verdict(&[(Rule::ServedVersionRemoved, "v1alpha1", "")]);
+    });
+}
+
+/// A removed field's data is pruned from every read of the stored objects (and lost for good at their next
+/// write); a new object created with it loses it without a word; the server-side apply of the stored object's own
+/// manifest, with strict field validation as kubectl sends it, fails (HTTP 500, from server-side apply's typing).
+#[test]
+fn rule_field_removed() {
+    on_server(|env| async move {
+        let old = crd(
+            "field-removed",
+            object(json!({"replicas": {"type": "integer"}, "colour": {"type": "string"}})),
+        );
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]
+                .as_object_mut()
+                .unwrap()
+                .remove("colour");
+        });
+        let up = Upgrade::install(env, "field-removed", old, new).await;
+        let manifest = json!({"replicas": 3, "colour": "red"});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let read = up
+            .read_until("x", "no colour", |s| s.get("colour").is_none())
+            .await;
+        assert_eq!(read, json!({"replicas": 3}));
+        let created = up
+            .created_until("y", &manifest, "no colour", |s| s.get("colour").is_none())
+            .await;
+        assert_eq!(created, json!({"replicas": 3}), "dropped without a word");
+        let refused = up
+            .apply("x", &manifest, false)
+            .await
+            .expect_err("strict validation refuses colour");
+        assert_refusal(&refused, 500, ".spec.colour: field not declared in schema");
+        up.assert_verdict(&[(Rule::FieldRemoved, "v1", ".spec.colour")]);
+    });
+}
+
+/// A stored value of the old type stays as it is (a client decoding the new type fails on it); the same manifest
+/// created as a new object is refused, and so is its server-side apply to the stored object, unchanged (HTTP 500:
+/// server-side apply types the manifest with the new schema before any validation, so nothing is ratcheted). A
+/// merge patch that leaves the value unchanged passes (ratcheting); one that changes it to another integer does not.
+#[test]
+fn rule_type_changed() {
+    on_server(|env| async move {
+        let old = crd(
+            "type-changed",
+            object(json!({"replicas": {"type": "integer"}})),
+        );
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]["replicas"]["type"] = "string".into()
+        });
+        let up = Upgrade::install(env, "type-changed", old, new).await;
+        let manifest = json!({"replicas": 3});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        let says = "spec.replicas: Invalid value: \"integer\": spec.replicas in body must be of type string: \"integer\"";
+        assert_refusal(&refused, 422, says);
+        assert_eq!(
+            up.get("x").await["spec"],
+            manifest,
+            "the stored value is kept as it was"
+        );
+        let refused = up.apply("x", &manifest, false).await.unwrap_err();
+        assert_refusal(&refused, 500, ".spec.replicas: expected string, got");
+        up.merge("x", &manifest)
+            .await
+            .expect("an unchanged value is ratcheted");
+        let refused = up.merge("x", &json!({"replicas": 4})).await.unwrap_err();
+        assert_refusal(&refused, 422, says);
+        up.assert_verdict(&[(Rule::TypeChanged, "v1", ".spec.replicas")]);
+    });
+}
+
+/// A field required now: the manifest clients always applied, without it, is refused as a new object; the stored
+/// object's own manifest, unchanged, still applies (ratcheting).
+#[test]
+fn rule_required_added() {
+    on_server(|env| async move {
+        let old = crd(
+            "required-added",
+            object(json!({"replicas": {"type": "integer"}, "owner": {"type": "string"}})),
+        );
+        let new = changed(&old, |c| spec_of(c)["required"] = json!(["owner"]));
+        let up = Upgrade::install(env, "required-added", old, new).await;
+        let manifest = json!({"replicas": 3});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        assert_refusal(&refused, 422, "spec.owner: Required value");
+        up.apply("x", &manifest, false)
+            .await
+            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        up.assert_verdict(&[(Rule::RequiredAdded, "v1", ".spec.owner")]);
+    });
+}
+
+/// Defaults are applied when an object is read from storage: a new default changes what a GET of every stored
+/// object without the field returns, with no one having written it.
+#[test]
+fn rule_default_added() {
+    on_server(|env| async move {
+        let old = crd(
+            "default-added",
+            object(json!({"replicas": {"type": "integer"}, "mode": {"type": "string"}})),
+        );
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]["mode"]["default"] = "fast".into()
+        });
+        let up = Upgrade::install(env, "default-added", old, new).await;
+        up.apply("x", &json!({"replicas": 3}), false).await.unwrap();
+        assert_eq!(up.get("x").await["spec"], json!({"replicas": 3}));
+
+        up.upgrade().await.unwrap();
+        let read = up
+            .read_until("x", "mode: fast", |spec| spec.get("mode").is_some())
+            .await;
+        assert_eq!(read, json!({"replicas": 3, "mode": "fast"}));
+        up.assert_verdict(&[(Rule::DefaultAdded, "v1", ".spec.mode")]);
+    });
+}
+
+/// The old default was written into each object when it was created, so stored objects keep it; the same
+/// manifest applied as a new object now means something else.
+#[test]
+fn rule_default_changed() {
+    on_server(|env| async move {
+        let mode = json!({"type": "string", "default": "fast"});
+        let old = crd(
+            "default-changed",
+            object(json!({"replicas": {"type": "integer"}, "mode": mode})),
+        );
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]["mode"]["default"] = "slow".into()
+        });
+        let up = Upgrade::install(env, "default-changed", old, new).await;
+        let manifest = json!({"replicas": 3});
+        let stored = up.apply("x", &manifest, false).await.unwrap();
+        assert_eq!(stored["spec"], json!({"replicas": 3, "mode": "fast"}));
+
+        up.upgrade().await.unwrap();
+        let created = up
+            .created_until("y", &manifest, "mode: slow", |s| s["mode"] == "slow")
+            .await;
+        assert_eq!(created, json!({"replicas": 3, "mode": "slow"}));
+        assert_eq!(up.get("x").await["spec"], stored["spec"]);
+        up.assert_verdict(&[(Rule::DefaultChanged, "v1", ".spec.mode")]);
+    });
+}
+
+/// As for a changed default, stored objects keep the value written at their creation; the same manifest
+/// applied as a new object now has no value at all.
+#[test]
+fn rule_default_removed() {
+    on_server(|env| async move {
+        let mode = json!({"type": "string", "default": "fast"});
+        let old = crd(
+            "default-removed",
+            object(json!({"replicas": {"type": "integer"}, "mode": mode})),
+        );
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]["mode"]
+                .as_object_mut()
+                .unwrap()
+                .remove("default");
+        });
+        let up = Upgrade::install(env, "default-removed", old, new).await;
+        let manifest = json!({"replicas": 3});
+        let stored = up.apply("x", &manifest, false).await.unwrap();
+        assert_eq!(stored["spec"], json!({"replicas": 3, "mode": "fast"}));
+
+        up.upgrade().await.unwrap();
+        let created = up
+            .created_until("y", &manifest, "no mode", |s| s.get("mode").is_none())
+            .await;
+        assert_eq!(created, manifest);
+        assert_eq!(up.get("x").await["spec"], stored["spec"]);
+        up.assert_verdict(&[(Rule::DefaultRemoved, "v1", ".spec.mode")]);
+    });
+}
+
+/// An enum on a free string: a value clients used is refused in a new object; the stored object's own manifest,
+/// unchanged, still applies (ratcheting).
+#[test]
+fn rule_enum_added() {
+    on_server(|env| async move {
+        let old = crd("enum-added", object(json!({"mode": {"type": "string"}})));
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]["mode"]["enum"] = json!(["fast", "slow"])
+        });
+        let up = Upgrade::install(env, "enum-added", old, new).await;
+        let manifest = json!({"mode": "turbo"});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        assert_refusal(
+            &refused,
+            422,
+            "spec.mode: Unsupported value: \"turbo\": supported values: \"fast\", \"slow\"",
+        );
+        up.apply("x", &manifest, false)
+            .await
+            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        up.assert_verdict(&[(Rule::EnumAdded, "v1", ".spec.mode")]);
+    });
+}
+
+/// An enum value taken out: as for an enum added, the value is refused in a new object and ratcheted on the stored
+/// one.
+#[test]
+fn rule_enum_value_removed() {
+    on_server(|env| async move {
+        let mode = json!({"type": "string", "enum": ["fast", "slow", "turbo"]});
+        let old = crd("enum-value-removed", object(json!({"mode": mode})));
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]["mode"]["enum"] = json!(["fast", "slow"])
+        });
+        let up = Upgrade::install(env, "enum-value-removed", old, new).await;
+        let manifest = json!({"mode": "turbo"});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        assert_refusal(
+            &refused,
+            422,
+            "spec.mode: Unsupported value: \"turbo\": supported values: \"fast\", \"slow\"",
+        );
+        up.apply("x", &manifest, false)
+            .await
+            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        up.assert_verdict(&[(Rule::EnumValueRemoved, "v1", ".spec.mode")]);
+    });
+}
+
+/// A limit moved so fewer values pass: a value that was valid is refused in a new object; the stored object's own
+/// manifest, unchanged, still applies (ratcheting).
+#[test]
+fn rule_limit_tightened() {
+    on_server(|env| async move {
+        let old = crd(
+            "limit-tightened",
+            object(json!({"name": {"type": "string", "maxLength": 16}})),
+        );
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]["name"]["maxLength"] = 8.into()
+        });
+        let up = Upgrade::install(env, "limit-tightened", old, new).await;
+        let manifest = json!({"name": "twelve-chars"});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        assert_refusal(
+            &refused,
+            422,
+            "spec.name: Too long: may not be more than 8 bytes",
+        );
+        up.apply("x", &manifest, false)
+            .await
+            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        up.assert_verdict(&[(Rule::LimitTightened, "v1", ".spec.name")]);
+    });
+}
+
+/// A limit where there was none: as for a limit tightened, a value that was valid is refused in a new object and
+/// ratcheted on the stored one.
+#[test]
+fn rule_limit_added() {
+    on_server(|env| async move {
+        let old = crd(
+            "limit-added",
+            object(json!({"replicas": {"type": "integer"}})),
+        );
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]["replicas"]["maximum"] = 10.into()
+        });
+        let up = Upgrade::install(env, "limit-added", old, new).await;
+        let manifest = json!({"replicas": 20});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        assert_refusal(
+            &refused,
+            422,
+            "spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10",
+        );
+        up.apply("x", &manifest, false)
+            .await
+            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        up.assert_verdict(&[(Rule::LimitAdded, "v1", ".spec.replicas")]);
+    });
+}
+
+/// Unknown fields the old schema kept are pruned from every read of the stored objects (and lost for good at
+/// their next write).
+#[test]
+fn rule_preserve_unknown_fields_narrowed() {
+    on_server(|env| async move {
+        let config = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+        let old = crd(
+            "preserve-unknown-fields-narrowed",
+            object(json!({"config": config})),
+        );
+        let new = changed(&old, |c| {
+            let config = spec_of(c)["properties"]["config"].as_object_mut().unwrap();
+            config.remove("x-kubernetes-preserve-unknown-fields");
+        });
+        let up = Upgrade::install(env, "preserve-unknown-fields-narrowed", old, new).await;
+        up.apply("x", &json!({"config": {"level": "debug"}}), false)
+            .await
+            .unwrap();
+
+        up.upgrade().await.unwrap();
+        let read = up
+            .read_until("x", "config without level", |s| {
+                s["config"].get("level").is_none()
+            })
+            .await;
+        assert_eq!(read, json!({"config": {}}));
+        up.assert_verdict(&[(Rule::PreserveUnknownFieldsNarrowed, "v1", ".spec.config")]);
+    });
+}
+
+/// An atomic list made a set: a list with a repeated entry, valid before, is refused in a new object, and the
+/// server-side apply of the stored object's own manifest fails (HTTP 500: server-side apply builds the set before
+/// validation, so nothing is ratcheted); a merge patch leaving the list unchanged passes. (A list type also decides
+/// how server-side apply merges the entries of several managers.)
+#[test]
+fn rule_list_type_changed() {
+    on_server(|env| async move {
+        let tags = json!({"type": "array", "items": {"type": "string"}});
+        let old = crd("list-type-changed", object(json!({"tags": tags})));
+        let new = changed(&old, |c| {
+            spec_of(c)["properties"]["tags"]["x-kubernetes-list-type"] = "set".into()
+        });
+        let up = Upgrade::install(env, "list-type-changed", old, new).await;
+        let manifest = json!({"tags": ["a", "a"]});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        assert_refusal(&refused, 422, "spec.tags[1]: Duplicate value: \"a\"");
+        let refused = up.apply("x", &manifest, false).await.unwrap_err();
+        assert_refusal(
+            &refused,
+            500,
+            ".spec.tags: duplicate entries for key [=\"a\"]",
+        );
+        up.merge("x", &manifest)
+            .await
+            .expect("an unchanged list is ratcheted");
+        up.assert_verdict(&[(Rule::ListTypeChanged, "v1", ".spec.tags")]);
+    });
+}
+
+/// A CEL rule added: a value that was valid is refused in a new object; the stored object's own manifest,
+/// unchanged, still applies (ratcheting: the rule does not use `oldSelf`).
+#[test]
+fn rule_cel_rule_added() {
+    on_server(|env| async move {
+        let old = crd(
+            "cel-rule-added",
+            object(json!({"replicas": {"type": "integer"}})),
+        );
+        let new = changed(&old, |c| {
+            spec_of(c)["x-kubernetes-validations"] = json!([{"rule": "self.replicas <= 5"}])
+        });
+        let up = Upgrade::install(env, "cel-rule-added", old, new).await;
+        let manifest = json!({"replicas": 8});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        assert_refusal(
+            &refused,
+            422,
+            "spec: Invalid value: failed rule: self.replicas <= 5",
+        );
+        up.apply("x", &manifest, false)
+            .await
+            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        up.assert_verdict(&[(Rule::CelRuleAdded, "v1", ".spec")]);
+    });
+}
+
+/// A CEL rule changed to allow less: as for a rule added, a value that was valid is refused in a new object and
+/// ratcheted on the stored one.
+#[test]
+fn rule_cel_rule_changed() {
+    on_server(|env| async move {
+        let mut spec = object(json!({"replicas": {"type": "integer"}}));
+        spec["x-kubernetes-validations"] = json!([{"rule": "self.replicas <= 10"}]);
+        let old = crd("cel-rule-changed", spec);
+        let new = changed(&old, |c| {
+            spec_of(c)["x-kubernetes-validations"][0]["rule"] = "self.replicas <= 5".into()
+        });
+        let up = Upgrade::install(env, "cel-rule-changed", old, new).await;
+        let manifest = json!({"replicas": 8});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        assert_refusal(
+            &refused,
+            422,
+            "spec: Invalid value: failed rule: self.replicas <= 5",
+        );
+        up.apply("x", &manifest, false)
+            .await
+            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        up.assert_verdict(&[(Rule::CelRuleChanged, "v1", ".spec")]);
+    });
+}
+
+/// What the checker lets through: a description changed, a new optional field, an enum value added, a limit
+/// relaxed, a CEL rule removed. Once the new CRD is in force (the new field is kept), the old manifest is still
+/// accepted, on the stored object and as a new one, and its reads are unchanged.
+#[test]
+fn safe_changes_pass() {
+    on_server(|env| async move {
+        let mut spec = object(json!({
+            "mode": {"type": "string", "enum": ["fast", "slow"], "description": "How fast."},
+            "name": {"type": "string", "maxLength": 8},
+        }));
+        spec["x-kubernetes-validations"] = json!([{"rule": "self.name != 'admin'"}]);
+        let old = crd("safe-changes", spec);
+        let new = changed(&old, |c| {
+            let spec = spec_of(c);
+            spec["properties"]["mode"]["description"] = "How fast the thing runs.".into();
+            spec["properties"]["mode"]["enum"] = json!(["fast", "slow", "turbo"]);
+            spec["properties"]["name"]["maxLength"] = 16.into();
+            spec["properties"]["colour"] = json!({"type": "string"});
+            spec.as_object_mut()
+                .unwrap()
+                .remove("x-kubernetes-validations");
+        });
+        let up = Upgrade::install(env, "safe-changes", old, new).await;
+        let manifest = json!({"mode": "fast", "name": "short"});
+        up.apply("x", &manifest, false).await.unwrap();
+
+        up.upgrade().await.unwrap();
+        let with_colour = json!({"mode": "turbo", "name": "longer-name", "colour": "red"});
+        up.created_until("z", &with_colour, "colour kept", |s| s["colour"] == "red")
+            .await;
+        up.apply("x", &manifest, false)
+            .await
+            .expect("the stored object's manifest");
+        let created = up
+            .apply("y", &manifest, false)
+            .await
+            .expect("the same manifest as a new object");
+        assert_eq!(created["spec"], manifest);
+        assert_eq!(up.get("x").await["spec"], manifest);
+        up.assert_verdict(&[]);
+    });
+}
