@@ -320,13 +320,13 @@ impl Located<'_> {
     fn diagnostic(&self, f: &Finding) -> Diagnostic {
         let Explained { why, instead } = explain(f.rule);
         let message = format!(
-            "[{}] {} (against {}): {why}",
+            "[{}] {} (against {})",
             f.rule.name(),
             headline(f, &self.plan.kind),
             self.baseline
         );
         let hint = format!(
-            "{instead}; or, if the break is intended, acknowledge it with `{}` on {}",
+            "{why}. Instead: {instead}; or, if the break is intended, acknowledge it with `{}` on {}",
             self.allow_marker(f),
             self.allow_place(f)
         );
@@ -388,7 +388,11 @@ impl Located<'_> {
                 (_, Some(k)) => p.marker(self.model, |m| marker_writing(m, &k)),
                 _ => None,
             };
-            marker.or_else(|| p.origin_at(self.model))
+            // A removed field is reported at the struct that lost it: its type, before the field holding it.
+            let lost_from = (f.rule == Rule::FieldRemoved)
+                .then(|| p.referenced.and_then(|t| self.model.origin_at(t)))
+                .flatten();
+            marker.or(lost_from).or_else(|| p.origin_at(self.model))
         });
         from_node
             .or_else(|| match f.rule {

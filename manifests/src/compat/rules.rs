@@ -229,8 +229,8 @@ fn str_of(m: &Map<String, Value>, key: &str) -> String {
 pub type NodeRule = fn(&Map<String, Value>, &Map<String, Value>, &mut Report<'_>);
 
 pub const NODE_RULES: &[NodeRule] = &[
-    fields_kept,
     type_unchanged,
+    fields_kept,
     no_new_required,
     defaults_unchanged,
     enums_not_narrowed,

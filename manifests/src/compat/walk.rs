@@ -59,7 +59,8 @@ fn element_path(parent: &str, mark: &str) -> String {
     }
 }
 
-/// Runs every node rule on one pair of nodes, then walks the sub-schemas both have.
+/// Runs every node rule on one pair of nodes, then walks the sub-schemas both have. A changed type is the
+/// node's one finding: what else differs follows from it (`type_unchanged` runs first).
 fn walk_node(
     version: &str,
     path: &str,
@@ -75,12 +76,12 @@ fn walk_node(
     };
     for rule in NODE_RULES {
         rule(old, new, &mut report);
-    }
-    let type_changed = out[before..]
-        .iter()
-        .any(|f| f.rule == rules::Rule::TypeChanged && f.path == path);
-    if type_changed {
-        return;
+        if report.findings[before..]
+            .iter()
+            .any(|f| f.rule == rules::Rule::TypeChanged)
+        {
+            return;
+        }
     }
     for (child, o, n) in children(path, old, new) {
         walk_node(version, &child, o, n, out);

@@ -1,0 +1,300 @@
+//! The CRD upgrade gate as users run it: `rkb manifests --check` against the files on disk, `--against <tag>`
+//! against a release read from git, a plain `rkb manifests` that warns and writes, and `+rkb:compat:allow`.
+//! Diagnostics are asserted word for word; a refusal exits 1 and leaves every file as it was.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The `rkb` binary, built once per test run by the cargo that runs the tests.
+fn rkb_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "rkb", "--bin", "rkb"])
+            .current_dir(workspace)
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building rkb failed");
+        std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace.join("target"))
+            .join("debug/rkb")
+    })
+}
+
+fn rkb(dir: &Path, args: &[&str]) -> Output {
+    Command::new(rkb_bin())
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("rkb runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const CRD: &str = "config/crd/bases/example.my.domain_widgets.yaml";
+const TYPES: &str = "src/api/v1/widget_types.rs";
+
+/// The types file of the released Widget, as `rkb create api` scaffolds it, with two fields.
+const WIDGET_TYPES: &str = r#"//! The Widget kind.
+
+use rkb_runtime::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rkb_runtime::{DeepCopy, Kind, TypeMeta};
+use serde::{Deserialize, Serialize};
+
+/// WidgetSpec defines the desired state of Widget.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, DeepCopy)]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetSpec {
+    /// replicas is how many widgets run.
+    /// +kubebuilder:validation:Maximum=10
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+
+    /// image is the widget's container image.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+}
+
+/// Widget is the Schema for the widgets API.
+/// +kubebuilder:object:root=true
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Kind)]
+pub struct Widget {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+
+    /// +optional
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+
+    /// +required
+    pub spec: WidgetSpec,
+}
+"#;
+
+/// The released project, its manifests written.
+fn released() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "Cargo.toml",
+            "[package]\nname = \"widgets\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+        ),
+        ("src/lib.rs", "pub mod api;\n"),
+        ("src/api/mod.rs", "pub mod v1;\n"),
+        (
+            "src/api/v1/mod.rs",
+            "//! API types of example.my.domain v1.\n//!\n//! +kubebuilder:object:generate=true\n//! +groupName=example.my.domain\n\npub mod widget_types;\npub use widget_types::*;\n",
+        ),
+        (TYPES, WIDGET_TYPES),
+    ];
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let o = rkb(dir.path(), &["manifests"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    dir
+}
+
+/// Edits the types file: `from` (which must be there) becomes `to`.
+fn edit(dir: &Path, from: &str, to: &str) {
+    let p = dir.join(TYPES);
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert!(text.contains(from), "{from}");
+    std::fs::write(p, text.replacen(from, to, 1)).unwrap();
+}
+
+fn read(dir: &Path, rel: &str) -> String {
+    std::fs::read_to_string(dir.join(rel)).unwrap()
+}
+
+/// Commits the project and tags it `v0.1.0`.
+fn tag_release(dir: &Path) {
+    for args in [
+        &["init", "-q"][..],
+        &["add", "."],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "v0.1.0",
+        ],
+        &["tag", "v0.1.0"],
+    ] {
+        let s = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .unwrap();
+        assert!(s.success(), "git {args:?}");
+    }
+}
+
+const TIGHTENED: &str = "\
+error: [limit-tightened] `.spec.replicas` of Widget v1 is narrowed from `maximum: 10` to `maximum: 5` (against config/crd/bases/example.my.domain_widgets.yaml)
+  --> src/api/v1/widget_types.rs:12:9
+   |
+12 |     /// +kubebuilder:validation:Maximum=5
+   |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = help: stored objects outside the new limit fail their next update, and clients that send such values are refused. Instead: keep the old limit (relaxing a limit is safe); or tighten it in a new API version, with a conversion; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=limit-tightened,reason=\"...\"` on the field
+
+error: nothing written: 1 breaking CRD change against the files on disk
+";
+
+#[test]
+fn check_refuses_a_tightened_limit_at_its_marker_and_writes_nothing() {
+    let dir = released();
+    let before = read(dir.path(), CRD);
+    edit(dir.path(), "Maximum=10", "Maximum=5");
+    let o = rkb(dir.path(), &["manifests", "--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), TIGHTENED);
+    assert_eq!(read(dir.path(), CRD), before);
+}
+
+#[test]
+fn a_removed_field_is_reported_at_the_struct_that_lost_it() {
+    let dir = released();
+    edit(
+        dir.path(),
+        "    /// replicas is how many widgets run.\n    /// +kubebuilder:validation:Maximum=10\n    /// +optional\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub replicas: Option<i32>,\n\n",
+        "",
+    );
+    let o = rkb(dir.path(), &["manifests", "--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "\
+error: [field-removed] field `.spec.replicas` of Widget v1 is removed (it was integer) (against config/crd/bases/example.my.domain_widgets.yaml)
+  --> src/api/v1/widget_types.rs:10:12
+   |
+10 | pub struct WidgetSpec {
+   |            ^^^^^^^^^^
+   = help: stored objects that set it lose it on their next write (pruned), and clients that set it have it dropped without an error. Instead: keep the field and say in its doc comment that it is deprecated; or remove it in a new API version, with a conversion that carries its value; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=field-removed,field=replicas,reason=\"...\"` on the struct that lost it
+
+error: nothing written: 1 breaking CRD change against the files on disk
+"
+    );
+}
+
+#[test]
+fn a_plain_run_warns_and_writes() {
+    let dir = released();
+    edit(dir.path(), "Maximum=10", "Maximum=5");
+    let o = rkb(dir.path(), &["manifests"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let warned = TIGHTENED
+        .replacen("error: [limit", "warning: [limit", 1)
+        .replace(
+            "error: nothing written: 1 breaking CRD change against the files on disk\n",
+            "warning: 1 breaking CRD change against the files on disk, written anyway (`rkb manifests --check --against <release tag>` refuses them once released)\n",
+        );
+    assert_eq!(stderr(&o), warned);
+    assert!(read(dir.path(), CRD).contains("maximum: 5"));
+}
+
+#[test]
+fn against_a_release_tag_refuses_what_breaks_it_and_writes_nothing() {
+    let dir = released();
+    tag_release(dir.path());
+    edit(dir.path(), "Maximum=10", "Maximum=5");
+    // Written (with a warning): the files on disk now agree with the sources, so --check alone passes ...
+    assert!(rkb(dir.path(), &["manifests"]).status.success());
+    let o = rkb(dir.path(), &["manifests", "--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // ... and the release is what refuses the change.
+    let o = rkb(dir.path(), &["manifests", "--check", "--against", "v0.1.0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let against_tag = TIGHTENED
+        .replace("(against config/crd/", "(against v0.1.0:config/crd/")
+        .replace("against the files on disk", "against `v0.1.0`");
+    assert_eq!(stderr(&o), against_tag);
+    // Without --check, --against still refuses, and writes nothing (the description edit stays unwritten).
+    edit(
+        dir.path(),
+        "is how many widgets run",
+        "is how many widgets serve",
+    );
+    let before = read(dir.path(), CRD);
+    let o = rkb(dir.path(), &["manifests", "--against", "v0.1.0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(read(dir.path(), CRD), before);
+    let o = rkb(dir.path(), &["manifests", "--check", "--against", "v9.9.9"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(
+            "--against v9.9.9: no such commit or tag in the git repository of . (list the tags with `git tag`)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn safe_changes_pass_against_the_release() {
+    let dir = released();
+    tag_release(dir.path());
+    edit(dir.path(), "Maximum=10", "Maximum=20");
+    edit(
+        dir.path(),
+        "    pub image: Option<String>,\n",
+        "    pub image: Option<String>,\n\n    /// size of each widget.\n    /// +optional\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub size: Option<String>,\n",
+    );
+    let o = rkb(dir.path(), &["manifests", "--against", "v0.1.0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(read(dir.path(), CRD).contains("size:"));
+    let o = rkb(dir.path(), &["manifests", "--check", "--against", "v0.1.0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn an_acknowledged_break_passes_and_a_misnamed_rule_is_refused() {
+    let dir = released();
+    tag_release(dir.path());
+    edit(dir.path(), "Maximum=10", "Maximum=5");
+    edit(
+        dir.path(),
+        "    /// +kubebuilder:validation:Maximum=5\n",
+        "    /// +kubebuilder:validation:Maximum=5\n    /// +rkb:compat:allow:rule=limit-tightened,reason=\"more than five never worked\"\n",
+    );
+    assert!(rkb(dir.path(), &["manifests"]).status.success());
+    let o = rkb(dir.path(), &["manifests", "--check", "--against", "v0.1.0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    // An acknowledgment of another rule does not count.
+    edit(dir.path(), "rule=limit-tightened", "rule=limit-added");
+    let o = rkb(dir.path(), &["manifests", "--check", "--against", "v0.1.0"]);
+    assert_eq!(o.status.code(), Some(1));
+    edit(dir.path(), "rule=limit-added", "rule=limit-tighten");
+    let before = read(dir.path(), CRD);
+    let o = rkb(dir.path(), &["manifests"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "\
+error: `+rkb:compat:allow` names no rule `limit-tighten`
+  --> src/api/v1/widget_types.rs:13:9
+   |
+13 |     /// +rkb:compat:allow:rule=limit-tighten,reason=\"more than five never worked\"
+   |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = help: did you mean `limit-tightened`? The rules: scope-changed, stored-version-removed, served-version-removed, field-removed, type-changed, required-added, default-added, default-changed, default-removed, enum-added, enum-value-removed, limit-tightened, limit-added, preserve-unknown-fields-narrowed, list-type-changed, cel-rule-added, cel-rule-changed
+
+error: aborting due to 1 previous error; no file written
+
+"
+    );
+    assert_eq!(read(dir.path(), CRD), before);
+}
