@@ -108,32 +108,46 @@ fn spec_of(crd: &mut Value) -> &mut Value {
 
 // ---- what a client does ----
 
-/// One rule's pair of CRDs on the server, and the objects a client makes of them.
+/// One pair of CRDs on the server (the old one installed first), and the objects a client makes of them.
 struct Upgrade {
     env: &'static Environment,
-    rule: &'static str,
+    /// The pair's name, its group's first label: the rule's name.
+    name: &'static str,
     old: Value,
     new: Value,
 }
 
 impl Upgrade {
-    /// Installs `old` (waiting until it is Established) for the pair (`old`, `new`) of `rule`.
+    /// Installs `old` (waiting until it is Established) for the pair (`old`, `new`) named `name`.
     async fn install(
         env: &'static Environment,
-        rule: &'static str,
+        name: &'static str,
         old: Value,
         new: Value,
     ) -> Self {
         let crd: CustomResourceDefinition = serde_json::from_value(old.clone()).unwrap();
         env.install_crds([crd])
             .await
-            .unwrap_or_else(|err| panic!("{rule}: the old CRD is refused:\n{err:?}"));
+            .unwrap_or_else(|err| panic!("{name}: the old CRD is refused:\n{err:?}"));
         Upgrade {
             env,
-            rule,
+            name,
             old,
             new,
         }
+    }
+
+    /// Installs the pair named `name` of the CRD whose `spec` has the schema `spec` and the same CRD with
+    /// `change` made to that schema.
+    async fn of_spec(
+        env: &'static Environment,
+        name: &'static str,
+        spec: Value,
+        change: impl FnOnce(&mut Value),
+    ) -> Self {
+        let old = crd(name, spec);
+        let new = changed(&old, |crd| change(spec_of(crd)));
+        Upgrade::install(env, name, old, new).await
     }
 
     /// Replaces the old CRD with the new one, as `kubectl apply` of the next release does; the server's refusal
@@ -143,16 +157,13 @@ impl Upgrade {
         let mut crd: CustomResourceDefinition = serde_json::from_value(self.new.clone()).unwrap();
         let name = crd.metadata.name.clone().unwrap();
         crd.metadata.resource_version = api.get(&name).await.unwrap().metadata.resource_version;
-        match api.replace(&name, &PostParams::default(), &crd).await {
-            Ok(_) => Ok(()),
-            Err(kube::Error::Api(status)) => Err(status),
-            Err(other) => panic!("{}: replacing the CRD: {other}", self.rule),
-        }
+        let replaced = api.replace(&name, &PostParams::default(), &crd).await;
+        answered(replaced, "replacing the CRD").map(drop)
     }
 
     /// Things of API version `version` in namespace `default`.
     fn things(&self, version: &str) -> Api<DynamicObject> {
-        let group = group(self.rule);
+        let group = group(self.name);
         let resource = ApiResource {
             api_version: format!("{group}/{version}"),
             group,
@@ -166,47 +177,39 @@ impl Upgrade {
     /// The manifest of Thing `name` in `version` with `spec`.
     fn manifest(&self, version: &str, name: &str, spec: &Value) -> Value {
         json!({
-            "apiVersion": format!("{}/{version}", group(self.rule)),
+            "apiVersion": format!("{}/{version}", group(self.name)),
             "kind": "Thing",
             "metadata": {"name": name, "namespace": "default"},
             "spec": spec,
         })
     }
 
-    /// Applies (server-side, strict field validation, as `kubectl apply --server-side` does) Thing `name` of `v1`
-    /// with `spec`; the object the server returns, or its refusal. A dry run is checked and not stored.
-    async fn apply(&self, name: &str, spec: &Value, dry_run: bool) -> Result<Value, Box<Status>> {
-        self.apply_in("v1", name, spec, dry_run).await
+    /// Applies Thing `name` of `v1` with `spec` as `kubectl apply --server-side` does (field manager `client`,
+    /// strict field validation); the object the server returns, or its refusal.
+    async fn apply(&self, name: &str, spec: &Value) -> Result<Value, Box<Status>> {
+        self.apply_as("client", "v1", name, spec).await
     }
 
-    async fn apply_in(
+    /// Applies Thing `name` of `version` with `spec` server-side as field manager `manager`.
+    async fn apply_as(
         &self,
+        manager: &str,
         version: &str,
         name: &str,
         spec: &Value,
-        dry_run: bool,
     ) -> Result<Value, Box<Status>> {
-        let mut params = PatchParams::apply("client").validation_strict();
-        params.dry_run = dry_run;
+        let params = PatchParams::apply(manager).validation_strict();
         let manifest = self.manifest(version, name, spec);
-        match self
+        let applied = self
             .things(version)
             .patch(name, &params, &Patch::Apply(&manifest))
-            .await
-        {
-            Ok(object) => Ok(serde_json::to_value(object).unwrap()),
-            Err(kube::Error::Api(status)) => Err(status),
-            Err(other) => panic!("{}: applying {name}: {other}", self.rule),
-        }
+            .await;
+        answered(applied, &format!("{}: applying {name}", self.name))
     }
 
-    /// Thing `name` of `v1` as a GET returns it.
-    async fn get(&self, name: &str) -> Value {
-        serde_json::to_value(self.things("v1").get(name).await.unwrap()).unwrap()
-    }
-
-    /// Creates Thing `name` of `v1` with `spec` (a POST, as `kubectl create` does, and `kubectl apply` for an object
-    /// that does not exist yet); the object the server returns, or its refusal. A dry run is checked and not stored.
+    /// Creates Thing `name` of `v1` with `spec` (a POST, as `kubectl create` does, and `kubectl apply` for an
+    /// object that does not exist yet); the object the server returns, or its refusal. A dry run is checked and
+    /// not stored.
     async fn create(&self, name: &str, spec: &Value, dry_run: bool) -> Result<Value, Box<Status>> {
         let params = PostParams {
             dry_run,
@@ -214,35 +217,34 @@ impl Upgrade {
         };
         let object: DynamicObject =
             serde_json::from_value(self.manifest("v1", name, spec)).unwrap();
-        match self.things("v1").create(&params, &object).await {
-            Ok(object) => Ok(serde_json::to_value(object).unwrap()),
-            Err(kube::Error::Api(status)) => Err(status),
-            Err(other) => panic!("{}: creating {name}: {other}", self.rule),
-        }
+        let created = self.things("v1").create(&params, &object).await;
+        answered(created, &format!("{}: creating {name}", self.name))
     }
 
     /// Merge-patches Thing `name` of `v1` with `spec` (as `kubectl patch --type merge` does, and client-side
     /// `kubectl apply` of a custom resource); the object's new spec, or the server's refusal.
     async fn merge(&self, name: &str, spec: &Value) -> Result<Value, Box<Status>> {
         let patch = Patch::Merge(json!({"spec": spec}));
-        match self
+        let patched = self
             .things("v1")
             .patch(name, &PatchParams::default(), &patch)
-            .await
-        {
-            Ok(object) => Ok(serde_json::to_value(object).unwrap()["spec"].clone()),
-            Err(kube::Error::Api(status)) => Err(status),
-            Err(other) => panic!("{}: patching {name}: {other}", self.rule),
-        }
+            .await;
+        answered(patched, &format!("{}: patching {name}", self.name)).map(|o| o["spec"].clone())
+    }
+
+    /// The spec of Thing `name` of `v1` as a GET returns it.
+    async fn get(&self, name: &str) -> Value {
+        let object = self.things("v1").get(name).await;
+        answered(object, &format!("{}: reading {name}", self.name)).unwrap()["spec"].clone()
     }
 
     /// Waits until the new CRD is in force for writes: until a dry-run create of Thing `name` with `spec` is
     /// refused (a real create accepted meanwhile would store the object, and ratcheting would then let its
     /// manifest through). Then creates it for real and returns the refusal.
     async fn refused(&self, name: &str, spec: &Value) -> Box<Status> {
-        let what = format!("{}: the new CRD refuses Thing {name} {spec}", self.rule);
+        let what = format!("{}: the new CRD refuses Thing {name} {spec}", self.name);
         eventually(&what, WAIT, || async {
-            Ok::<_, String>(self.create(name, spec, true).await.err().map(|_| ()))
+            Ok::<_, String>(self.create(name, spec, true).await.err().map(drop))
         })
         .await
         .unwrap();
@@ -260,7 +262,7 @@ impl Upgrade {
         what: &str,
         holds: impl Fn(&Value) -> bool,
     ) -> Value {
-        let what = format!("{}: creating {name} {spec} yields {what}", self.rule);
+        let what = format!("{}: creating {name} {spec} yields {what}", self.name);
         eventually(&what, WAIT, || async {
             let dry = self.create(name, spec, true).await.map_err(|s| s.message)?;
             Ok::<_, String>(holds(&dry["spec"]).then_some(()))
@@ -272,13 +274,26 @@ impl Upgrade {
 
     /// Waits until a GET of Thing `name` returns a `spec` for which `holds` is true, and returns that spec.
     async fn read_until(&self, name: &str, what: &str, holds: impl Fn(&Value) -> bool) -> Value {
-        let what = format!("{}: a GET of {name} returns {what}", self.rule);
+        let what = format!("{}: a GET of {name} returns {what}", self.name);
         eventually(&what, WAIT, || async {
-            let spec = self.get(name).await["spec"].clone();
+            let spec = self.get(name).await;
             Ok::<_, String>(holds(&spec).then_some(spec))
         })
         .await
         .unwrap()
+    }
+
+    /// The break of a schema that accepts less (a required field, an enum, a limit, a CEL rule): `manifest`,
+    /// stored as Thing `x` under the old CRD, is refused as a new object under the new one (HTTP 422, the
+    /// message holding `says`), while the stored object's own manifest, unchanged, still applies (ratcheting).
+    async fn assert_narrowed(&self, manifest: &Value, says: &str) {
+        self.apply("x", manifest).await.unwrap();
+        self.upgrade().await.unwrap();
+        let refused = self.refused("y", manifest).await;
+        assert_refusal(&refused, 422, says);
+        self.apply("x", manifest)
+            .await
+            .expect("the stored object's own manifest, unchanged, is ratcheted");
     }
 
     /// Asserts the checker reports exactly `expected` (rule, version, path) findings for this pair.
@@ -291,8 +306,21 @@ impl Upgrade {
         assert_eq!(
             got, expected,
             "{}: the checker's findings: {findings:#?}",
-            self.rule
+            self.name
         );
+    }
+}
+
+/// What a request returned: the object as JSON, or the server's refusal. Not reaching the server (`doing`
+/// says what the test was doing) ends the test.
+fn answered<T: serde::Serialize>(
+    result: kube::Result<T>,
+    doing: &str,
+) -> Result<Value, Box<Status>> {
+    match result {
+        Ok(object) => Ok(serde_json::to_value(object).unwrap()),
+        Err(kube::Error::Api(status)) => Err(status),
+        Err(other) => panic!("{doing}: {other}"),
     }
 }
 
@@ -314,13 +342,11 @@ fn assert_refusal(status: &Status, code: u16, says: &str) {
 #[test]
 fn rule_scope_changed() {
     on_server(|env| async move {
-        let old = crd(
-            "scope-changed",
-            object(json!({"replicas": {"type": "integer"}})),
-        );
-        let new = changed(&old, |c| c["spec"]["scope"] = "Cluster".into());
-        let up = Upgrade::install(env, "scope-changed", old, new).await;
-        up.apply("x", &json!({"replicas": 3}), false).await.unwrap();
+        let name = Rule::ScopeChanged.name();
+        let old = crd(name, object(json!({"replicas": {"type": "integer"}})));
+        let new = changed(&old, |crd| crd["spec"]["scope"] = "Cluster".into());
+        let up = Upgrade::install(env, name, old, new).await;
+        up.apply("x", &json!({"replicas": 3})).await.unwrap();
 
         let refused = up
             .upgrade()
@@ -341,13 +367,14 @@ fn rule_scope_changed() {
 #[test]
 fn rule_stored_version_removed() {
     on_server(|env| async move {
+        let name = Rule::StoredVersionRemoved.name();
         let spec = object(json!({"replicas": {"type": "integer"}}));
-        let old = crd("stored-version-removed", spec.clone());
-        let new = changed(&old, |c| {
-            c["spec"]["versions"] = json!([version("v2", true, true, spec)])
+        let old = crd(name, spec.clone());
+        let new = changed(&old, |crd| {
+            crd["spec"]["versions"] = json!([version("v2", true, true, spec)])
         });
-        let up = Upgrade::install(env, "stored-version-removed", old, new).await;
-        up.apply("x", &json!({"replicas": 3}), false).await.unwrap();
+        let up = Upgrade::install(env, name, old, new).await;
+        up.apply("x", &json!({"replicas": 3})).await.unwrap();
 
         let refused = up
             .upgrade()
@@ -372,24 +399,25 @@ fn rule_stored_version_removed() {
 #[test]
 fn rule_served_version_removed() {
     on_server(|env| async move {
+        let name = Rule::ServedVersionRemoved.name();
         let spec = object(json!({"replicas": {"type": "integer"}}));
-        let mut old = crd("served-version-removed", spec.clone());
+        let mut old = crd(name, spec.clone());
         old["spec"]["versions"] = json!([
             version("v1alpha1", true, false, spec.clone()),
             version("v1", true, true, spec)
         ]);
-        let new = changed(&old, |c| {
-            c["spec"]["versions"].as_array_mut().unwrap().remove(0);
+        let new = changed(&old, |crd| {
+            crd["spec"]["versions"].as_array_mut().unwrap().remove(0);
         });
-        let up = Upgrade::install(env, "served-version-removed", old, new).await;
-        up.apply_in("v1alpha1", "x", &json!({"replicas": 3}), false)
+        let up = Upgrade::install(env, name, old, new).await;
+        up.apply_as("client", "v1alpha1", "x", &json!({"replicas": 3}))
             .await
             .unwrap();
 
         up.upgrade()
             .await
             .expect("a version never stored may be removed");
-        let gone = eventually("served-version-removed: v1alpha1 is gone", WAIT, || async {
+        let gone = eventually("v1alpha1 is gone", WAIT, || async {
             match up.things("v1alpha1").get("x").await {
                 Err(kube::Error::Api(status)) if status.code == 404 => Ok(Some(status)),
                 Err(other) => Err(other.to_string()),
@@ -399,7 +427,7 @@ fn rule_served_version_removed() {
         .await
         .unwrap();
         assert_eq!(gone.message, "404 page not found");
-        assert_eq!(up.get("x").await["spec"], json!({"replicas": 3}));
+        assert_eq!(up.get("x").await, json!({"replicas": 3}));
         up.assert_verdict(&[(Rule::ServedVersionRemoved, "v1alpha1", "")]);
     });
 }
@@ -410,19 +438,13 @@ fn rule_served_version_removed() {
 #[test]
 fn rule_field_removed() {
     on_server(|env| async move {
-        let old = crd(
-            "field-removed",
-            object(json!({"replicas": {"type": "integer"}, "colour": {"type": "string"}})),
-        );
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]
-                .as_object_mut()
-                .unwrap()
-                .remove("colour");
-        });
-        let up = Upgrade::install(env, "field-removed", old, new).await;
+        let spec = object(json!({"replicas": {"type": "integer"}, "colour": {"type": "string"}}));
+        let up = Upgrade::of_spec(env, Rule::FieldRemoved.name(), spec, |spec| {
+            spec["properties"].as_object_mut().unwrap().remove("colour");
+        })
+        .await;
         let manifest = json!({"replicas": 3, "colour": "red"});
-        up.apply("x", &manifest, false).await.unwrap();
+        up.apply("x", &manifest).await.unwrap();
 
         up.upgrade().await.unwrap();
         let read = up
@@ -434,7 +456,7 @@ fn rule_field_removed() {
             .await;
         assert_eq!(created, json!({"replicas": 3}), "dropped without a word");
         let refused = up
-            .apply("x", &manifest, false)
+            .apply("x", &manifest)
             .await
             .expect_err("strict validation refuses colour");
         assert_refusal(&refused, 500, ".spec.colour: field not declared in schema");
@@ -449,27 +471,24 @@ fn rule_field_removed() {
 #[test]
 fn rule_type_changed() {
     on_server(|env| async move {
-        let old = crd(
-            "type-changed",
-            object(json!({"replicas": {"type": "integer"}})),
-        );
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]["replicas"]["type"] = "string".into()
-        });
-        let up = Upgrade::install(env, "type-changed", old, new).await;
+        let spec = object(json!({"replicas": {"type": "integer"}}));
+        let up = Upgrade::of_spec(env, Rule::TypeChanged.name(), spec, |spec| {
+            spec["properties"]["replicas"]["type"] = "string".into()
+        })
+        .await;
         let manifest = json!({"replicas": 3});
-        up.apply("x", &manifest, false).await.unwrap();
+        up.apply("x", &manifest).await.unwrap();
 
         up.upgrade().await.unwrap();
         let refused = up.refused("y", &manifest).await;
         let says = "spec.replicas: Invalid value: \"integer\": spec.replicas in body must be of type string: \"integer\"";
         assert_refusal(&refused, 422, says);
         assert_eq!(
-            up.get("x").await["spec"],
+            up.get("x").await,
             manifest,
             "the stored value is kept as it was"
         );
-        let refused = up.apply("x", &manifest, false).await.unwrap_err();
+        let refused = up.apply("x", &manifest).await.unwrap_err();
         assert_refusal(&refused, 500, ".spec.replicas: expected string, got");
         up.merge("x", &manifest)
             .await
@@ -485,21 +504,13 @@ fn rule_type_changed() {
 #[test]
 fn rule_required_added() {
     on_server(|env| async move {
-        let old = crd(
-            "required-added",
-            object(json!({"replicas": {"type": "integer"}, "owner": {"type": "string"}})),
-        );
-        let new = changed(&old, |c| spec_of(c)["required"] = json!(["owner"]));
-        let up = Upgrade::install(env, "required-added", old, new).await;
-        let manifest = json!({"replicas": 3});
-        up.apply("x", &manifest, false).await.unwrap();
-
-        up.upgrade().await.unwrap();
-        let refused = up.refused("y", &manifest).await;
-        assert_refusal(&refused, 422, "spec.owner: Required value");
-        up.apply("x", &manifest, false)
-            .await
-            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        let spec = object(json!({"replicas": {"type": "integer"}, "owner": {"type": "string"}}));
+        let up = Upgrade::of_spec(env, Rule::RequiredAdded.name(), spec, |spec| {
+            spec["required"] = json!(["owner"])
+        })
+        .await;
+        up.assert_narrowed(&json!({"replicas": 3}), "spec.owner: Required value")
+            .await;
         up.assert_verdict(&[(Rule::RequiredAdded, "v1", ".spec.owner")]);
     });
 }
@@ -509,108 +520,93 @@ fn rule_required_added() {
 #[test]
 fn rule_default_added() {
     on_server(|env| async move {
-        let old = crd(
-            "default-added",
-            object(json!({"replicas": {"type": "integer"}, "mode": {"type": "string"}})),
-        );
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]["mode"]["default"] = "fast".into()
-        });
-        let up = Upgrade::install(env, "default-added", old, new).await;
-        up.apply("x", &json!({"replicas": 3}), false).await.unwrap();
-        assert_eq!(up.get("x").await["spec"], json!({"replicas": 3}));
+        let spec = object(json!({"replicas": {"type": "integer"}, "mode": {"type": "string"}}));
+        let up = Upgrade::of_spec(env, Rule::DefaultAdded.name(), spec, |spec| {
+            spec["properties"]["mode"]["default"] = "fast".into()
+        })
+        .await;
+        up.apply("x", &json!({"replicas": 3})).await.unwrap();
+        assert_eq!(up.get("x").await, json!({"replicas": 3}));
 
         up.upgrade().await.unwrap();
         let read = up
-            .read_until("x", "mode: fast", |spec| spec.get("mode").is_some())
+            .read_until("x", "a mode", |spec| spec.get("mode").is_some())
             .await;
         assert_eq!(read, json!({"replicas": 3, "mode": "fast"}));
         up.assert_verdict(&[(Rule::DefaultAdded, "v1", ".spec.mode")]);
     });
 }
 
+/// A spec with `replicas` and a `mode` that defaults to `fast`, where the default rules start.
+fn defaulted_mode() -> Value {
+    object(json!({"replicas": {"type": "integer"}, "mode": {"type": "string", "default": "fast"}}))
+}
+
 /// The old default was written into each object when it was created, so stored objects keep it; the same
-/// manifest applied as a new object now means something else.
+/// manifest created as a new object now means something else.
 #[test]
 fn rule_default_changed() {
     on_server(|env| async move {
-        let mode = json!({"type": "string", "default": "fast"});
-        let old = crd(
-            "default-changed",
-            object(json!({"replicas": {"type": "integer"}, "mode": mode})),
-        );
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]["mode"]["default"] = "slow".into()
-        });
-        let up = Upgrade::install(env, "default-changed", old, new).await;
+        let up = Upgrade::of_spec(env, Rule::DefaultChanged.name(), defaulted_mode(), |spec| {
+            spec["properties"]["mode"]["default"] = "slow".into()
+        })
+        .await;
         let manifest = json!({"replicas": 3});
-        let stored = up.apply("x", &manifest, false).await.unwrap();
-        assert_eq!(stored["spec"], json!({"replicas": 3, "mode": "fast"}));
+        let stored = up.apply("x", &manifest).await.unwrap()["spec"].clone();
+        assert_eq!(stored, json!({"replicas": 3, "mode": "fast"}));
 
         up.upgrade().await.unwrap();
         let created = up
             .created_until("y", &manifest, "mode: slow", |s| s["mode"] == "slow")
             .await;
         assert_eq!(created, json!({"replicas": 3, "mode": "slow"}));
-        assert_eq!(up.get("x").await["spec"], stored["spec"]);
+        assert_eq!(up.get("x").await, stored);
         up.assert_verdict(&[(Rule::DefaultChanged, "v1", ".spec.mode")]);
     });
 }
 
 /// As for a changed default, stored objects keep the value written at their creation; the same manifest
-/// applied as a new object now has no value at all.
+/// created as a new object now has no value at all.
 #[test]
 fn rule_default_removed() {
     on_server(|env| async move {
-        let mode = json!({"type": "string", "default": "fast"});
-        let old = crd(
-            "default-removed",
-            object(json!({"replicas": {"type": "integer"}, "mode": mode})),
-        );
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]["mode"]
+        let up = Upgrade::of_spec(env, Rule::DefaultRemoved.name(), defaulted_mode(), |spec| {
+            spec["properties"]["mode"]
                 .as_object_mut()
                 .unwrap()
                 .remove("default");
-        });
-        let up = Upgrade::install(env, "default-removed", old, new).await;
+        })
+        .await;
         let manifest = json!({"replicas": 3});
-        let stored = up.apply("x", &manifest, false).await.unwrap();
-        assert_eq!(stored["spec"], json!({"replicas": 3, "mode": "fast"}));
+        let stored = up.apply("x", &manifest).await.unwrap()["spec"].clone();
+        assert_eq!(stored, json!({"replicas": 3, "mode": "fast"}));
 
         up.upgrade().await.unwrap();
         let created = up
             .created_until("y", &manifest, "no mode", |s| s.get("mode").is_none())
             .await;
         assert_eq!(created, manifest);
-        assert_eq!(up.get("x").await["spec"], stored["spec"]);
+        assert_eq!(up.get("x").await, stored);
         up.assert_verdict(&[(Rule::DefaultRemoved, "v1", ".spec.mode")]);
     });
 }
+
+/// What the server says of `mode: turbo` where only `fast` and `slow` are allowed.
+const NOT_IN_ENUM: &str =
+    "spec.mode: Unsupported value: \"turbo\": supported values: \"fast\", \"slow\"";
 
 /// An enum on a free string: a value clients used is refused in a new object; the stored object's own manifest,
 /// unchanged, still applies (ratcheting).
 #[test]
 fn rule_enum_added() {
     on_server(|env| async move {
-        let old = crd("enum-added", object(json!({"mode": {"type": "string"}})));
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]["mode"]["enum"] = json!(["fast", "slow"])
-        });
-        let up = Upgrade::install(env, "enum-added", old, new).await;
-        let manifest = json!({"mode": "turbo"});
-        up.apply("x", &manifest, false).await.unwrap();
-
-        up.upgrade().await.unwrap();
-        let refused = up.refused("y", &manifest).await;
-        assert_refusal(
-            &refused,
-            422,
-            "spec.mode: Unsupported value: \"turbo\": supported values: \"fast\", \"slow\"",
-        );
-        up.apply("x", &manifest, false)
-            .await
-            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        let spec = object(json!({"mode": {"type": "string"}}));
+        let up = Upgrade::of_spec(env, Rule::EnumAdded.name(), spec, |spec| {
+            spec["properties"]["mode"]["enum"] = json!(["fast", "slow"])
+        })
+        .await;
+        up.assert_narrowed(&json!({"mode": "turbo"}), NOT_IN_ENUM)
+            .await;
         up.assert_verdict(&[(Rule::EnumAdded, "v1", ".spec.mode")]);
     });
 }
@@ -620,25 +616,13 @@ fn rule_enum_added() {
 #[test]
 fn rule_enum_value_removed() {
     on_server(|env| async move {
-        let mode = json!({"type": "string", "enum": ["fast", "slow", "turbo"]});
-        let old = crd("enum-value-removed", object(json!({"mode": mode})));
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]["mode"]["enum"] = json!(["fast", "slow"])
-        });
-        let up = Upgrade::install(env, "enum-value-removed", old, new).await;
-        let manifest = json!({"mode": "turbo"});
-        up.apply("x", &manifest, false).await.unwrap();
-
-        up.upgrade().await.unwrap();
-        let refused = up.refused("y", &manifest).await;
-        assert_refusal(
-            &refused,
-            422,
-            "spec.mode: Unsupported value: \"turbo\": supported values: \"fast\", \"slow\"",
-        );
-        up.apply("x", &manifest, false)
-            .await
-            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        let spec = object(json!({"mode": {"type": "string", "enum": ["fast", "slow", "turbo"]}}));
+        let up = Upgrade::of_spec(env, Rule::EnumValueRemoved.name(), spec, |spec| {
+            spec["properties"]["mode"]["enum"] = json!(["fast", "slow"])
+        })
+        .await;
+        up.assert_narrowed(&json!({"mode": "turbo"}), NOT_IN_ENUM)
+            .await;
         up.assert_verdict(&[(Rule::EnumValueRemoved, "v1", ".spec.mode")]);
     });
 }
@@ -648,27 +632,14 @@ fn rule_enum_value_removed() {
 #[test]
 fn rule_limit_tightened() {
     on_server(|env| async move {
-        let old = crd(
-            "limit-tightened",
-            object(json!({"name": {"type": "string", "maxLength": 16}})),
-        );
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]["name"]["maxLength"] = 8.into()
-        });
-        let up = Upgrade::install(env, "limit-tightened", old, new).await;
-        let manifest = json!({"name": "twelve-chars"});
-        up.apply("x", &manifest, false).await.unwrap();
-
-        up.upgrade().await.unwrap();
-        let refused = up.refused("y", &manifest).await;
-        assert_refusal(
-            &refused,
-            422,
-            "spec.name: Too long: may not be more than 8 bytes",
-        );
-        up.apply("x", &manifest, false)
-            .await
-            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        let spec = object(json!({"name": {"type": "string", "maxLength": 16}}));
+        let up = Upgrade::of_spec(env, Rule::LimitTightened.name(), spec, |spec| {
+            spec["properties"]["name"]["maxLength"] = 8.into()
+        })
+        .await;
+        let says = "spec.name: Too long: may not be more than 8 bytes";
+        up.assert_narrowed(&json!({"name": "twelve-chars"}), says)
+            .await;
         up.assert_verdict(&[(Rule::LimitTightened, "v1", ".spec.name")]);
     });
 }
@@ -678,27 +649,13 @@ fn rule_limit_tightened() {
 #[test]
 fn rule_limit_added() {
     on_server(|env| async move {
-        let old = crd(
-            "limit-added",
-            object(json!({"replicas": {"type": "integer"}})),
-        );
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]["replicas"]["maximum"] = 10.into()
-        });
-        let up = Upgrade::install(env, "limit-added", old, new).await;
-        let manifest = json!({"replicas": 20});
-        up.apply("x", &manifest, false).await.unwrap();
-
-        up.upgrade().await.unwrap();
-        let refused = up.refused("y", &manifest).await;
-        assert_refusal(
-            &refused,
-            422,
-            "spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10",
-        );
-        up.apply("x", &manifest, false)
-            .await
-            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        let spec = object(json!({"replicas": {"type": "integer"}}));
+        let up = Upgrade::of_spec(env, Rule::LimitAdded.name(), spec, |spec| {
+            spec["properties"]["replicas"]["maximum"] = 10.into()
+        })
+        .await;
+        let says = "spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10";
+        up.assert_narrowed(&json!({"replicas": 20}), says).await;
         up.assert_verdict(&[(Rule::LimitAdded, "v1", ".spec.replicas")]);
     });
 }
@@ -708,17 +665,20 @@ fn rule_limit_added() {
 #[test]
 fn rule_preserve_unknown_fields_narrowed() {
     on_server(|env| async move {
-        let config = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
-        let old = crd(
-            "preserve-unknown-fields-narrowed",
-            object(json!({"config": config})),
+        let spec = object(
+            json!({"config": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}),
         );
-        let new = changed(&old, |c| {
-            let config = spec_of(c)["properties"]["config"].as_object_mut().unwrap();
-            config.remove("x-kubernetes-preserve-unknown-fields");
-        });
-        let up = Upgrade::install(env, "preserve-unknown-fields-narrowed", old, new).await;
-        up.apply("x", &json!({"config": {"level": "debug"}}), false)
+        let up = Upgrade::of_spec(
+            env,
+            Rule::PreserveUnknownFieldsNarrowed.name(),
+            spec,
+            |spec| {
+                let config = spec["properties"]["config"].as_object_mut().unwrap();
+                config.remove("x-kubernetes-preserve-unknown-fields");
+            },
+        )
+        .await;
+        up.apply("x", &json!({"config": {"level": "debug"}}))
             .await
             .unwrap();
 
@@ -735,24 +695,22 @@ fn rule_preserve_unknown_fields_narrowed() {
 
 /// An atomic list made a set: a list with a repeated entry, valid before, is refused in a new object, and the
 /// server-side apply of the stored object's own manifest fails (HTTP 500: server-side apply builds the set before
-/// validation, so nothing is ratcheted); a merge patch leaving the list unchanged passes. (A list type also decides
-/// how server-side apply merges the entries of several managers.)
+/// validation, so nothing is ratcheted); a merge patch leaving the list unchanged passes.
 #[test]
 fn rule_list_type_changed() {
     on_server(|env| async move {
-        let tags = json!({"type": "array", "items": {"type": "string"}});
-        let old = crd("list-type-changed", object(json!({"tags": tags})));
-        let new = changed(&old, |c| {
-            spec_of(c)["properties"]["tags"]["x-kubernetes-list-type"] = "set".into()
-        });
-        let up = Upgrade::install(env, "list-type-changed", old, new).await;
+        let spec = object(json!({"tags": {"type": "array", "items": {"type": "string"}}}));
+        let up = Upgrade::of_spec(env, Rule::ListTypeChanged.name(), spec, |spec| {
+            spec["properties"]["tags"]["x-kubernetes-list-type"] = "set".into()
+        })
+        .await;
         let manifest = json!({"tags": ["a", "a"]});
-        up.apply("x", &manifest, false).await.unwrap();
+        up.apply("x", &manifest).await.unwrap();
 
         up.upgrade().await.unwrap();
         let refused = up.refused("y", &manifest).await;
         assert_refusal(&refused, 422, "spec.tags[1]: Duplicate value: \"a\"");
-        let refused = up.apply("x", &manifest, false).await.unwrap_err();
+        let refused = up.apply("x", &manifest).await.unwrap_err();
         assert_refusal(
             &refused,
             500,
@@ -765,32 +723,20 @@ fn rule_list_type_changed() {
     });
 }
 
+/// What the server says of `replicas: 8` under the rule `self.replicas <= 5`.
+const OVER_FIVE: &str = "spec: Invalid value: failed rule: self.replicas <= 5";
+
 /// A CEL rule added: a value that was valid is refused in a new object; the stored object's own manifest,
 /// unchanged, still applies (ratcheting: the rule does not use `oldSelf`).
 #[test]
 fn rule_cel_rule_added() {
     on_server(|env| async move {
-        let old = crd(
-            "cel-rule-added",
-            object(json!({"replicas": {"type": "integer"}})),
-        );
-        let new = changed(&old, |c| {
-            spec_of(c)["x-kubernetes-validations"] = json!([{"rule": "self.replicas <= 5"}])
-        });
-        let up = Upgrade::install(env, "cel-rule-added", old, new).await;
-        let manifest = json!({"replicas": 8});
-        up.apply("x", &manifest, false).await.unwrap();
-
-        up.upgrade().await.unwrap();
-        let refused = up.refused("y", &manifest).await;
-        assert_refusal(
-            &refused,
-            422,
-            "spec: Invalid value: failed rule: self.replicas <= 5",
-        );
-        up.apply("x", &manifest, false)
-            .await
-            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        let spec = object(json!({"replicas": {"type": "integer"}}));
+        let up = Upgrade::of_spec(env, Rule::CelRuleAdded.name(), spec, |spec| {
+            spec["x-kubernetes-validations"] = json!([{"rule": "self.replicas <= 5"}])
+        })
+        .await;
+        up.assert_narrowed(&json!({"replicas": 8}), OVER_FIVE).await;
         up.assert_verdict(&[(Rule::CelRuleAdded, "v1", ".spec")]);
     });
 }
@@ -802,31 +748,18 @@ fn rule_cel_rule_changed() {
     on_server(|env| async move {
         let mut spec = object(json!({"replicas": {"type": "integer"}}));
         spec["x-kubernetes-validations"] = json!([{"rule": "self.replicas <= 10"}]);
-        let old = crd("cel-rule-changed", spec);
-        let new = changed(&old, |c| {
-            spec_of(c)["x-kubernetes-validations"][0]["rule"] = "self.replicas <= 5".into()
-        });
-        let up = Upgrade::install(env, "cel-rule-changed", old, new).await;
-        let manifest = json!({"replicas": 8});
-        up.apply("x", &manifest, false).await.unwrap();
-
-        up.upgrade().await.unwrap();
-        let refused = up.refused("y", &manifest).await;
-        assert_refusal(
-            &refused,
-            422,
-            "spec: Invalid value: failed rule: self.replicas <= 5",
-        );
-        up.apply("x", &manifest, false)
-            .await
-            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        let up = Upgrade::of_spec(env, Rule::CelRuleChanged.name(), spec, |spec| {
+            spec["x-kubernetes-validations"][0]["rule"] = "self.replicas <= 5".into()
+        })
+        .await;
+        up.assert_narrowed(&json!({"replicas": 8}), OVER_FIVE).await;
         up.assert_verdict(&[(Rule::CelRuleChanged, "v1", ".spec")]);
     });
 }
 
 /// What the checker lets through: a description changed, a new optional field, an enum value added, a limit
 /// relaxed, a CEL rule removed. Once the new CRD is in force (the new field is kept), the old manifest is still
-/// accepted, on the stored object and as a new one, and its reads are unchanged.
+/// accepted, on the stored object and as a new one, and reads the same.
 #[test]
 fn safe_changes_pass() {
     on_server(|env| async move {
@@ -835,9 +768,7 @@ fn safe_changes_pass() {
             "name": {"type": "string", "maxLength": 8},
         }));
         spec["x-kubernetes-validations"] = json!([{"rule": "self.name != 'admin'"}]);
-        let old = crd("safe-changes", spec);
-        let new = changed(&old, |c| {
-            let spec = spec_of(c);
+        let up = Upgrade::of_spec(env, "safe-changes", spec, |spec| {
             spec["properties"]["mode"]["description"] = "How fast the thing runs.".into();
             spec["properties"]["mode"]["enum"] = json!(["fast", "slow", "turbo"]);
             spec["properties"]["name"]["maxLength"] = 16.into();
@@ -845,24 +776,24 @@ fn safe_changes_pass() {
             spec.as_object_mut()
                 .unwrap()
                 .remove("x-kubernetes-validations");
-        });
-        let up = Upgrade::install(env, "safe-changes", old, new).await;
+        })
+        .await;
         let manifest = json!({"mode": "fast", "name": "short"});
-        up.apply("x", &manifest, false).await.unwrap();
+        up.apply("x", &manifest).await.unwrap();
 
         up.upgrade().await.unwrap();
         let with_colour = json!({"mode": "turbo", "name": "longer-name", "colour": "red"});
         up.created_until("z", &with_colour, "colour kept", |s| s["colour"] == "red")
             .await;
-        up.apply("x", &manifest, false)
+        up.apply("x", &manifest)
             .await
             .expect("the stored object's manifest");
         let created = up
-            .apply("y", &manifest, false)
+            .apply("y", &manifest)
             .await
             .expect("the same manifest as a new object");
         assert_eq!(created["spec"], manifest);
-        assert_eq!(up.get("x").await["spec"], manifest);
+        assert_eq!(up.get("x").await, manifest);
         up.assert_verdict(&[]);
     });
 }
