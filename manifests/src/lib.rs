@@ -28,6 +28,12 @@
 //!    checks and prints the webhook configurations. None of them can fail.
 //! 7. **emit/** (write): `output` skips what is up to date and writes the rest all or nothing (`write`), or diffs
 //!    it (`--check`); stale generated CRDs are removed.
+//! 8. **compat/** (upgrade safety, `rkb manifests --check` and `--against <git ref>`): `walk` pairs a baseline CRD
+//!    (a release's) with the one generated now, version by version and schema node by schema node, and runs
+//!    `rules` on each pair (one function per rule: a field removed, a limit tightened, ...); `compare` is the one
+//!    implementation. [`compat_check`] builds the schemas again with their provenance and `diagnostics` turns
+//!    each finding into an error at the Rust field or marker behind it, unless a `+rkb:compat:allow` on it
+//!    acknowledges the break.
 //!
 //! ```no_run
 //! let root = std::path::Path::new(".");

@@ -10,7 +10,7 @@
 //! field); for a CRD-wide or version-wide rule, on the root type of any version of the kind, with `version=`
 //! naming the version when it is given.
 
-use super::{Finding, Rule};
+use super::finding::{Finding, Rule};
 use crate::model::item_markers::{ItemMarkers, Written};
 use crate::model::{At, Model, Origin};
 use crate::plan::CrdPlan;

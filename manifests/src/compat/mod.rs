@@ -15,28 +15,13 @@
 //!   version and path; version-wide ones (a stored or served version) the empty path.
 
 pub mod diagnostics;
+mod finding;
 mod rules;
 mod walk;
 
-pub use rules::Rule;
+pub use finding::{Finding, Rule};
 
 use serde_json::Value;
-
-/// One breaking change found by [`compare`].
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Finding {
-    /// What broke.
-    pub rule: Rule,
-    /// The API version (`v1`) the change is in; empty for a CRD-wide change (the scope).
-    pub version: String,
-    /// Where in the version's schema (module docs); empty for a CRD-wide or version-wide change.
-    pub path: String,
-    /// What the baseline said, as it is printed (`integer`, `maximum: 10`, a JSON value); empty when it said
-    /// nothing (a default added).
-    pub old: String,
-    /// What the new CRD says, likewise; empty when it says nothing (a field removed).
-    pub new: String,
-}
 
 /// Every breaking change from `old` to `new`, two CustomResourceDefinition documents: CRD-wide first, then
 /// version by version in `old`'s order, each version's schema depth first in key order.

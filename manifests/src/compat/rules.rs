@@ -6,105 +6,8 @@
 //! assumes for a list), an absent `x-kubernetes-map-type` is `granular`; a changed CEL rule is one whose text
 //! changed at the same place of the list (`x-kubernetes-validations[i]`), any other new text is an added one.
 
-use super::Finding;
+use super::finding::{Finding, Rule, child_path};
 use serde_json::{Map, Value};
-
-/// What a breaking change breaks; [`Rule::name`] is how markers and the docs name it.
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Rule {
-    ScopeChanged,
-    StoredVersionRemoved,
-    ServedVersionRemoved,
-    FieldRemoved,
-    TypeChanged,
-    RequiredAdded,
-    DefaultAdded,
-    DefaultChanged,
-    DefaultRemoved,
-    EnumAdded,
-    EnumValueRemoved,
-    LimitTightened,
-    LimitAdded,
-    PreserveUnknownFieldsNarrowed,
-    ListTypeChanged,
-    CelRuleAdded,
-    CelRuleChanged,
-}
-
-/// Every rule with its name, in the order of the enum.
-const NAMES: &[(Rule, &str)] = &[
-    (Rule::ScopeChanged, "scope-changed"),
-    (Rule::StoredVersionRemoved, "stored-version-removed"),
-    (Rule::ServedVersionRemoved, "served-version-removed"),
-    (Rule::FieldRemoved, "field-removed"),
-    (Rule::TypeChanged, "type-changed"),
-    (Rule::RequiredAdded, "required-added"),
-    (Rule::DefaultAdded, "default-added"),
-    (Rule::DefaultChanged, "default-changed"),
-    (Rule::DefaultRemoved, "default-removed"),
-    (Rule::EnumAdded, "enum-added"),
-    (Rule::EnumValueRemoved, "enum-value-removed"),
-    (Rule::LimitTightened, "limit-tightened"),
-    (Rule::LimitAdded, "limit-added"),
-    (
-        Rule::PreserveUnknownFieldsNarrowed,
-        "preserve-unknown-fields-narrowed",
-    ),
-    (Rule::ListTypeChanged, "list-type-changed"),
-    (Rule::CelRuleAdded, "cel-rule-added"),
-    (Rule::CelRuleChanged, "cel-rule-changed"),
-];
-
-const ALL: [Rule; 17] = [
-    Rule::ScopeChanged,
-    Rule::StoredVersionRemoved,
-    Rule::ServedVersionRemoved,
-    Rule::FieldRemoved,
-    Rule::TypeChanged,
-    Rule::RequiredAdded,
-    Rule::DefaultAdded,
-    Rule::DefaultChanged,
-    Rule::DefaultRemoved,
-    Rule::EnumAdded,
-    Rule::EnumValueRemoved,
-    Rule::LimitTightened,
-    Rule::LimitAdded,
-    Rule::PreserveUnknownFieldsNarrowed,
-    Rule::ListTypeChanged,
-    Rule::CelRuleAdded,
-    Rule::CelRuleChanged,
-];
-
-impl Rule {
-    /// The rule's kebab-case name (`field-removed`), as an acknowledgment marker names it.
-    pub fn name(&self) -> &'static str {
-        NAMES
-            .iter()
-            .find(|(rule, _)| rule == self)
-            .map(|(_, name)| *name)
-            .expect("every rule is named in NAMES")
-    }
-
-    /// Every rule.
-    pub fn all() -> &'static [Rule] {
-        &ALL
-    }
-
-    /// The rule named `name` (kebab-case), if there is one.
-    pub fn from_name(name: &str) -> Option<Rule> {
-        NAMES
-            .iter()
-            .find(|(_, n)| *n == name)
-            .map(|(rule, _)| *rule)
-    }
-}
-
-impl std::fmt::Display for Rule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Where the findings of one pair go, with the version and path they are at.
 pub struct Report<'a> {
@@ -249,7 +152,7 @@ fn fields_kept(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Repor
     let new_props = new.get("properties").and_then(Value::as_object);
     for (name, schema) in old_props {
         if new_props.is_none_or(|p| !p.contains_key(name)) {
-            let path = super::walk::child_path(r.path, name);
+            let path = child_path(r.path, name);
             r.add_at(Rule::FieldRemoved, path, type_name(schema), "");
         }
     }
@@ -297,7 +200,7 @@ fn no_new_required(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut R
     let was = string_set(old, "required");
     for name in string_set(new, "required") {
         if !was.contains(&name) {
-            let path = super::walk::child_path(r.path, &name);
+            let path = child_path(r.path, &name);
             r.add_at(Rule::RequiredAdded, path, "optional", "required");
         }
     }

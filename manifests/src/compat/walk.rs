@@ -3,7 +3,7 @@
 //! side has is not walked: a new one breaks nothing, a removed one is the parent's `field-removed`; below a node
 //! whose type changed nothing is compared (the change is the one finding).
 
-use super::Finding;
+use super::finding::{Finding, Rule, child_path, element_path};
 use super::rules::{self, CRD_RULES, NODE_RULES, Report};
 use serde_json::{Map, Value};
 
@@ -43,22 +43,6 @@ pub fn root_schema(version: &Map<String, Value>) -> Option<&Map<String, Value>> 
     version.get("schema")?.get("openAPIV3Schema")?.as_object()
 }
 
-/// The path of property `name` below `parent` (`.` is the root).
-pub fn child_path(parent: &str, name: &str) -> String {
-    match parent {
-        "." => format!(".{name}"),
-        _ => format!("{parent}.{name}"),
-    }
-}
-
-/// The path of an array's items (`[*]`) or a map's values (`{*}`) below `parent`.
-fn element_path(parent: &str, mark: &str) -> String {
-    match parent {
-        "." => format!(".{mark}"),
-        _ => format!("{parent}{mark}"),
-    }
-}
-
 /// Runs every node rule on one pair of nodes, then walks the sub-schemas both have. A changed type is the
 /// node's one finding: what else differs follows from it (`type_unchanged` runs first).
 fn walk_node(
@@ -78,7 +62,7 @@ fn walk_node(
         rule(old, new, &mut report);
         if report.findings[before..]
             .iter()
-            .any(|f| f.rule == rules::Rule::TypeChanged)
+            .any(|f| f.rule == Rule::TypeChanged)
         {
             return;
         }
