@@ -200,3 +200,72 @@ impl<K: Resource<DynamicType = ()> + Clone + 'static> Merge<K> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::ResourceExt;
+    use kube::api::ObjectMeta;
+    use kube::runtime::reflector::store::Writer;
+
+    fn cm(namespace: &str, name: &str) -> ConfigMap {
+        ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(namespace.into()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        }
+    }
+
+    /// The store's objects as namespace/name, sorted.
+    fn cached(store: &Store<ConfigMap>) -> Vec<String> {
+        let mut keys: Vec<String> = store
+            .state()
+            .iter()
+            .map(|obj| format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any()))
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    #[test]
+    fn namespaces_hand_over_one_list_then_relist_alone() {
+        let mut writer = Writer::<ConfigMap>::default();
+        let store = writer.as_reader();
+        let mut merge = Merge {
+            first_lists: Some(HashMap::new()),
+            listed_once: vec![false; 2],
+            relisting: vec![None; 2],
+            namespaces: vec!["a".into(), "b".into()],
+            store: store.clone(),
+        };
+        let mut feed = |i: usize, event: Event<ConfigMap>| {
+            let told = merge.on(i, Ok(event));
+            for event in &told {
+                writer.apply_watcher_event(event.as_ref().expect("no errors here"));
+            }
+            told.len()
+        };
+        // "a" lists, then changes, while "b" has not listed: nothing reaches the store.
+        assert_eq!(feed(0, Event::Init), 0);
+        assert_eq!(feed(0, Event::InitApply(cm("a", "x"))), 0);
+        assert_eq!(feed(0, Event::InitDone), 0);
+        assert_eq!(feed(0, Event::Apply(cm("a", "y"))), 0);
+        assert_eq!(feed(1, Event::Init), 0);
+        assert_eq!(feed(1, Event::InitApply(cm("b", "z"))), 0);
+        assert!(store.is_empty());
+        // "b" ends its list: one list of both namespaces (Init, three objects, InitDone).
+        assert_eq!(feed(1, Event::InitDone), 5);
+        assert_eq!(cached(&store), ["a/x", "a/y", "b/z"]);
+        // "b" relists after z was deleted and w created: a's objects stay.
+        assert_eq!(feed(1, Event::Init), 0);
+        assert_eq!(feed(1, Event::InitApply(cm("b", "w"))), 1);
+        assert_eq!(feed(1, Event::InitDone), 1, "z's deletion");
+        assert_eq!(cached(&store), ["a/x", "a/y", "b/w"]);
+        assert_eq!(feed(0, Event::Delete(cm("a", "x"))), 1);
+        assert_eq!(cached(&store), ["a/y", "b/w"]);
+    }
+}

@@ -46,7 +46,8 @@ pub struct ManagerOptions {
     pub leader_elect_renew_deadline: Duration,
     /// `--leader-elect-retry-period`.
     pub leader_elect_retry_period: Duration,
-    /// `--namespaced`: watch only WATCH_NAMESPACE.
+    /// `--namespaced`: watch only WATCH_NAMESPACE's namespaces (a comma-separated list; see
+    /// [`ManagerOptions::watch_namespaces`]).
     pub namespaced: bool,
     /// `--log-format`.
     pub log_format: LogFormat,
@@ -208,7 +209,7 @@ pub const FLAGS: &[Flag] = &[
         name: "namespaced",
         value: None,
         default: "false",
-        help: "Watch only the namespace named by the WATCH_NAMESPACE environment variable.",
+        help: "Watch only the namespaces named by the WATCH_NAMESPACE environment variable (one, or several separated by commas).",
         set: |o, v| put(&mut o.namespaced, parse_bool(v)),
     },
     Flag {
@@ -660,7 +661,12 @@ impl ManagerOptions {
     }
 
     /// The namespaces to watch: WATCH_NAMESPACE's comma-separated list when --namespaced is set (one namespace or
-    /// several, as controller-runtime's cache takes DefaultNamespaces); empty for all namespaces.
+    /// several, as controller-runtime's cache takes DefaultNamespaces); empty for all namespaces. An empty item, a
+    /// name listed twice or a name that is no namespace name is an error that names the item.
+    ///
+    /// With several namespaces each controller runs one watch per namespace and kind (scope_watch.rs), and the
+    /// manager needs list/watch rights in each namespace only: a Role and RoleBinding per namespace, no
+    /// ClusterRole. Cluster-scoped kinds are still watched cluster-wide, with a ClusterRole.
     pub fn watch_namespaces(&self) -> Result<Vec<String>, Error> {
         if !self.namespaced {
             return Ok(Vec::new());
