@@ -56,7 +56,7 @@ fn one(old: Value, new: Value) -> Vec<Finding> {
 #[test]
 fn rule_names_are_kebab_case_and_unique() {
     let names: Vec<&str> = Rule::all().iter().map(Rule::name).collect();
-    assert_eq!(names.len(), 17);
+    assert_eq!(names.len(), 18);
     assert_eq!(Rule::FieldRemoved.name(), "field-removed");
     assert_eq!(
         Rule::PreserveUnknownFieldsNarrowed.name(),
@@ -449,6 +449,35 @@ fn cel_rules_added_or_changed() {
     with_message["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
         ["replicas"]["x-kubernetes-validations"][0]["message"] = json!("positive");
     assert_eq!(one(cel(&["self > 0"]), with_message), []);
+}
+
+#[test]
+fn nullable_changed_either_way() {
+    let n = |nullable: bool| {
+        let mut s = json!({"type": "string"});
+        if nullable {
+            s["nullable"] = json!(true);
+        }
+        with_replicas(s)
+    };
+    assert_eq!(
+        one(n(true), n(false)),
+        [finding(
+            Rule::NullableChanged,
+            ".spec.replicas",
+            "nullable: true",
+            ""
+        )]
+    );
+    assert_eq!(
+        one(n(false), n(true)),
+        [finding(
+            Rule::NullableChanged,
+            ".spec.replicas",
+            "",
+            "nullable: true"
+        )]
+    );
 }
 
 #[test]

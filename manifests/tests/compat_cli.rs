@@ -290,7 +290,7 @@ error: `+rkb:compat:allow` names no rule `limit-tighten`
    |
 13 |     /// +rkb:compat:allow:rule=limit-tighten,reason=\"more than five never worked\"
    |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-   = help: did you mean `limit-tightened`? The rules: scope-changed, stored-version-removed, served-version-removed, field-removed, type-changed, required-added, default-added, default-changed, default-removed, enum-added, enum-value-removed, limit-tightened, limit-added, preserve-unknown-fields-narrowed, list-type-changed, cel-rule-added, cel-rule-changed
+   = help: did you mean `limit-tightened`? The rules: scope-changed, stored-version-removed, served-version-removed, field-removed, type-changed, required-added, default-added, default-changed, default-removed, enum-added, enum-value-removed, limit-tightened, limit-added, preserve-unknown-fields-narrowed, list-type-changed, cel-rule-added, cel-rule-changed, nullable-changed
 
 error: aborting due to 1 previous error; no file written
 

@@ -93,6 +93,10 @@ fn explain(rule: Rule) -> Explained {
             "stored objects it refuses fail every update that changes the field (the API server ratchets only unchanged values), and clients that send such values are refused",
             "write the rule so every stored object passes it (a transition rule on `oldSelf`, with `optionalOldSelf`), or check it in the controller; or add it in a new API version",
         ),
+        Rule::NullableChanged => (
+            "taken away, stored nulls fail the object's next update and clients that send null are refused; given, clients read a null they never expected",
+            "keep `nullable` as it was; or change it in a new API version, with a conversion",
+        ),
         Rule::CelRuleChanged => (
             "stored objects the new rule refuses fail every update that changes the field (the API server ratchets only unchanged values), and clients that send such values are refused",
             "keep the rule; or change it in a new API version, with a conversion",
@@ -149,6 +153,8 @@ fn headline(f: &Finding, kind: &str) -> String {
             or_absent(&f.new)
         ),
         Rule::CelRuleAdded => format!("{at} gets the CEL rule {}", f.new),
+        Rule::NullableChanged if f.new.is_empty() => format!("{at} no longer allows null"),
+        Rule::NullableChanged => format!("{at} now allows null"),
         Rule::CelRuleChanged => {
             format!("the CEL rule {} of {at} changed to {}", f.old, f.new)
         }
@@ -249,6 +255,7 @@ fn keyword_of(m: &SchemaMarker) -> Option<&'static str> {
             ValueMarker::Enum(_) => "enum",
             ValueMarker::Default(_) | ValueMarker::DefaultJson(_) => "default",
             ValueMarker::Type(_) | ValueMarker::IntOrString => "type",
+            ValueMarker::Nullable => "nullable",
             _ => return None,
         },
         SchemaMarker::Rule(RuleMarker::XValidation(_)) => "x-kubernetes-validations",
@@ -273,6 +280,7 @@ fn finding_keyword(f: &Finding) -> Option<String> {
         Rule::EnumAdded | Rule::EnumValueRemoved => Some("enum".into()),
         Rule::TypeChanged => Some("type".into()),
         Rule::PreserveUnknownFieldsNarrowed => Some("x-kubernetes-preserve-unknown-fields".into()),
+        Rule::NullableChanged => Some("nullable".into()),
         Rule::CelRuleAdded | Rule::CelRuleChanged => Some("x-kubernetes-validations".into()),
         _ => None,
     }

@@ -38,6 +38,7 @@ pub enum Rule {
     ListTypeChanged,
     CelRuleAdded,
     CelRuleChanged,
+    NullableChanged,
 }
 
 /// Every rule with its name, in the order of the enum.
@@ -62,9 +63,10 @@ const NAMES: &[(Rule, &str)] = &[
     (Rule::ListTypeChanged, "list-type-changed"),
     (Rule::CelRuleAdded, "cel-rule-added"),
     (Rule::CelRuleChanged, "cel-rule-changed"),
+    (Rule::NullableChanged, "nullable-changed"),
 ];
 
-const ALL: [Rule; 17] = [
+const ALL: [Rule; 18] = [
     Rule::ScopeChanged,
     Rule::StoredVersionRemoved,
     Rule::ServedVersionRemoved,
@@ -82,6 +84,7 @@ const ALL: [Rule; 17] = [
     Rule::ListTypeChanged,
     Rule::CelRuleAdded,
     Rule::CelRuleChanged,
+    Rule::NullableChanged,
 ];
 
 impl Rule {

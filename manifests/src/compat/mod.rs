@@ -14,7 +14,7 @@
 //!   `[*]` an array's items, `{*}` a map's values (`additionalProperties`). CRD-wide findings have the empty
 //!   version and path; version-wide ones (a stored or served version) the empty path.
 
-pub mod diagnostics;
+pub(crate) mod diagnostics;
 mod finding;
 mod rules;
 mod walk;

@@ -141,6 +141,7 @@ pub const NODE_RULES: &[NodeRule] = &[
     unknown_fields_kept,
     list_types_unchanged,
     cel_rules_unchanged,
+    nullable_unchanged,
 ];
 
 /// A property of the baseline that is gone: stored objects that set it lose it (pruned on the next write), and
@@ -395,5 +396,15 @@ fn cel_rules_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &m
             ),
             None => r.add(Rule::CelRuleAdded, "", show(&rule.clone().into())),
         }
+    }
+}
+
+/// `nullable` either way: taken away, stored nulls fail the object's next update and clients that send null are
+/// refused; given, clients written against the baseline read a null they never expected.
+fn nullable_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
+    let (o, n) = (flag(old, "nullable"), flag(new, "nullable"));
+    if o != n {
+        let text = |b: bool| if b { "nullable: true" } else { "" };
+        r.add(Rule::NullableChanged, text(o), text(n));
     }
 }
