@@ -17,9 +17,8 @@ holding etcd and kube-apiserver, such as the one `setup-envtest use -p path` pri
 /// What tells a user how to get kube-controller-manager, which setup-envtest does not download.
 pub const CONTROLLER_MANAGER_HINT: &str = "setup-envtest's downloads hold etcd, kube-apiserver and \
 kubectl only; build the whole control plane from Go modules (a Go toolchain and several minutes, \
-once) with `RKB_ENVTEST_CONTROLLER_MANAGER=1 make test` in a project scaffolded by rkb (or \
-`RKB_ENVTEST_CONTROLLER_MANAGER=1 hack/setup-envtest.sh` in the rkb repository, then set \
-KUBEBUILDER_ASSETS to the directory it prints last)";
+once) with `RKB_ENVTEST_CONTROLLER_MANAGER=1 make test` in a project scaffolded by rkb (in the \
+rkb repository, `hack/setup-envtest.sh` builds it; set KUBEBUILDER_ASSETS to the directory it prints last)";
 
 /// Errors starting, using or stopping an envtest [`Environment`](crate::Environment).
 #[derive(thiserror::Error)]
