@@ -1,10 +1,11 @@
 //! Scaffolded projects are real projects: they build, pass clippy -D warnings and rustfmt --check, run their
 //! controller tests on the envtest control plane, and render with `kubectl kustomize`, generated manifests included.
 
+use std::path::Path;
 use std::process::Command;
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, project_dir, rkb_ok, run, seed_lock,
+    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, project_dir, rkb_ok, run, seed_lock, target_dir,
 };
 
 #[test]
@@ -47,6 +48,48 @@ fn quickstart_builds_lints_tests_and_renders() {
     );
     // A second run of manifests changes nothing: the committed files are what the markers say.
     rkb_ok(&dir, &["manifests", "--check"]);
+
+    a_missing_rbac_marker_fails_the_controller_test_with_the_403(&dir);
+}
+
+/// The scaffolded controller test runs the manager with config/rbac/role.yaml only, so deleting the controller's
+/// main `+kubebuilder:rbac` marker (and regenerating the role, as `make test` does) fails the test naming the
+/// refused request, where the admin client passed it. Runs on the quickstart's build, which it reuses.
+fn a_missing_rbac_marker_fails_the_controller_test_with_the_403(dir: &Path) {
+    let controller = dir.join("src/controller/demomicroservice_controller.rs");
+    let source = std::fs::read_to_string(&controller).unwrap();
+    let marker = "/// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=get;list;watch;create;update;patch;delete\n";
+    assert!(source.contains(marker), "{source}");
+    std::fs::write(&controller, source.replace(marker, "")).unwrap();
+    rkb_ok(dir, &["manifests"]);
+
+    let out = Command::new(env!("CARGO"))
+        .args(["test", "--test", "demomicroservice_controller"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .expect("cargo runs");
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !out.status.success(),
+        "passed without the marker:\n{report}"
+    );
+    for needle in [
+        "test reconciles_a_demomicroservice_from_creation_to_deletion ... FAILED",
+        "403 Forbidden: the API server refused 1 request(s) of demo-controller-manager, which its RBAC roles do not \
+         allow:\n    list devops.my.domain/demomicroservices in all namespaces\n",
+        "hint: grant each with a marker such as \
+         `// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=list` on the controller",
+    ] {
+        assert!(
+            report.contains(needle),
+            "{needle:?} missing from:\n{report}"
+        );
+    }
 }
 
 /// The webhooks `rkb create webhook` scaffolds build and lint clean, their test passes through a real API server,
