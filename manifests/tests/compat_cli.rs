@@ -298,3 +298,55 @@ error: aborting due to 1 previous error; no file written
     );
     assert_eq!(read(dir.path(), CRD), before);
 }
+
+#[test]
+fn a_removed_version_is_reported_at_the_kind_and_acknowledged_there() {
+    let dir = released();
+    // v1 becomes v2: the module is renamed, as a user moves a kind to its next version.
+    let api = dir.path().join("src/api");
+    std::fs::rename(api.join("v1"), api.join("v2")).unwrap();
+    std::fs::write(api.join("mod.rs"), "pub mod v2;\n").unwrap();
+    let module = api.join("v2/mod.rs");
+    let text = std::fs::read_to_string(&module).unwrap();
+    std::fs::write(
+        &module,
+        text.replace("example.my.domain v1", "example.my.domain v2"),
+    )
+    .unwrap();
+    let before = read(dir.path(), CRD);
+    let o = rkb(dir.path(), &["manifests", "--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "\
+error: [stored-version-removed] version v1 of Widget, the baseline's storage version, is removed (against config/crd/bases/example.my.domain_widgets.yaml)
+  --> src/api/v2/widget_types.rs:26:12
+   |
+26 | pub struct Widget {
+   |            ^^^^^^
+   = help: objects stored in it stay so until each is rewritten, and the API server refuses a CRD that leaves out a version of `status.storedVersions`. Instead: keep the version (stop serving it with `+kubebuilder:unservedversion`) until the storage-version migration has rewritten every object and dropped it from `status.storedVersions`; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=stored-version-removed,version=v1,reason=\"...\"` on the kind
+
+error: [served-version-removed] served version v1 of Widget is removed without being deprecated first (against config/crd/bases/example.my.domain_widgets.yaml)
+  --> src/api/v2/widget_types.rs:26:12
+   |
+26 | pub struct Widget {
+   |            ^^^^^^
+   = help: clients that use it get 404 Not Found, without a warning beforehand. Instead: first release it deprecated (`+kubebuilder:deprecatedversion`), so clients are warned; stop serving it in a later release; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=served-version-removed,version=v1,reason=\"...\"` on the kind
+
+error: nothing written: 2 breaking CRD changes against the files on disk
+"
+    );
+    assert_eq!(read(dir.path(), CRD), before);
+    let types = api.join("v2/widget_types.rs");
+    let text = std::fs::read_to_string(&types).unwrap();
+    let acknowledged = text.replace(
+        "/// +kubebuilder:object:root=true\n",
+        "/// +kubebuilder:object:root=true\n\
+         /// +rkb:compat:allow:rule=stored-version-removed,version=v1,reason=\"no v1 object was ever stored\"\n\
+         /// +rkb:compat:allow:rule=served-version-removed,version=v1,reason=\"v1 was never announced\"\n",
+    );
+    std::fs::write(&types, acknowledged).unwrap();
+    let o = rkb(dir.path(), &["manifests"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "acknowledged: no warning");
+}
