@@ -81,7 +81,9 @@ impl EnvironmentBuilder {
     }
 
     /// Also runs kube-controller-manager with [`CONTROLLERS`], so namespace deletion and
-    /// owner-reference cascade deletion happen as in a cluster.
+    /// owner-reference cascade deletion happen as in a cluster. setup-envtest's downloads have no
+    /// kube-controller-manager: `start` then fails with [`Error::ControllerManagerMissing`](crate::Error),
+    /// which says how to build it, before starting anything.
     pub fn with_controller_manager(mut self) -> Self {
         self.controller_manager = true;
         self
