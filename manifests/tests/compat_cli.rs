@@ -350,3 +350,78 @@ error: nothing written: 2 breaking CRD changes against the files on disk
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stderr(&o), "", "acknowledged: no warning");
 }
+
+/// The `run:` script of the scaffolded CI's manifests step, as the template writes it.
+fn ci_gate_script() -> String {
+    let workflow = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../templates/init/.github/workflows/test.yml.hbs");
+    let text = std::fs::read_to_string(workflow).unwrap();
+    let step = text
+        .split("      - name: ")
+        .find(|s| s.starts_with("Manifests are up to date"))
+        .expect("the manifests step");
+    let script = step.split_once("run: |\n").expect("a run block").1;
+    script
+        .lines()
+        .take_while(|l| l.starts_with("          "))
+        .map(|l| format!("{}\n", &l[10..]))
+        .collect()
+}
+
+#[test]
+fn the_scaffolded_ci_gates_against_the_last_tag_and_without_one_checks_only() {
+    let dir = tempfile::tempdir().unwrap();
+    // A stand-in `rkb` that records how the step calls it.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let fake = bin.join("rkb");
+    std::fs::write(&fake, "#!/bin/sh\necho \"$@\" >> \"$CALLS\"\n").unwrap();
+    let mut perms = std::fs::metadata(&fake).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&fake, perms).unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    std::fs::write(repo.join("README.md"), "a project\n").unwrap();
+    let calls = dir.path().join("calls");
+    let run_step = || {
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+        let s = Command::new("bash")
+            .args(["-e", "-c", &ci_gate_script()])
+            .current_dir(&repo)
+            .env("PATH", path)
+            .env("CALLS", &calls)
+            .status()
+            .unwrap();
+        assert!(s.success());
+        let recorded = std::fs::read_to_string(&calls).unwrap();
+        std::fs::remove_file(&calls).unwrap();
+        recorded
+    };
+    let git = |args: &[&str]| {
+        let s = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(&repo)
+            .status()
+            .unwrap();
+        assert!(s.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "first"]);
+    assert_eq!(
+        run_step(),
+        "manifests --check\n",
+        "no tag: nothing to break yet"
+    );
+    git(&["tag", "v0.1.0"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "after the release"]);
+    assert_eq!(run_step(), "manifests --check --against v0.1.0\n");
+    git(&["tag", "v0.2.0"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "after the next"]);
+    assert_eq!(
+        run_step(),
+        "manifests --check --against v0.2.0\n",
+        "the last tag"
+    );
+}
