@@ -283,19 +283,6 @@ impl Upgrade {
         .unwrap()
     }
 
-    /// The break of a schema that accepts less (a required field, an enum, a limit, a CEL rule): `manifest`,
-    /// stored as Thing `x` under the old CRD, is refused as a new object under the new one (HTTP 422, the
-    /// message holding `says`), while the stored object's own manifest, unchanged, still applies (ratcheting).
-    async fn assert_narrowed(&self, manifest: &Value, says: &str) {
-        self.apply("x", manifest).await.unwrap();
-        self.upgrade().await.unwrap();
-        let refused = self.refused("y", manifest).await;
-        assert_refusal(&refused, 422, says);
-        self.apply("x", manifest)
-            .await
-            .expect("the stored object's own manifest, unchanged, is ratcheted");
-    }
-
     /// Asserts the checker reports exactly `expected` (rule, version, path) findings for this pair.
     fn assert_verdict(&self, expected: &[(Rule, &str, &str)]) {
         let findings = compare(&self.old, &self.new);
@@ -333,6 +320,46 @@ fn assert_refusal(status: &Status, code: u16, says: &str) {
         "the server said:\n{}\nexpected it to say:\n{says}",
         status.message
     );
+}
+
+/// A change that makes a schema accept less (a required field, an enum, a limit, a CEL rule), with its proof.
+struct Narrowing {
+    rule: Rule,
+    /// The old CRD's `spec` schema.
+    spec: Value,
+    /// The change the new CRD makes to it.
+    change: fn(&mut Value),
+    /// A `spec` the old CRD accepts and the new one does not.
+    manifest: Value,
+    /// What the server says when it refuses `manifest` (HTTP 422).
+    says: &'static str,
+    /// Where the checker reports the change (in `v1`).
+    path: &'static str,
+}
+
+/// The break of a narrowing: its `manifest`, stored as Thing `x` under the old CRD, is refused as a new object
+/// under the new one, while the stored object's own manifest, unchanged, still applies (ratcheting); and the
+/// checker reports exactly the narrowing's rule at its path.
+fn prove_narrowing(narrowing: Narrowing) {
+    let Narrowing {
+        rule,
+        spec,
+        change,
+        manifest,
+        says,
+        path,
+    } = narrowing;
+    on_server(|env| async move {
+        let up = Upgrade::of_spec(env, rule.name(), spec, change).await;
+        up.apply("x", &manifest).await.unwrap();
+        up.upgrade().await.unwrap();
+        let refused = up.refused("y", &manifest).await;
+        assert_refusal(&refused, 422, says);
+        up.apply("x", &manifest)
+            .await
+            .expect("the stored object's own manifest, unchanged, is ratcheted");
+        up.assert_verdict(&[(rule, "v1", path)]);
+    });
 }
 
 // ---- the rules ----
@@ -503,15 +530,13 @@ fn rule_type_changed() {
 /// object's own manifest, unchanged, still applies (ratcheting).
 #[test]
 fn rule_required_added() {
-    on_server(|env| async move {
-        let spec = object(json!({"replicas": {"type": "integer"}, "owner": {"type": "string"}}));
-        let up = Upgrade::of_spec(env, Rule::RequiredAdded.name(), spec, |spec| {
-            spec["required"] = json!(["owner"])
-        })
-        .await;
-        up.assert_narrowed(&json!({"replicas": 3}), "spec.owner: Required value")
-            .await;
-        up.assert_verdict(&[(Rule::RequiredAdded, "v1", ".spec.owner")]);
+    prove_narrowing(Narrowing {
+        rule: Rule::RequiredAdded,
+        spec: object(json!({"replicas": {"type": "integer"}, "owner": {"type": "string"}})),
+        change: |spec| spec["required"] = json!(["owner"]),
+        manifest: json!({"replicas": 3}),
+        says: "spec.owner: Required value",
+        path: ".spec.owner",
     });
 }
 
@@ -599,15 +624,13 @@ const NOT_IN_ENUM: &str =
 /// unchanged, still applies (ratcheting).
 #[test]
 fn rule_enum_added() {
-    on_server(|env| async move {
-        let spec = object(json!({"mode": {"type": "string"}}));
-        let up = Upgrade::of_spec(env, Rule::EnumAdded.name(), spec, |spec| {
-            spec["properties"]["mode"]["enum"] = json!(["fast", "slow"])
-        })
-        .await;
-        up.assert_narrowed(&json!({"mode": "turbo"}), NOT_IN_ENUM)
-            .await;
-        up.assert_verdict(&[(Rule::EnumAdded, "v1", ".spec.mode")]);
+    prove_narrowing(Narrowing {
+        rule: Rule::EnumAdded,
+        spec: object(json!({"mode": {"type": "string"}})),
+        change: |spec| spec["properties"]["mode"]["enum"] = json!(["fast", "slow"]),
+        manifest: json!({"mode": "turbo"}),
+        says: NOT_IN_ENUM,
+        path: ".spec.mode",
     });
 }
 
@@ -615,15 +638,13 @@ fn rule_enum_added() {
 /// one.
 #[test]
 fn rule_enum_value_removed() {
-    on_server(|env| async move {
-        let spec = object(json!({"mode": {"type": "string", "enum": ["fast", "slow", "turbo"]}}));
-        let up = Upgrade::of_spec(env, Rule::EnumValueRemoved.name(), spec, |spec| {
-            spec["properties"]["mode"]["enum"] = json!(["fast", "slow"])
-        })
-        .await;
-        up.assert_narrowed(&json!({"mode": "turbo"}), NOT_IN_ENUM)
-            .await;
-        up.assert_verdict(&[(Rule::EnumValueRemoved, "v1", ".spec.mode")]);
+    prove_narrowing(Narrowing {
+        rule: Rule::EnumValueRemoved,
+        spec: object(json!({"mode": {"type": "string", "enum": ["fast", "slow", "turbo"]}})),
+        change: |spec| spec["properties"]["mode"]["enum"] = json!(["fast", "slow"]),
+        manifest: json!({"mode": "turbo"}),
+        says: NOT_IN_ENUM,
+        path: ".spec.mode",
     });
 }
 
@@ -631,16 +652,13 @@ fn rule_enum_value_removed() {
 /// manifest, unchanged, still applies (ratcheting).
 #[test]
 fn rule_limit_tightened() {
-    on_server(|env| async move {
-        let spec = object(json!({"name": {"type": "string", "maxLength": 16}}));
-        let up = Upgrade::of_spec(env, Rule::LimitTightened.name(), spec, |spec| {
-            spec["properties"]["name"]["maxLength"] = 8.into()
-        })
-        .await;
-        let says = "spec.name: Too long: may not be more than 8 bytes";
-        up.assert_narrowed(&json!({"name": "twelve-chars"}), says)
-            .await;
-        up.assert_verdict(&[(Rule::LimitTightened, "v1", ".spec.name")]);
+    prove_narrowing(Narrowing {
+        rule: Rule::LimitTightened,
+        spec: object(json!({"name": {"type": "string", "maxLength": 16}})),
+        change: |spec| spec["properties"]["name"]["maxLength"] = 8.into(),
+        manifest: json!({"name": "twelve-chars"}),
+        says: "spec.name: Too long: may not be more than 8 bytes",
+        path: ".spec.name",
     });
 }
 
@@ -648,15 +666,13 @@ fn rule_limit_tightened() {
 /// ratcheted on the stored one.
 #[test]
 fn rule_limit_added() {
-    on_server(|env| async move {
-        let spec = object(json!({"replicas": {"type": "integer"}}));
-        let up = Upgrade::of_spec(env, Rule::LimitAdded.name(), spec, |spec| {
-            spec["properties"]["replicas"]["maximum"] = 10.into()
-        })
-        .await;
-        let says = "spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10";
-        up.assert_narrowed(&json!({"replicas": 20}), says).await;
-        up.assert_verdict(&[(Rule::LimitAdded, "v1", ".spec.replicas")]);
+    prove_narrowing(Narrowing {
+        rule: Rule::LimitAdded,
+        spec: object(json!({"replicas": {"type": "integer"}})),
+        change: |spec| spec["properties"]["replicas"]["maximum"] = 10.into(),
+        manifest: json!({"replicas": 20}),
+        says: "spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10",
+        path: ".spec.replicas",
     });
 }
 
@@ -723,6 +739,12 @@ fn rule_list_type_changed() {
     });
 }
 
+/// `schema` with the CEL rule `rule`.
+fn with_rule(mut schema: Value, rule: &str) -> Value {
+    schema["x-kubernetes-validations"] = json!([{ "rule": rule }]);
+    schema
+}
+
 /// What the server says of `replicas: 8` under the rule `self.replicas <= 5`.
 const OVER_FIVE: &str = "spec: Invalid value: failed rule: self.replicas <= 5";
 
@@ -730,14 +752,13 @@ const OVER_FIVE: &str = "spec: Invalid value: failed rule: self.replicas <= 5";
 /// unchanged, still applies (ratcheting: the rule does not use `oldSelf`).
 #[test]
 fn rule_cel_rule_added() {
-    on_server(|env| async move {
-        let spec = object(json!({"replicas": {"type": "integer"}}));
-        let up = Upgrade::of_spec(env, Rule::CelRuleAdded.name(), spec, |spec| {
-            spec["x-kubernetes-validations"] = json!([{"rule": "self.replicas <= 5"}])
-        })
-        .await;
-        up.assert_narrowed(&json!({"replicas": 8}), OVER_FIVE).await;
-        up.assert_verdict(&[(Rule::CelRuleAdded, "v1", ".spec")]);
+    prove_narrowing(Narrowing {
+        rule: Rule::CelRuleAdded,
+        spec: object(json!({"replicas": {"type": "integer"}})),
+        change: |spec| spec["x-kubernetes-validations"] = json!([{"rule": "self.replicas <= 5"}]),
+        manifest: json!({"replicas": 8}),
+        says: OVER_FIVE,
+        path: ".spec",
     });
 }
 
@@ -745,15 +766,16 @@ fn rule_cel_rule_added() {
 /// ratcheted on the stored one.
 #[test]
 fn rule_cel_rule_changed() {
-    on_server(|env| async move {
-        let mut spec = object(json!({"replicas": {"type": "integer"}}));
-        spec["x-kubernetes-validations"] = json!([{"rule": "self.replicas <= 10"}]);
-        let up = Upgrade::of_spec(env, Rule::CelRuleChanged.name(), spec, |spec| {
-            spec["x-kubernetes-validations"][0]["rule"] = "self.replicas <= 5".into()
-        })
-        .await;
-        up.assert_narrowed(&json!({"replicas": 8}), OVER_FIVE).await;
-        up.assert_verdict(&[(Rule::CelRuleChanged, "v1", ".spec")]);
+    prove_narrowing(Narrowing {
+        rule: Rule::CelRuleChanged,
+        spec: with_rule(
+            object(json!({"replicas": {"type": "integer"}})),
+            "self.replicas <= 10",
+        ),
+        change: |spec| spec["x-kubernetes-validations"][0]["rule"] = "self.replicas <= 5".into(),
+        manifest: json!({"replicas": 8}),
+        says: OVER_FIVE,
+        path: ".spec",
     });
 }
 
@@ -763,11 +785,11 @@ fn rule_cel_rule_changed() {
 #[test]
 fn safe_changes_pass() {
     on_server(|env| async move {
-        let mut spec = object(json!({
+        let spec = object(json!({
             "mode": {"type": "string", "enum": ["fast", "slow"], "description": "How fast."},
             "name": {"type": "string", "maxLength": 8},
         }));
-        spec["x-kubernetes-validations"] = json!([{"rule": "self.name != 'admin'"}]);
+        let spec = with_rule(spec, "self.name != 'admin'");
         let up = Upgrade::of_spec(env, "safe-changes", spec, |spec| {
             spec["properties"]["mode"]["description"] = "How fast the thing runs.".into();
             spec["properties"]["mode"]["enum"] = json!(["fast", "slow", "turbo"]);
