@@ -819,3 +819,80 @@ fn safe_changes_pass() {
         up.assert_verdict(&[]);
     });
 }
+
+/// The other way, a set made atomic, refuses no value, yet it breaks the clients that share the list: two field
+/// managers that each applied their own entry (a set merges them) now conflict (HTTP 409) when either re-applies
+/// its own unchanged manifest, since an atomic list has one owner.
+#[test]
+fn rule_list_type_changed_to_atomic() {
+    on_server(|env| async move {
+        let tags =
+            json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"});
+        let up = Upgrade::of_spec(
+            env,
+            "list-type-changed-to-atomic",
+            object(json!({"tags": tags})),
+            |spec| spec["properties"]["tags"]["x-kubernetes-list-type"] = "atomic".into(),
+        )
+        .await;
+        let (mine, theirs) = (json!({"tags": ["a"]}), json!({"tags": ["b"]}));
+        up.apply_as("a", "v1", "x", &mine).await.unwrap();
+        up.apply_as("b", "v1", "x", &theirs).await.unwrap();
+        assert_eq!(up.get("x").await, json!({"tags": ["a", "b"]}));
+
+        up.upgrade().await.unwrap();
+        let refused = eventually("manager a's apply conflicts", WAIT, || async {
+            Ok::<_, String>(up.apply_as("a", "v1", "x", &mine).await.err())
+        })
+        .await
+        .unwrap();
+        assert_refusal(
+            &refused,
+            409,
+            "Apply failed with 1 conflict: conflict with \"b\": .spec.tags",
+        );
+        let refused = up.apply_as("b", "v1", "x", &theirs).await.unwrap_err();
+        assert_refusal(
+            &refused,
+            409,
+            "Apply failed with 1 conflict: conflict with \"a\": .spec.tags",
+        );
+        up.assert_verdict(&[(Rule::ListTypeChanged, "v1", ".spec.tags")]);
+    });
+}
+
+/// A version the baseline no longer stores may still be in `status.storedVersions`: the storage moved from v1 to
+/// v2 in the baseline (v1 deprecated), but objects written before still sit in etcd as v1. The checker compares
+/// CRDs and cannot see the status, so removing a deprecated version is no finding; the API server refuses the CRD
+/// until a storage migration has rewritten them, so nothing is lost, and the release cannot be applied before.
+#[test]
+fn a_deprecated_version_still_stored_is_kept_by_the_server() {
+    on_server(|env| async move {
+        let name = "stored-version-deprecated";
+        let spec = object(json!({"replicas": {"type": "integer"}}));
+        let first = crd(name, spec.clone());
+        let mut v1 = version("v1", true, false, spec.clone());
+        v1["deprecated"] = true.into();
+        let baseline = changed(&first, |crd| {
+            crd["spec"]["versions"] = json!([v1, version("v2", true, true, spec.clone())])
+        });
+        let next = changed(&baseline, |crd| {
+            crd["spec"]["versions"] = json!([version("v2", true, true, spec)])
+        });
+        let moved = Upgrade::install(env, name, first, baseline.clone()).await;
+        moved.apply("x", &json!({"replicas": 3})).await.unwrap();
+        moved.upgrade().await.expect("the storage version may move");
+
+        let up = Upgrade::install(env, name, baseline, next).await;
+        let refused = up
+            .upgrade()
+            .await
+            .expect_err("the server keeps a stored version");
+        assert_refusal(
+            &refused,
+            422,
+            "status.storedVersions[0]: Invalid value: \"v1\": missing from spec.versions",
+        );
+        up.assert_verdict(&[]);
+    });
+}
