@@ -569,6 +569,39 @@ pub fn crd_json(project_root: &Path, group: &str, kind: &str) -> Result<String, 
     find_crd(crds, group, kind)
 }
 
+/// A project read, and every CRD's schemas resolved and checked (nothing generated yet).
+struct Resolved {
+    model: model::Model,
+    plans: Vec<plan::CrdPlan>,
+    /// Warnings only: an error ends [`resolve_project`] with all of them.
+    diags: Vec<Diagnostic>,
+    shared: shared::SharedSchemas,
+    /// Each plan's schemas, one per version.
+    schemas: Vec<Vec<schema::Schema>>,
+}
+
+/// Reads the project at `project_root` and resolves and checks every CRD's schemas, on one thread.
+fn resolve_project(project_root: &Path) -> Result<Resolved, Error> {
+    let Analysis {
+        model,
+        plans,
+        mut diags,
+    } = analyze(project_root)?;
+    let uses = schema::type_uses(&model);
+    let shared = shared::SharedSchemas::new();
+    let Some(schemas) = resolve_and_check_all(&model, &uses, &shared, &plans, None, &mut diags)
+    else {
+        return Err(Error::Diagnostics(diags));
+    };
+    Ok(Resolved {
+        model,
+        plans,
+        diags,
+        shared,
+        schemas,
+    })
+}
+
 /// A released CRD the one generated now must be able to replace (`rkb manifests --check`, `--against`).
 #[derive(Clone, Debug)]
 pub struct Baseline {
@@ -586,17 +619,13 @@ pub struct Baseline {
 /// CRD the project no longer generates is not compared here (`rkb manifests` reports the removed file).
 /// Builds the schemas again, with their provenance: call it only for baselines that differ from the output.
 pub fn compat_check(project_root: &Path, baselines: &[Baseline]) -> Result<Vec<Diagnostic>, Error> {
-    let Analysis {
+    let Resolved {
         model,
         plans,
-        mut diags,
-    } = analyze(project_root)?;
-    let uses = schema::type_uses(&model);
-    let shared = shared::SharedSchemas::new();
-    let Some(schemas) = resolve_and_check_all(&model, &uses, &shared, &plans, None, &mut diags)
-    else {
-        return Err(Error::Diagnostics(diags));
-    };
+        shared,
+        schemas,
+        ..
+    } = resolve_project(project_root)?;
     let mut out = Vec::new();
     for (plan, schemas) in plans.iter().zip(schemas) {
         let Some(baseline) = baselines.iter().find(|b| b.file_name == plan.file_name()) else {
@@ -618,17 +647,13 @@ pub fn compat_check(project_root: &Path, baselines: &[Baseline]) -> Result<Vec<D
 
 /// (group, kind, JSON) of every CRD of the project.
 fn crd_jsons(project_root: &Path) -> Result<Vec<(String, String, String)>, Error> {
-    let Analysis {
-        model,
+    let Resolved {
         plans,
-        mut diags,
-    } = analyze(project_root)?;
-    let uses = schema::type_uses(&model);
-    let shared = shared::SharedSchemas::new();
-    let Some(schemas) = resolve_and_check_all(&model, &uses, &shared, &plans, None, &mut diags)
-    else {
-        return Err(Error::Diagnostics(diags));
-    };
+        diags,
+        shared,
+        schemas,
+        ..
+    } = resolve_project(project_root)?;
     let jsons = plans
         .iter()
         .zip(schemas)

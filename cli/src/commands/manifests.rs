@@ -76,7 +76,7 @@ fn upgrade_safety(
     if diags.is_empty() {
         return Ok(None);
     }
-    let refuse = args.check || args.against.is_some();
+    let refuse = refuses(args);
     for d in &diags {
         let d = if refuse {
             d.clone()
@@ -101,6 +101,11 @@ fn upgrade_safety(
         "warning: {n} breaking CRD {changes} against the files on disk, written anyway (`rkb manifests --check --against <release tag>` refuses them once released)"
     );
     Ok(None)
+}
+
+/// Whether breaking changes end the run (`--check`, `--against`) rather than being warnings.
+fn refuses(args: &ManifestsArgs) -> bool {
+    args.check || args.against.is_some()
 }
 
 /// How messages name the baseline.
@@ -141,12 +146,21 @@ fn baselines(
             continue;
         }
         let options = serde_saphyr::options! { budget: None };
-        let document = serde_saphyr::from_str_with_options::<serde_json::Value>(&text, options)
-            .map_err(|e| {
-                anyhow::anyhow!(
-                    "{source} is not a CRD's YAML, so nothing can be compared with it: {e}"
-                )
-            })?;
+        let document = match serde_saphyr::from_str_with_options::<serde_json::Value>(
+            &text, options,
+        ) {
+            Ok(document) => document,
+            // The gate cannot pass what it cannot read; a plain run rewrites the file, so it only says so.
+            Err(e) if refuses(args) => anyhow::bail!(
+                "{source} is not a CRD's YAML, so nothing can be compared with it: {e}"
+            ),
+            Err(e) => {
+                eprintln!(
+                    "warning: {source} is not a CRD's YAML, so it is not compared with what is written over it: {e}"
+                );
+                continue;
+            }
+        };
         out.push(rkb_manifests::Baseline {
             file_name: crd.file_name.clone(),
             source,

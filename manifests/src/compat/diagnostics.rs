@@ -403,7 +403,7 @@ impl Located<'_> {
             marker.or(lost_from).or_else(|| p.origin_at(self.model))
         });
         from_node
-            .or_else(|| match f.rule {
+            .or(match f.rule {
                 Rule::ScopeChanged => self.plan.names_at,
                 _ => None,
             })

@@ -72,12 +72,15 @@ fn walk_node(
     }
 }
 
+/// A sub-schema both nodes have: its path, the baseline's and the new one.
+type Pair<'a> = (String, &'a Map<String, Value>, &'a Map<String, Value>);
+
 /// The sub-schemas both nodes have, with their paths: properties, items, additionalProperties.
 fn children<'a>(
     path: &str,
     old: &'a Map<String, Value>,
     new: &'a Map<String, Value>,
-) -> Vec<(String, &'a Map<String, Value>, &'a Map<String, Value>)> {
+) -> Vec<Pair<'a>> {
     let mut pairs = Vec::new();
     if let (Some(op), Some(np)) = (
         old.get("properties").and_then(Value::as_object),
