@@ -64,7 +64,7 @@ pub fn apply(
     }
 }
 
-fn scale(m: &Scale) -> Value {
+pub(super) fn scale(m: &Scale) -> Value {
     let mut s = Map::new();
     s.insert("specReplicasPath".into(), json!(m.spec_path));
     s.insert("statusReplicasPath".into(), json!(m.status_path));
@@ -74,7 +74,7 @@ fn scale(m: &Scale) -> Value {
     Value::Object(s)
 }
 
-fn column(m: &PrintColumn) -> Value {
+pub(super) fn column(m: &PrintColumn) -> Value {
     let mut c = Map::new();
     c.insert("name".into(), json!(m.name));
     c.insert("type".into(), json!(m.type_));

@@ -14,18 +14,24 @@
 //!   not a kind do nothing in controller-gen; a Go file ported as it is often has them on the Spec. Each such
 //!   struct gets one warning naming the kind they most likely belong to.
 //! - A kind in a module without `+groupName` gets a warning and no CRD.
+//! - The kind of a kube-derive type (read/kube_derive.rs adds its struct) is a kind wherever it is: its group and
+//!   version are its `#[kube(...)]`'s.
 //!
 //! Nothing is skipped without a word: every struct shaped like a kind either is one or is named in a diagnostic.
 
 use crate::model::{Field, FileId, Model, PackageId, Resolved, TypeId, TypeKind};
+use crate::read::kube_derive::{self, KubeKind};
 use crate::read::type_expr::TypeExpr;
 use rkb_markers::Diagnostic;
+use std::collections::HashMap;
 
-/// A root kind found in the model: a struct that is a kind (see the module docs), in a package with a group.
+/// A root kind found in the model: a struct that is a kind (see the module docs), in a package with a group, or
+/// the kind of a kube-derive type (`adopted`: its group, version and CRD settings are its `#[kube(...)]`'s).
 #[derive(Clone, Debug)]
 pub struct Root {
     pub ty: TypeId,
     pub pkg: PackageId,
+    pub adopted: Option<Box<KubeKind>>,
 }
 
 /// What a struct's fields say about it being a kind.
@@ -89,6 +95,7 @@ enum Verdict {
 pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
     let mut roots = Vec::new();
     let mut strays = Vec::new();
+    let mut kube_kinds: HashMap<FileId, Vec<KubeKind>> = HashMap::new();
     for (i, t) in model.types_with_ids() {
         let TypeKind::Struct(fields) = &t.kind else {
             continue;
@@ -106,6 +113,19 @@ pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
         }
         let pkg = &model.packages[t.package];
         if pkg.skip {
+            continue;
+        }
+        let adopted = kube_kinds
+            .entry(t.file)
+            .or_insert_with(|| kube_derive::kinds_in(&model.files[t.file]))
+            .iter()
+            .find(|k| k.ident.name == t.name && k.ident.line == t.span.line);
+        if let Some(kind) = adopted {
+            roots.push(Root {
+                ty: i,
+                pkg: t.package,
+                adopted: Some(Box::new(kind.clone())),
+            });
             continue;
         }
         if pkg.group.is_none() {
@@ -126,6 +146,7 @@ pub fn find_roots(model: &Model, diags: &mut Vec<Diagnostic>) -> Vec<Root> {
         roots.push(Root {
             ty: i,
             pkg: t.package,
+            adopted: None,
         });
     }
     for ty in strays {

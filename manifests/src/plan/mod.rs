@@ -2,6 +2,7 @@
 //! resolved: which types are root kinds, which versions each CRD has (one stored, served or not), and what the
 //! CRD markers on them say (applied through crd_markers.rs). Which structs are kinds, kinds.rs decides.
 
+mod adopted;
 pub mod crd_markers;
 mod crd_plan;
 pub mod kinds;
@@ -17,7 +18,7 @@ use rkb_markers::{CrdMarker, Diagnostic};
 pub fn plan_crds(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) -> Vec<CrdPlan> {
     let mut plans = group_versions(model, roots, diags);
     for plan in &mut plans {
-        let skipped = apply_crd_markers(model, plan, diags);
+        let skipped = apply_crd_markers(model, roots, plan, diags);
         finish_versions(model, plan, &skipped, diags);
     }
     plans.retain(|p| !p.versions.is_empty());
@@ -32,18 +33,26 @@ fn group_versions(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) ->
     let mut plans: Vec<CrdPlan> = Vec::new();
     for r in roots {
         let t = &model.types[r.ty];
-        let group = model.packages[r.pkg].group.clone().unwrap_or_default();
+        let (group, version) = match &r.adopted {
+            Some(kind) => (kind.group.clone(), kind.version.clone()),
+            None => (
+                model.packages[r.pkg].group.clone().unwrap_or_default(),
+                model.packages[r.pkg].version.clone(),
+            ),
+        };
+        // The CRD's kind: an adopted kind's `kind`, which its generated struct (`root`) may not be named after.
+        let kind = r.adopted.as_ref().map_or(&t.name, |k| &k.kind);
         let idx = match plans
             .iter()
-            .position(|p| p.group == group && p.kind == t.name)
+            .position(|p| p.group == group && &p.kind == kind)
         {
             Some(i) => i,
             None => {
                 plans.push(CrdPlan {
-                    plural: rkb_markers::plural_of(&t.name),
-                    singular: t.name.to_lowercase(),
+                    plural: rkb_markers::plural_of(kind),
+                    singular: kind.to_lowercase(),
                     group: group.clone(),
-                    kind: t.name.clone(),
+                    kind: kind.clone(),
                     short_names: Vec::new(),
                     categories: Vec::new(),
                     scope: "Namespaced".into(),
@@ -55,14 +64,12 @@ fn group_versions(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) ->
                 plans.len() - 1
             }
         };
-        let version = model.packages[r.pkg].version.clone();
         let plan = &mut plans[idx];
         if plan.versions.iter().any(|v| v.name == version) {
             diags.push(model.locate(
                 model.type_at(r.ty),
                 Diagnostic::error(format!(
-                    "kind `{}` is defined twice in {}/{}",
-                    t.name, group, version
+                    "kind `{kind}` is defined twice in {group}/{version}"
                 )),
             ));
             continue;
@@ -89,6 +96,7 @@ fn group_versions(model: &Model, roots: &[Root], diags: &mut Vec<Diagnostic>) ->
 /// `+kubebuilder:resource` says the defaults); when two versions disagree, both places get an error.
 fn apply_crd_markers(
     model: &Model,
+    roots: &[Root],
     plan: &mut CrdPlan,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<String> {
@@ -106,6 +114,13 @@ fn apply_crd_markers(
                 span: m.span,
             };
             crd_markers::apply(&m.value, &at, plan, vi, &mut skipped, diags);
+        }
+        if let Some(kind) = roots
+            .iter()
+            .find(|r| r.ty == ty)
+            .and_then(|r| r.adopted.as_deref())
+        {
+            adopted::apply(kind, plan, vi);
         }
         let at = markers
             .crd_at(|c| matches!(c, CrdMarker::Resource(_)))

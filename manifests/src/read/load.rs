@@ -1,5 +1,6 @@
 //! Stage 1, read: read the files of the module tree (modules.rs) into [`SourceFile`]s, and the warnings about
-//! what a file holds that rkb does not read (kube-derive's `CustomResource`, markers in plain comments).
+//! what a file holds that rkb does not read (schemars' attributes beside kube-derive types, markers in plain
+//! comments).
 
 use crate::read::modules;
 use crate::read::source::SourceFile;
@@ -115,50 +116,34 @@ fn module_of(rel: &Path, abs: &Path) -> (Vec<String>, bool) {
     (parts, is_root_file || has_dir)
 }
 
-/// Warnings for kube-derive's `#[derive(CustomResource)]` on types under `src/api`: rkb generates CRDs from its
-/// own kinds and markers, not from kube's attributes, so such a type would get no CRD without a word.
+/// Warnings for the schema attributes of kube-rs projects rkb does not read (`#[schemars(...)]`, kube's
+/// `#[x_kube(...)]`, `#[garde(...)]`), in files with kube-derive types: kube-derive's `crd()` has what they say,
+/// rkb's CRD would not, so each is named at its line. (The kube-derive types themselves are read as kinds:
+/// kube_derive.rs.)
 pub fn kube_derives(file: &SourceFile, diags: &mut Vec<Diagnostic>) {
-    if file.module.first().map(String::as_str) != Some("api") {
+    if !file.text.contains("CustomResource") {
         return;
     }
     for (i, line) in file.text.lines().enumerate() {
-        let Some(start) = line.find("#[derive(") else {
+        let code = line.trim_start();
+        let Some(name) = ["schemars", "x_kube", "garde"]
+            .into_iter()
+            .find(|name| code.starts_with(&format!("#[{name}(")))
+        else {
             continue;
         };
-        if !line[..start].trim().is_empty() {
-            continue; // inside a comment, string or other code on the same line
-        }
-        // The derive list may span lines: read to its `)]`.
-        let offset = file.line_start(i) + start;
-        let list = &file.text[offset..];
-        let list = &list[..list.find(")]").unwrap_or(list.len())];
-        let Some(at) = find_word(list, "CustomResource") else {
-            continue;
-        };
-        let line_no = i + 1 + list[..at].matches('\n').count();
-        let text = file.line(line_no);
-        let col = text
-            .find("CustomResource")
-            .map_or(1, |c| text[..c].chars().count() + 1);
+        let col = line.len() - code.len() + 1;
         diags.push(
-            Diagnostic::warning(
-                "`#[derive(CustomResource)]` is kube-derive's: rkb does not read it, so no CRD is generated for this type",
-            )
-            .at(&file.rel, line_no, col, "CustomResource".len())
-            .with_source_line(text)
+            Diagnostic::warning(format!(
+                "`#[{name}(...)]` is not read: rkb's CRD does not have what it says"
+            ))
+            .at(&file.rel, i + 1, col, name.len() + 2)
+            .with_source_line(line)
             .with_hint(
-                "rkb writes CRDs for its own kinds: a struct marked `/// +kubebuilder:object:root=true` with `metadata: ObjectMeta`, `spec` and `status` (docs/markers.md); port the type, or keep kube-derive types out of src/api",
+                "write it as `+kubebuilder:validation:` markers on the field (docs/markers.md), which rkb reads and checks",
             ),
         );
     }
-}
-
-/// Byte offset of `word` in `text` where it stands alone (not part of a longer identifier).
-fn find_word(text: &str, word: &str) -> Option<usize> {
-    let ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word)
-        .map(|(i, _)| i)
-        .find(|&i| !text[..i].ends_with(ident) && !text[i + word.len()..].starts_with(ident))
 }
 
 /// Warnings for marker-looking text in plain `//` comments (controller-gen reads those in Go, rkb does not).

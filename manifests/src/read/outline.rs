@@ -56,7 +56,7 @@ pub struct Outline {
 }
 
 /// An identifier as written (`r#type` keeps its `r#`) and where it starts.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Ident {
     pub name: String,
     pub line: usize,
