@@ -453,7 +453,7 @@ impl Registry {
 
     /// Whether `text` (a marker without its `+`) is in rkb's vocabulary's territory: a known marker (however its
     /// value is spaced), or any name in the namespaces whose every name is this vocabulary's (`kubebuilder:`,
-    /// `k8s:`), known or not. Other `+words` may belong to other tools.
+    /// `k8s:`, rkb's own `rkb:`), known or not. Other `+words` may belong to other tools.
     pub fn owns(&self, text: &str) -> bool {
         let name = text
             .split(|c: char| c == '=' || c.is_whitespace())
@@ -461,7 +461,7 @@ impl Registry {
             .unwrap_or(text);
         self.lookup(text).is_some()
             || self.by_name(name).is_some()
-            || ["kubebuilder:", "k8s:"]
+            || ["kubebuilder:", "k8s:", "rkb:"]
                 .iter()
                 .any(|ns| name.starts_with(ns))
     }
@@ -514,6 +514,7 @@ mod tests {
             "kubebuilder:validation:Minimun=1",
             "k8s:some-future-tag",
             "listType=map",
+            "rkb:compat:alow:rule=field-removed",
         ] {
             assert!(r.owns(ours), "{ours}");
         }
