@@ -124,6 +124,13 @@ fn baselines(
     output: &rkb_manifests::Output,
 ) -> Result<Vec<rkb_manifests::Baseline>> {
     if let Some(git_ref) = &args.against {
+        // A path git cannot name inside the repository would find no baseline, and pass everything.
+        if args.crd_dir.is_absolute() {
+            anyhow::bail!(
+                "--against {git_ref} reads the CRDs from git, so --crd-dir must be relative to the project, not {}",
+                args.crd_dir.display()
+            );
+        }
         verify_ref(&args.dir, git_ref)?;
     }
     let mut out = Vec::new();
