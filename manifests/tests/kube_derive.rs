@@ -258,3 +258,21 @@ error: aborting due to 1 previous error; no file written
 "
     );
 }
+
+/// kube's own example writes `selectable = "spec.name"`, which the API server refuses: rkb says so before writing.
+#[test]
+fn a_selectable_field_the_api_server_refuses_is_an_error_at_the_attribute() {
+    let dir = gadget_project(&format!("{IDENTITY}, selectable = \"spec.size\""));
+    assert_eq!(
+        support::diagnostics(dir.path()),
+        "error: selectable field `spec.size` is not a JSON path the API server takes
+ --> src/api/v1/gadget_types.rs:6:66
+  |
+6 | #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Gadget\", selectable = \"spec.size\")]
+  |                                                                  ^^^^^^^^^^
+  = help: start it with `.`: `selectable = \".spec.size\"`
+
+error: aborting due to 1 previous error; no file written
+"
+    );
+}

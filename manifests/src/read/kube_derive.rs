@@ -368,7 +368,20 @@ impl Reader<'_> {
             "singular" => kind.singular = Some(string(m)?),
             "shortname" => kind.short_names.push(string(m)?),
             "category" => kind.categories.push(string(m)?),
-            "selectable" => kind.selectable.push(string(m)?),
+            "selectable" => {
+                let path = string(m)?;
+                // kube-derive passes it through; the API server refuses a path without its leading `.`.
+                if !path.starts_with('.') {
+                    self.key_diag(
+                        m,
+                        Diagnostic::error(format!(
+                            "selectable field `{path}` is not a JSON path the API server takes"
+                        )),
+                        &format!("start it with `.`: `selectable = \".{path}\"`"),
+                    );
+                }
+                kind.selectable.push(path);
+            }
             "status" => {
                 let path = string(m)?;
                 kind.status = Some(path.split("::").map(|s| s.trim().to_string()).collect());
