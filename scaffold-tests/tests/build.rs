@@ -326,8 +326,8 @@ fn multigroup_second_kind_second_version_second_group() {
     }
 }
 
-/// `rkb init --namespaced`: the manager gets a Role and RoleBinding in its namespace instead of cluster roles.
-/// Its controller test is the quickstart's with another namespace, so it is built but not run here.
+/// `rkb init --namespaced`: the manager gets a Role and RoleBinding in its namespace instead of cluster roles, and
+/// its controller test passes holding only that Role (the manager watches the Role's namespace).
 #[test]
 fn namespaced_manager_builds_lints_and_renders() {
     let tmp = tempfile::tempdir().unwrap();
@@ -352,6 +352,11 @@ fn namespaced_manager_builds_lints_and_renders() {
     cargo(&dir, &["build", "--all-targets"]);
     cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo(&dir, &["fmt", "--", "--check"]);
+    let tests = cargo(&dir, &["test", "--test", "appservice_controller"]);
+    assert!(
+        tests.contains("test reconciles_a_appservice_from_creation_to_deletion ... ok"),
+        "{tests}"
+    );
 
     let rendered = run(Command::new("kubectl")
         .args(["kustomize", "config/default"])
