@@ -532,3 +532,45 @@ fn a_new_version_is_not_compared_and_a_shared_version_is() {
         [finding(Rule::FieldRemoved, ".a", "string", "")]
     );
 }
+
+/// docs/markers.md's rules table names every rule, and exactly the API-server tests that exist.
+#[test]
+fn the_docs_table_names_every_rule_and_the_tests_that_exist() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("../docs/markers.md")).unwrap();
+    let table: Vec<&str> = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("| rule | what it catches |"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    for rule in Rule::all() {
+        assert!(
+            table
+                .iter()
+                .any(|row| row.starts_with(&format!("| `{}` |", rule.name()))),
+            "no row for {}",
+            rule.name()
+        );
+    }
+    let tests =
+        std::fs::read_to_string(root.join("tests/upgrade_apiserver.rs")).unwrap_or_default();
+    let defined: Vec<&str> = tests
+        .lines()
+        .filter_map(|l| l.strip_prefix("fn rule_"))
+        .filter_map(|rest| rest.split_once("()").map(|(name, _)| name))
+        .collect();
+    let listed: Vec<&str> = table
+        .iter()
+        .flat_map(|row| row.split("upgrade_apiserver.rs::rule_").skip(1))
+        .filter_map(|rest| rest.split_once('`').map(|(name, _)| name))
+        .collect();
+    for name in &defined {
+        assert!(listed.contains(name), "rule_{name} is not in the table");
+    }
+    for name in &listed {
+        assert!(
+            defined.contains(name),
+            "the table lists rule_{name}, which does not exist"
+        );
+    }
+}
