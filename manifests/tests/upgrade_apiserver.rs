@@ -896,3 +896,57 @@ fn a_deprecated_version_still_stored_is_kept_by_the_server() {
         up.assert_verdict(&[]);
     });
 }
+
+/// `nullable` taken away: stored nulls are pruned from every read (a client that tells null from absent sees the
+/// field gone), a new object created with the null loses it without a word, and the server-side apply of the
+/// stored object's own manifest, null included, is refused (HTTP 422: to the server the null is a change now).
+#[test]
+fn rule_nullable_changed() {
+    on_server(|env| async move {
+        let spec = object(
+            json!({"replicas": {"type": "integer"}, "owner": {"type": "string", "nullable": true}}),
+        );
+        let up = Upgrade::of_spec(env, Rule::NullableChanged.name(), spec, |spec| {
+            spec["properties"]["owner"]
+                .as_object_mut()
+                .unwrap()
+                .remove("nullable");
+        })
+        .await;
+        let manifest = json!({"replicas": 3, "owner": null});
+        up.apply("x", &manifest).await.unwrap();
+        assert_eq!(up.get("x").await, manifest);
+
+        up.upgrade().await.unwrap();
+        let read = up
+            .read_until("x", "no owner", |s| s.get("owner").is_none())
+            .await;
+        assert_eq!(read, json!({"replicas": 3}));
+        let created = up.create("y", &manifest, false).await.unwrap();
+        assert_eq!(
+            created["spec"],
+            json!({"replicas": 3}),
+            "dropped without a word"
+        );
+        let refused = up.apply("x", &manifest).await.unwrap_err();
+        let says = "spec.owner: Invalid value: \"null\": spec.owner in body must be of type string: \"null\"";
+        assert_refusal(&refused, 422, says);
+        up.assert_verdict(&[(Rule::NullableChanged, "v1", ".spec.owner")]);
+    });
+}
+
+/// Every rule of the checker has its proof here, a test named `rule_<rule>`: a rule added to `compat` without one
+/// fails this.
+#[test]
+fn every_rule_has_a_test_on_the_api_server() {
+    let source = include_str!("upgrade_apiserver.rs");
+    let missing: Vec<String> = Rule::all()
+        .iter()
+        .map(|rule| format!("rule_{}", rule.name().replace('-', "_")))
+        .filter(|test| !source.contains(&format!("fn {test}()")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "rules without a test on the API server: {missing:?}"
+    );
+}
