@@ -166,6 +166,18 @@ fn samples() -> Vec<Sample> {
             false,
         ),
         sample(
+            "a v1 ManyDerive with a negative oldprop (u32)",
+            MANY_V1,
+            json!({"spec": {"name": "a", "oldprop": -1}}),
+            false,
+        ),
+        sample(
+            "a Foo with a status",
+            FOO,
+            json!({"spec": {"name": "a", "replicas": 1}, "status": {"is_bad": false, "replicas": 1}}),
+            true,
+        ),
+        sample(
             "a v2 ManyDerive",
             MANY_V2,
             json!({"spec": {"name": "a", "extra": "e"}}),
@@ -225,6 +237,7 @@ async fn rkb_crds_accept_and_refuse_what_kube_derive_crds_do() {
         .unwrap_or_else(|e| panic!("the API server refused a CRD:\n{e}"));
     let client = env.client();
     let mut disagreements = Vec::new();
+    let mut known = Vec::new();
     for (n, s) in samples().iter().enumerate() {
         let kube = verdict(&client, s, &twin(s.group), n).await;
         let rkb = verdict(&client, s, s.group, n).await;
@@ -240,7 +253,16 @@ async fn rkb_crds_accept_and_refuse_what_kube_derive_crds_do() {
                 "{}: kube-derive's CRD: {kube:?}; rkb's: {rkb:?}",
                 s.what
             ));
+            known.push(s.what);
         }
     }
-    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    // The one difference left, in the schema stage: schemars gives an unsigned integer `minimum: 0`, rkb (as
+    // controller-gen does for Go's uint32) none, so rkb's CRD takes a negative `oldprop` that the operator cannot
+    // deserialize. Listed here so that closing it (or any new difference) fails this test until it is updated.
+    assert_eq!(
+        known,
+        ["a v1 ManyDerive with a negative oldprop (u32)"],
+        "{}",
+        disagreements.join("\n")
+    );
 }
