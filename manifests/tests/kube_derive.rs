@@ -175,13 +175,12 @@ pub struct GadgetSpec {{
 }}
 "
     );
-    let dir = support::write_project(&[
+    support::write_project(&[
         ("src/lib.rs", "pub mod api;\n"),
         ("src/api/mod.rs", "pub mod v1;\n"),
         ("src/api/v1/mod.rs", "pub mod gadget_types;\n"),
         ("src/api/v1/gadget_types.rs", &types),
-    ]);
-    dir
+    ])
 }
 
 const IDENTITY: &str = "group = \"t.example.com\", version = \"v1\", kind = \"Gadget\"";
