@@ -111,7 +111,8 @@ pub enum CreateCommand {
     /// Scaffold webhooks (defaulting, validation, conversion) for an existing kind
     #[command(after_help = "Examples:\n  \
         rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --programmatic-validation\n  \
-        rkb create webhook --group devops --version v1 --kind DemoMicroService --conversion --spoke v2")]
+        rkb create webhook --group devops --version v1 --kind DemoMicroService --conversion --spoke v2\n  \
+        rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --defaulting-path /my-mutate")]
     Webhook(CreateWebhookArgs),
 }
 
@@ -129,16 +130,24 @@ pub struct CreateWebhookArgs {
     /// Scaffold a defaulting (mutating) webhook
     #[arg(long)]
     pub defaulting: bool,
+    /// Serve the defaulting webhook at this path instead of /mutate-<group>-<version>-<kind> (with --defaulting)
+    #[arg(long, value_name = "PATH")]
+    pub defaulting_path: Option<String>,
     /// Scaffold a validating webhook
     #[arg(long)]
     pub programmatic_validation: bool,
+    /// Serve the validating webhook at this path instead of /validate-<group>-<version>-<kind> (with
+    /// --programmatic-validation)
+    #[arg(long, value_name = "PATH")]
+    pub validation_path: Option<String>,
     /// Scaffold conversion between this version (the hub) and the --spoke versions
     #[arg(long)]
     pub conversion: bool,
     /// The versions converted to and from this one, the hub (with --conversion)
     #[arg(long, value_delimiter = ',')]
     pub spoke: Vec<String>,
-    /// Overwrite the kind's webhook file and test
+    /// Scaffold the kind's webhook file and test again from scratch, overwriting them (without it, webhook types
+    /// the kind lacks are added to the existing files)
     #[arg(long)]
     pub force: bool,
     /// Project directory

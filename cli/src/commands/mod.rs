@@ -10,6 +10,7 @@ mod manifests;
 mod project_data;
 mod runtime_source;
 pub mod version;
+mod webhook_files;
 
 use std::process::ExitCode;
 
