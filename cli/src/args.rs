@@ -35,6 +35,13 @@ pub enum Command {
         rkb create api --group devops --version v1 --kind DemoMicroService"
     )]
     Create(CreateCommand),
+    /// Change the project's layout: multigroup (moves the APIs, controllers and webhooks under their group) or
+    /// namespace-scoped manager
+    #[command(after_help = "Examples:\n  \
+        rkb edit --multigroup           # src/api/<version> becomes src/api/<group>/<version>\n  \
+        rkb edit --namespaced           # the manager watches WATCH_NAMESPACE, with a Role\n  \
+        rkb edit --namespaced=false     # back to a cluster-wide manager with a ClusterRole")]
+    Edit(EditArgs),
     /// Generate CRD and RBAC manifests from +kubebuilder markers (controller-gen's `crd rbac`)
     #[command(after_help = "Examples:\n  \
         rkb manifests                 # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  \
@@ -96,6 +103,24 @@ pub struct InitArgs {
     #[arg(long, env = "RKB_SOURCE")]
     pub rkb_source: Option<PathBuf>,
     /// Directory to scaffold into
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// Move to the multigroup layout (src/api/<group>/<version>/); `--multigroup=false` is refused for a project
+    /// with APIs
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub multigroup: Option<bool>,
+    /// Make the manager namespace-scoped (WATCH_NAMESPACE, Role and RoleBinding, `namespace=` on the controllers'
+    /// RBAC markers); `--namespaced=false` makes it cluster-wide again
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub namespaced: Option<bool>,
+    /// kubebuilder's optional plugins: rkb has none yet, so any value is refused
+    #[arg(long, value_name = "PLUGINS")]
+    pub plugins: Option<String>,
+    /// Project directory
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
 }

@@ -134,12 +134,15 @@ pub fn project_dir(tmp: &Path, name: &str) -> PathBuf {
     dir
 }
 
-/// cargo in a scaffolded project, building into the workspace's target dir so dependencies compile once.
+/// cargo in a scaffolded project, building into the workspace's target dir so dependencies compile once, or into
+/// RKB_PROJECT_TARGET_DIR when set (a git worktree of rkb builds rkb itself apart, because cargo would mix up the
+/// worktrees' same-named workspace crates, yet shares the dependencies' builds with the main checkout).
 pub fn cargo(dir: &Path, args: &[&str]) -> String {
+    let target = std::env::var_os("RKB_PROJECT_TARGET_DIR").map_or_else(target_dir, PathBuf::from);
     run(Command::new(env!("CARGO"))
         .args(args)
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir()))
+        .env("CARGO_TARGET_DIR", target))
 }
 
 /// Seeds a scaffolded project with the workspace's lock file, so it resolves the versions the workspace already
@@ -353,4 +356,24 @@ pub fn replace_in(path: &Path, from: &str, to: &str) {
         path.display()
     );
     std::fs::write(path, text.replacen(from, to, 1)).expect("writable");
+}
+
+/// `git init` and a commit of everything in `dir`, as a project under version control is before `rkb edit`.
+pub fn git_commit_all(dir: &Path) {
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=rkb",
+            "-c",
+            "user.email=rkb@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "scaffold",
+        ],
+    ] {
+        run(Command::new("git").args(args).current_dir(dir));
+    }
 }

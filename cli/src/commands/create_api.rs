@@ -399,14 +399,14 @@ fn check_kind_fits_beside_others(
     Ok(())
 }
 
-fn insert(plan: &mut Plan, rel: &Path, marker: &str, lines: &[String]) -> Result<()> {
+pub(super) fn insert(plan: &mut Plan, rel: &Path, marker: &str, lines: &[String]) -> Result<()> {
     let text = plan.read(rel)?;
     let updated = insert_before_marker(&rel.display().to_string(), &text, marker, lines)?;
     plan.update(rel, updated)
 }
 
 /// Declares `module` in the mod.rs at `parent`, creating `<dir>/<module>/mod.rs` with its own scaffold marker.
-fn add_module(plan: &mut Plan, parent: &Path, marker: &str, module: &str) -> Result<()> {
+pub(super) fn add_module(plan: &mut Plan, parent: &Path, marker: &str, module: &str) -> Result<()> {
     insert(plan, parent, marker, &[format!("pub mod {module};")])?;
     let child = parent
         .parent()

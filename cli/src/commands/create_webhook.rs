@@ -405,7 +405,7 @@ fn enable_conversion_in_other_tests(
 }
 
 /// The module path of a kind's webhooks below `crate::webhook`: `[<group>::]<version>::<kind>_webhook`.
-fn webhook_module(config: &ProjectConfig, resource: &ResourceConfig) -> String {
+pub(super) fn webhook_module(config: &ProjectConfig, resource: &ResourceConfig) -> String {
     let version_mod = if config.multigroup {
         format!(
             "{}::{}",
@@ -652,7 +652,7 @@ pub fn storage_migration(ctx: &rkb_runtime::Context) -> rkb_runtime::storage_mig
 
 /// Declares `pub mod <module>;` in `mod_rs` after its other declarations, creating the file (with a doc line)
 /// when it does not exist.
-fn declare_module(plan: &mut Plan, mod_rs: &Path, module: &str) -> Result<()> {
+pub(super) fn declare_module(plan: &mut Plan, mod_rs: &Path, module: &str) -> Result<()> {
     let line = format!("pub mod {module};");
     if plan.is_planned(mod_rs) || plan.root().join(mod_rs).exists() {
         let text = plan.read(mod_rs)?;

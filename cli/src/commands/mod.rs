@@ -4,6 +4,7 @@ mod api_conflicts;
 mod completion;
 mod create_api;
 mod create_webhook;
+mod edit;
 mod init;
 mod listed_kinds;
 mod manifests;
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Create(CreateCommand::Webhook(args)) => {
             create_webhook::run(&args).map(|()| ExitCode::SUCCESS)
         }
+        Command::Edit(args) => edit::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Manifests(args) => manifests::run(&args),
         Command::Version => {
             version::run(std::path::Path::new("."));
