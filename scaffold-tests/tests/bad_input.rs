@@ -299,7 +299,9 @@ fn second_group_needs_multigroup() {
             "--kind",
             "Thing",
         ],
-        &["multigroup", "rkb init --multigroup"],
+        &[
+            "error: this project's APIs are in group \"devops\"; a second group (\"ops\") needs a multigroup project (src/api/<group>/<version>/): run `rkb edit --multigroup` first (it moves the \"devops\" APIs under src/api/devops/)",
+        ],
     );
 }
 

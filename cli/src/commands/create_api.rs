@@ -340,9 +340,10 @@ fn check_group_layout(config: &ProjectConfig, group: &str) -> Result<()> {
     }
     if let Some(other) = config.resources.iter().find(|r| r.group != group) {
         bail!(
-            "this project's APIs are in group {:?}; a second group ({group:?}) needs a multigroup project (src/api/<group>/<version>/): scaffold it with `rkb init --multigroup`, or set `multigroup: true` in PROJECT and move src/api/<version> under src/api/{}/",
+            "this project's APIs are in group {:?}; a second group ({group:?}) needs a multigroup project (src/api/<group>/<version>/): run `rkb edit --multigroup` first (it moves the {:?} APIs under src/api/{}/)",
             other.group,
-            other.group
+            other.group,
+            names::group_module(&other.group)
         );
     }
     Ok(())
