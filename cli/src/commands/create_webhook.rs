@@ -80,21 +80,7 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     }
     let resource = find_kind(&config, args)?;
     let before = resource.webhooks.clone().unwrap_or_default();
-    let wanted = WebhooksConfig {
-        conversion: args.conversion || before.conversion,
-        defaulting: args.defaulting || before.defaulting,
-        defaulting_path: webhook_path(args.defaulting, "defaulting", &args.defaulting_path)?
-            .or_else(|| before.defaulting_path.clone()),
-        spoke: spokes(&config, args, &before)?,
-        validation: args.programmatic_validation || before.validation,
-        validation_path: webhook_path(
-            args.programmatic_validation,
-            "validation",
-            &args.validation_path,
-        )?
-        .or_else(|| before.validation_path.clone()),
-        webhook_version: "v1".into(),
-    };
+    let wanted = wanted_webhooks(&config, args, &before)?;
     if !args.force {
         refuse_what_exists(args, &before)?;
     }
@@ -160,6 +146,29 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
         data.webhook_mod.replace("::", "/")
     );
     Ok(())
+}
+
+/// The kind's webhooks after this run: what it had and what the flags add, paths checked.
+fn wanted_webhooks(
+    config: &ProjectConfig,
+    args: &CreateWebhookArgs,
+    before: &WebhooksConfig,
+) -> Result<WebhooksConfig> {
+    Ok(WebhooksConfig {
+        conversion: args.conversion || before.conversion,
+        defaulting: args.defaulting || before.defaulting,
+        defaulting_path: webhook_path(args.defaulting, "defaulting", &args.defaulting_path)?
+            .or_else(|| before.defaulting_path.clone()),
+        spoke: spokes(config, args, before)?,
+        validation: args.programmatic_validation || before.validation,
+        validation_path: webhook_path(
+            args.programmatic_validation,
+            "validation",
+            &args.validation_path,
+        )?
+        .or_else(|| before.validation_path.clone()),
+        webhook_version: "v1".into(),
+    })
 }
 
 /// The kind in PROJECT, with its API: webhooks need the kind's Rust type.
