@@ -521,14 +521,19 @@ fn create_webhook_refuses_what_it_cannot_scaffold() {
         p.path(),
         &create_webhook("DemoMicroService", &["--defaulting"]),
     );
-    // A second run for a type the kind has adds nothing: refused, --force named (it scaffolds the files again).
-    refused(
-        p.path(),
-        &create_webhook("DemoMicroService", &["--defaulting"]),
-        &[
-            "error: DemoMicroService devops/v1 already has defaulting webhooks in PROJECT: nothing to add; pass --force to scaffold its webhook file and test again (carry your code over)",
-        ],
-    );
+    // A type the kind has is refused, alone or beside one it lacks, --force named (it scaffolds the files again).
+    for flags in [
+        &["--defaulting"][..],
+        &["--defaulting", "--programmatic-validation"],
+    ] {
+        refused(
+            p.path(),
+            &create_webhook("DemoMicroService", flags),
+            &[
+                "error: DemoMicroService devops/v1 already has what --defaulting scaffolds (PROJECT lists its defaulting webhooks): pass only what it lacks, or pass --force to scaffold its webhook file and test again (carry your code over)",
+            ],
+        );
+    }
     let webhook = p.path().join("src/webhook/v1/demomicroservice_webhook.rs");
     std::fs::write(&webhook, "// edited\n").unwrap();
     rkb_ok(

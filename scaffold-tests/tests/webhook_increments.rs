@@ -141,6 +141,14 @@ fn the_test_install_line_is_replaced_only_as_rkb_wrote_it() {
             && !test.contains("rkb:scaffold:webhook-test-manifests"),
         "{test}"
     );
+    // A spoke the conversion has is refused, not skipped.
+    refused(
+        &dir,
+        &create_demo_webhook(&["--conversion", "--spoke", "v2"]),
+        &[
+            "error: DemoMicroService devops/v1 already has what --conversion --spoke v2 scaffolds (PROJECT lists its defaulting and conversion webhooks): pass only what it lacks, or pass --force to scaffold its webhook file and test again (carry your code over)",
+        ],
+    );
 }
 
 /// `--force` scaffolds the kind's files again and names each one whose contents it replaced.

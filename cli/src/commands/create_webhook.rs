@@ -536,7 +536,7 @@ fn webhook_path(with_type: bool, what: &str, path: &Option<String>) -> Result<Op
     Ok(Some(path.clone()))
 }
 
-/// Without `--force`, a run must add something, and a path flag must come with the type it names being added.
+/// Without `--force`, every type a run asks for must be new to the kind, and so must a path flag's type.
 fn refuse_what_exists(args: &CreateWebhookArgs, before: &WebhooksConfig) -> Result<()> {
     let kind = format!("{} {}/{}", args.kind, args.group, args.version);
     for (path, had, what) in [
@@ -549,13 +549,26 @@ fn refuse_what_exists(args: &CreateWebhookArgs, before: &WebhooksConfig) -> Resu
             );
         }
     }
-    let new_spoke = args.spoke.iter().any(|s| !before.spoke.contains(s));
-    let adds = (args.defaulting && !before.defaulting)
-        || (args.programmatic_validation && !before.validation)
-        || (args.conversion && (new_spoke || !before.conversion));
-    if !adds {
+    // As kubebuilder: a type the kind has is refused, not skipped, even beside one it lacks.
+    let mut present: Vec<String> = Vec::new();
+    if args.defaulting && before.defaulting {
+        present.push("--defaulting".into());
+    }
+    if args.programmatic_validation && before.validation {
+        present.push("--programmatic-validation".into());
+    }
+    let old_spokes: Vec<&str> = (args.spoke.iter())
+        .filter(|s| before.spoke.contains(s))
+        .map(String::as_str)
+        .collect();
+    if args.conversion && !old_spokes.is_empty() {
+        present.push(format!("--conversion --spoke {}", old_spokes.join(",")));
+    }
+    if !present.is_empty() {
         bail!(
-            "{kind} already has {} webhooks in PROJECT: nothing to add; pass --force to scaffold its webhook file and test again (carry your code over)",
+            "{kind} already has what {} scaffold{} (PROJECT lists its {} webhooks): pass only what it lacks, or pass --force to scaffold its webhook file and test again (carry your code over)",
+            present.join(" and "),
+            if present.len() == 1 { "s" } else { "" },
             describe(before)
         );
     }
