@@ -109,8 +109,8 @@ pub struct InitArgs {
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
-    /// Move to the multigroup layout (src/api/<group>/<version>/); `--multigroup=false` is refused for a project
-    /// with APIs
+    /// Move to the multigroup layout (src/api/<group>/<version>/, controllers, webhooks and tests too);
+    /// `--multigroup=false` moves back, when the APIs are all in one group
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub multigroup: Option<bool>,
     /// Make the manager namespace-scoped (WATCH_NAMESPACE, Role and RoleBinding, `namespace=` on the controllers'

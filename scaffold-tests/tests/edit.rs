@@ -1,6 +1,7 @@
 //! `rkb edit`: `--multigroup` moves a committed single-group project's APIs, controllers, webhooks and tests under
-//! their group (golden tree; the build test builds it); `--namespaced` and back give the tree `init --namespaced`
-//! (or without) gives; what is not safe or not supported is refused with the tree byte-identical.
+//! their group (golden tree; the build test builds it) and `--multigroup=false` brings them back byte for byte;
+//! `--namespaced` and back give the tree `init --namespaced` (or without) gives; what is not safe or not supported
+//! is refused with the tree byte-identical.
 
 use std::path::{Path, PathBuf};
 
@@ -102,18 +103,46 @@ fn what_is_not_safe_or_not_supported_is_refused() {
     );
 }
 
+/// `--multigroup=false` undoes `--multigroup`: the project comes back byte for byte.
 #[test]
-fn multigroup_false_is_refused_once_there_are_apis() {
+fn multigroup_and_back_give_the_tree_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    scaffold_incremental_webhooks(&dir);
+    let original = snapshot(&dir);
+    git_commit_all(&dir);
+    rkb_ok(&dir, &["edit", "--multigroup"]);
+    assert!(!dir.join("src/api/v1").exists(), "the move left src/api/v1");
+    git_commit_all(&dir);
+    let out = rkb_ok(&dir, &["edit", "--multigroup=false"]);
+    assert_eq!(
+        out,
+        "moved the APIs, controllers and webhooks out of their group (single-group layout)\n"
+    );
+    std::fs::remove_dir_all(dir.join(".git")).unwrap();
+    let back = snapshot(&dir);
+    let differing: std::collections::BTreeSet<_> = (original.keys().chain(back.keys()))
+        .filter(|path| original.get(*path) != back.get(*path))
+        .collect();
+    assert!(differing.is_empty(), "{differing:?}");
+}
+
+#[test]
+fn multigroup_false_needs_a_single_group() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("fleet");
     std::fs::create_dir(&dir).unwrap();
     rkb_scaffold_tests::init_multigroup_fleet(&dir);
     rkb_ok(&dir, &CREATE_DEMO_API);
+    let mut ops = CREATE_DEMO_API.to_vec();
+    ops[3] = "ops";
+    rkb_ok(&dir, &ops);
     refused(
         &dir,
         &["edit", "--multigroup=false"],
         &[
-            "error: --multigroup=false: this project has APIs under src/api/<group>/, and rkb does not move them back yet; move them to src/api/<version>/ by hand if the project has a single group",
+            "error: --multigroup=false: this project has APIs in 2 groups (devops, ops), and the single-group layout holds one",
         ],
     );
 }

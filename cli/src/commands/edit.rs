@@ -6,7 +6,7 @@
 //!   the layout and the new type paths in PROJECT. kubebuilder only flips PROJECT and leaves the moves to the user;
 //!   rkb moves the files it scaffolded, because it knows where they are. Files that git does not have committed
 //!   as they are refuse the move (a move must be undoable with git), and so does a directory that is not a git
-//!   work tree. `--multigroup=false` with APIs is refused: nothing yet moves them back.
+//!   work tree. `--multigroup=false` moves them back, for a project whose APIs are all in one group.
 //! - `--namespaced` / `--namespaced=false` do what `rkb init --namespaced` would have: the manager's `--namespaced`
 //!   flag and WATCH_NAMESPACE in config/manager/manager.yaml, a RoleBinding (or ClusterRoleBinding) in
 //!   config/rbac/role_binding.yaml, and `namespace=<project>-system` on the RBAC markers of the controllers, so the
@@ -52,19 +52,15 @@ pub fn run(args: &EditArgs) -> Result<()> {
                 "PROJECT is already {}; layout unchanged",
                 layout_name(wanted)
             ));
-        } else if wanted {
-            multigroup::plan(&mut plan, &mut config)?;
-            done.push(
-                "moved the APIs, controllers and webhooks under their group (multigroup layout)"
-                    .into(),
-            );
-        } else if config.resources.is_empty() {
-            config.multigroup = false;
-            done.push("set the single-group layout".into());
         } else {
-            bail!(
-                "--multigroup=false: this project has APIs under src/api/<group>/, and rkb does not move them back yet; move them to src/api/<version>/ by hand if the project has a single group"
-            );
+            multigroup::plan(&mut plan, &mut config, wanted)?;
+            done.push(if wanted {
+                "moved the APIs, controllers and webhooks under their group (multigroup layout)"
+                    .into()
+            } else {
+                "moved the APIs, controllers and webhooks out of their group (single-group layout)"
+                    .into()
+            });
         }
     }
     if let Some(wanted) = args.namespaced {

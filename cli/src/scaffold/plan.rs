@@ -89,6 +89,10 @@ impl Plan {
         }
     }
 
+    pub fn is_removed(&self, rel: &Path) -> bool {
+        self.removed.iter().any(|r| r == rel)
+    }
+
     pub fn is_planned(&self, rel: &Path) -> bool {
         self.files.contains_key(rel)
     }

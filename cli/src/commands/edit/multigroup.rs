@@ -29,45 +29,71 @@ use crate::names;
 use crate::project_config::ProjectConfig;
 use crate::scaffold::Plan;
 
-pub fn plan(plan: &mut Plan, config: &mut ProjectConfig) -> Result<()> {
-    config.multigroup = true;
-    let Some(group) = config.resources.first().map(|r| r.group.clone()) else {
+/// Moves the project to the multigroup layout (`to_multigroup`) or back to the single-group one.
+pub fn plan(plan: &mut Plan, config: &mut ProjectConfig, to_multigroup: bool) -> Result<()> {
+    config.multigroup = to_multigroup;
+    let groups: BTreeSet<&str> = config.resources.iter().map(|r| r.group.as_str()).collect();
+    if groups.len() > 1 {
+        let listed: Vec<&str> = groups.into_iter().collect();
+        bail!(
+            "--multigroup=false: this project has APIs in {} groups ({}), and the single-group layout holds one",
+            listed.len(),
+            listed.join(", ")
+        );
+    }
+    let Some(group) = groups.first().map(|g| g.to_string()) else {
         return Ok(());
     };
     names::validate_group_module(&group)?;
     let group_mod = names::group_module(&group);
     let layout = Layout::of(config, &group_mod);
-    let moves = layout.moves(plan.root())?;
+    let moves = layout.moves(plan.root(), to_multigroup)?;
     check_committed(plan.root(), &moves)?;
     for (from, to) in &moves {
         let text = plan.read(from)?;
         plan.create(to, text, false)?;
         plan.remove(from);
     }
-    layout.declare_modules(plan)?;
+    if to_multigroup {
+        layout.declare_modules(plan)?;
+    } else {
+        layout.fold_modules(plan)?;
+    }
     let crate_ident = names::crate_ident(&config.project_name);
-    let rules = layout.path_rules(&crate_ident);
+    let mut rules = layout.path_rules(&crate_ident);
+    if !to_multigroup {
+        rules = rules
+            .into_iter()
+            .map(|(single, multi)| (multi, single))
+            .collect();
+    }
     let root = plan.root().to_path_buf();
     let mut sources = rust_files(&root, Path::new("src"))?;
     sources.extend(rust_files(&root, Path::new("tests"))?);
+    // The sources as the plan leaves them: the moved files at their new paths, the removed ones gone.
+    sources.retain(|source| !plan.is_removed(source));
+    sources.extend(
+        (moves.iter())
+            .map(|(_, to)| to.clone())
+            .filter(|to| to.extension().is_some_and(|e| e == "rs")),
+    );
     for source in sources {
-        let rel = moves
-            .iter()
-            .find(|(from, _)| *from == source)
-            .map_or(source, |(_, to)| to.clone());
-        let text = plan.read(&rel)?;
+        let text = plan.read(&source)?;
         let updated = rules
             .iter()
             .fold(text, |text, (from, to)| replace_path(&text, from, to));
-        plan.update(rel, updated)?;
+        plan.update(source, updated)?;
     }
     for resource in &mut config.resources {
         let single = format!("{crate_ident}::api::{}", resource.version);
-        if resource.path.as_deref() == Some(single.as_str()) {
-            resource.path = Some(format!(
-                "{crate_ident}::api::{group_mod}::{}",
-                resource.version
-            ));
+        let multi = format!("{crate_ident}::api::{group_mod}::{}", resource.version);
+        let (from, to) = if to_multigroup {
+            (single, multi)
+        } else {
+            (multi, single)
+        };
+        if resource.path.as_deref() == Some(from.as_str()) {
+            resource.path = Some(to);
         }
     }
     Ok(())
@@ -107,49 +133,99 @@ impl Layout {
         self.webhooks.iter().map(|(version, _)| version).collect()
     }
 
-    /// (from, to) of every file that exists and moves.
-    fn moves(&self, root: &Path) -> Result<Vec<(PathBuf, PathBuf)>> {
+    /// (from, to) of every file that exists and moves, towards the multigroup layout or back.
+    fn moves(&self, root: &Path, to_multigroup: bool) -> Result<Vec<(PathBuf, PathBuf)>> {
         let g = &self.group_mod;
-        let mut moves = Vec::new();
+        // (single-group path, multigroup path) of each directory and file that moves.
+        let mut pairs: Vec<(PathBuf, PathBuf)> = Vec::new();
         for (dir, versions) in [
             ("src/api", self.api_versions.iter().collect::<BTreeSet<_>>()),
             ("src/webhook", self.webhook_versions()),
         ] {
             for version in versions {
-                let from_dir = Path::new(dir).join(version);
-                let to_dir = Path::new(dir).join(g).join(version);
+                let single = Path::new(dir).join(version);
+                let multi = Path::new(dir).join(g).join(version);
+                let (from_dir, to_dir) = if to_multigroup {
+                    (single, multi)
+                } else {
+                    (multi, single)
+                };
                 for file in files_below(root, &from_dir)? {
                     let rest = file.strip_prefix(&from_dir).expect("below its directory");
-                    moves.push((file.clone(), to_dir.join(rest)));
+                    let to = to_dir.join(rest);
+                    pairs.push(if to_multigroup {
+                        (file, to)
+                    } else {
+                        (to, file)
+                    });
                 }
             }
         }
         for module in &self.controllers {
-            moves.push((
+            pairs.push((
                 PathBuf::from(format!("src/controller/{module}.rs")),
                 PathBuf::from(format!("src/controller/{g}/{module}.rs")),
             ));
-            moves.push((
+            pairs.push((
                 PathBuf::from(format!("tests/{module}.rs")),
                 PathBuf::from(format!("tests/{g}_{module}.rs")),
             ));
         }
         for (version, kind) in &self.webhooks {
-            moves.push((
+            pairs.push((
                 PathBuf::from(format!("tests/{version}_{kind}_webhook.rs")),
                 PathBuf::from(format!("tests/{g}_{version}_{kind}_webhook.rs")),
             ));
         }
+        let mut moves: Vec<(PathBuf, PathBuf)> = pairs
+            .into_iter()
+            .map(|(single, multi)| {
+                if to_multigroup {
+                    (single, multi)
+                } else {
+                    (multi, single)
+                }
+            })
+            .collect();
         moves.retain(|(from, _)| root.join(from).is_file());
         for (_, to) in &moves {
             if root.join(to).exists() {
                 bail!(
-                    "{} exists already, so rkb cannot move the single-group layout's file there; move it away and run again",
-                    to.display()
+                    "{} exists already, so rkb cannot move the {} layout's file there; move it away and run again",
+                    to.display(),
+                    if to_multigroup {
+                        "single-group"
+                    } else {
+                        "multigroup"
+                    }
                 );
             }
         }
         Ok(moves)
+    }
+
+    /// The group modules (src/api/<group>/mod.rs, ...) folded into their parents: the parent declares the
+    /// versions (or controllers) again, where it declared the group. What `declare_modules` undoes.
+    fn fold_modules(&self, plan: &mut Plan) -> Result<()> {
+        let g = &self.group_mod;
+        let versions: Vec<String> = self.api_versions.iter().cloned().collect();
+        if !versions.is_empty() {
+            fold_group_module(plan, Path::new("src/api"), g, &versions)?;
+        }
+        let controllers: Vec<String> = (self.controllers.iter())
+            .filter(|m| plan.exists(&Path::new("src/controller").join(g).join(format!("{m}.rs"))))
+            .cloned()
+            .collect();
+        if !controllers.is_empty() {
+            fold_group_module(plan, Path::new("src/controller"), g, &controllers)?;
+        }
+        let webhook_mod = Path::new("src/webhook/mod.rs");
+        let versions: Vec<String> = self.webhook_versions().into_iter().cloned().collect();
+        if !versions.is_empty() && plan.exists(webhook_mod) {
+            fold_group_module(plan, Path::new("src/webhook"), g, &versions)?;
+            move_webhook_entries(plan, webhook_mod, g, &versions, false)?;
+        }
+        Ok(())
     }
 
     /// The group modules (src/api/<group>/mod.rs, ...) declaring what moved, in place of the old declarations.
@@ -201,23 +277,7 @@ impl Layout {
                     version,
                 )?;
             }
-            // `webhooks()` lists each kind's webhooks by a path relative to the webhook module.
-            let text = plan.read(webhook_mod)?;
-            let entries: Vec<String> = text
-                .lines()
-                .map(|line| {
-                    let entry = line.trim_start();
-                    let indent = &line[..line.len() - entry.len()];
-                    match versions
-                        .iter()
-                        .find(|v| entry.starts_with(&format!("{v}::")))
-                    {
-                        Some(_) => format!("{indent}{g}::{entry}"),
-                        None => line.to_string(),
-                    }
-                })
-                .collect();
-            plan.update(webhook_mod, entries.join("\n") + "\n")?;
+            move_webhook_entries(plan, webhook_mod, g, &versions, true)?;
         }
         Ok(())
     }
@@ -278,6 +338,68 @@ fn replace_declarations(
         lines.insert(at, format!("pub mod {group};"));
     }
     plan.update(mod_rs, lines.join("\n") + "\n")
+}
+
+/// `webhooks()` in src/webhook/mod.rs lists each kind's webhooks by a path relative to the webhook module:
+/// `<version>::<kind>_webhook::webhooks()` in the single-group layout, `<group>::<version>::...` in the multigroup
+/// one. Rewrites those entries towards `to_multigroup`'s layout.
+fn move_webhook_entries(
+    plan: &mut Plan,
+    webhook_mod: &Path,
+    group: &str,
+    versions: &[String],
+    to_multigroup: bool,
+) -> Result<()> {
+    let text = plan.read(webhook_mod)?;
+    let entries: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let entry = line.trim_start();
+            let indent = &line[..line.len() - entry.len()];
+            let single = entry.strip_prefix(&format!("{group}::")).unwrap_or(entry);
+            let listed = versions
+                .iter()
+                .any(|v| single.starts_with(&format!("{v}::")));
+            match (listed, to_multigroup) {
+                (true, true) if single == entry => format!("{indent}{group}::{entry}"),
+                (true, false) if single != entry => format!("{indent}{single}"),
+                _ => line.to_string(),
+            }
+        })
+        .collect();
+    plan.update(webhook_mod, entries.join("\n") + "\n")
+}
+
+/// Removes `<dir>/<group>/mod.rs` and declares its `modules` in `<dir>/mod.rs` where that declared the group. The
+/// group's mod.rs may hold only what rkb wrote there: comments, blank lines and those declarations.
+fn fold_group_module(plan: &mut Plan, dir: &Path, group: &str, modules: &[String]) -> Result<()> {
+    let group_rs = dir.join(group).join("mod.rs");
+    let declarations: Vec<String> = modules.iter().map(|m| format!("pub mod {m};")).collect();
+    let text = plan.read(&group_rs)?;
+    if let Some(line) = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !(l.is_empty() || l.starts_with("//") || declarations.iter().any(|d| d == l)))
+    {
+        bail!(
+            "{}: `{line}` is more than the declarations rkb moves back, so rkb cannot fold the group module into {}; move it and run again",
+            group_rs.display(),
+            dir.join("mod.rs").display()
+        );
+    }
+    plan.remove(group_rs);
+    let parent = dir.join("mod.rs");
+    let text = plan.read(&parent)?;
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let group_line = format!("pub mod {group};");
+    let Some(at) = lines.iter().position(|l| l.trim() == group_line) else {
+        bail!(
+            "{} has no `{group_line}` line, so rkb cannot tell where to declare the modules it moves back; declare the group that way and run again",
+            parent.display()
+        );
+    };
+    lines.splice(at..=at, declarations);
+    plan.update(parent, lines.join("\n") + "\n")
 }
 
 /// `text` with each `from` that is a whole path (no identifier character right before or after it) replaced by
