@@ -1,5 +1,6 @@
 //! `rkb edit --multigroup`: the single-group layout's files moved under their group, as `rkb create api` in a
-//! multigroup project would have placed them:
+//! multigroup project would have placed them; `--multigroup=false` moves them back (a project whose APIs are all
+//! in one group), folding the group modules into their parents, so that the two undo each other byte for byte:
 //!
 //! | single group                           | multigroup                                        |
 //! |----------------------------------------|---------------------------------------------------|
