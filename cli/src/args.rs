@@ -35,6 +35,13 @@ pub enum Command {
         rkb create api --group devops --version v1 --kind DemoMicroService"
     )]
     Create(CreateCommand),
+    /// Change the project's layout: multigroup (moves the APIs, controllers and webhooks under their group) or
+    /// namespace-scoped manager
+    #[command(after_help = "Examples:\n  \
+        rkb edit --multigroup           # src/api/<version> becomes src/api/<group>/<version>\n  \
+        rkb edit --namespaced           # the manager watches WATCH_NAMESPACE, with a Role\n  \
+        rkb edit --namespaced=false     # back to a cluster-wide manager with a ClusterRole")]
+    Edit(EditArgs),
     /// Generate CRD and RBAC manifests from +kubebuilder markers (controller-gen's `crd rbac`)
     #[command(after_help = "Examples:\n  \
         rkb manifests                 # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  \
@@ -101,6 +108,24 @@ pub struct InitArgs {
     pub dir: PathBuf,
 }
 
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// Move to the multigroup layout (src/api/<group>/<version>/, controllers, webhooks and tests too);
+    /// `--multigroup=false` moves back, when the APIs are all in one group
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub multigroup: Option<bool>,
+    /// Make the manager namespace-scoped (WATCH_NAMESPACE, Role and RoleBinding, `namespace=` on the controllers'
+    /// RBAC markers); `--namespaced=false` makes it cluster-wide again
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub namespaced: Option<bool>,
+    /// kubebuilder's optional plugins: rkb has none yet, so any value is refused
+    #[arg(long, value_name = "PLUGINS")]
+    pub plugins: Option<String>,
+    /// Project directory
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum CreateCommand {
     /// Scaffold a Kubernetes API (types, CRD, samples, RBAC roles) and its controller
@@ -112,7 +137,8 @@ pub enum CreateCommand {
     /// Scaffold webhooks (defaulting, validation, conversion) for an existing kind
     #[command(after_help = "Examples:\n  \
         rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --programmatic-validation\n  \
-        rkb create webhook --group devops --version v1 --kind DemoMicroService --conversion --spoke v2")]
+        rkb create webhook --group devops --version v1 --kind DemoMicroService --conversion --spoke v2\n  \
+        rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --defaulting-path /my-mutate")]
     Webhook(CreateWebhookArgs),
 }
 
@@ -130,16 +156,24 @@ pub struct CreateWebhookArgs {
     /// Scaffold a defaulting (mutating) webhook
     #[arg(long)]
     pub defaulting: bool,
+    /// Serve the defaulting webhook at this path instead of /mutate-<group>-<version>-<kind> (with --defaulting)
+    #[arg(long, value_name = "PATH")]
+    pub defaulting_path: Option<String>,
     /// Scaffold a validating webhook
     #[arg(long)]
     pub programmatic_validation: bool,
+    /// Serve the validating webhook at this path instead of /validate-<group>-<version>-<kind> (with
+    /// --programmatic-validation)
+    #[arg(long, value_name = "PATH")]
+    pub validation_path: Option<String>,
     /// Scaffold conversion between this version (the hub) and the --spoke versions
     #[arg(long)]
     pub conversion: bool,
     /// The versions converted to and from this one, the hub (with --conversion)
     #[arg(long, value_delimiter = ',')]
     pub spoke: Vec<String>,
-    /// Overwrite the kind's webhook file and test
+    /// Scaffold the kind's webhook file and test again from scratch, overwriting them (without it, webhook types
+    /// the kind lacks are added to the existing files)
     #[arg(long)]
     pub force: bool,
     /// Project directory

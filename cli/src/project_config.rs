@@ -66,11 +66,17 @@ pub struct WebhooksConfig {
     pub conversion: bool,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub defaulting: bool,
+    /// The defaulting webhook's path when it is not kubebuilder's default (`--defaulting-path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defaulting_path: Option<String>,
     /// The versions converted to and from this one (the hub).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spoke: Vec<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub validation: bool,
+    /// The validating webhook's path when it is not kubebuilder's default (`--validation-path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_path: Option<String>,
     pub webhook_version: String,
 }
 

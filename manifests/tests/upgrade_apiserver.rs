@@ -7,7 +7,11 @@
 //! validation as kubectl sends it), replaces the CRD with the new one and shows the break where it happens on
 //! the server, then asserts that `compare(old, new)` reports exactly that rule at that place.
 //! `safe_changes_pass` is the counterpart: changes the checker lets through, and the server keeps accepting the
-//! old manifest.
+//! old manifest. Two more cases the rules' documentation needs: `rule_list_type_changed_to_atomic` (a change
+//! that refuses no value and still breaks the list's co-owners) and
+//! `a_deprecated_version_still_stored_is_kept_by_the_server` (a removal the checker lets through, which the
+//! server refuses until a storage migration).
+//! `every_rule_has_a_test_on_the_api_server` keeps the list complete.
 //!
 //! Where the break shows: since Kubernetes 1.33 the API server ratchets CRD validation (an update that leaves an
 //! invalid value unchanged is let through), so a tightened schema (a required field, an enum, a limit, a CEL rule)
@@ -508,7 +512,8 @@ fn rule_type_changed() {
 
         up.upgrade().await.unwrap();
         let refused = up.refused("y", &manifest).await;
-        let says = "spec.replicas: Invalid value: \"integer\": spec.replicas in body must be of type string: \"integer\"";
+        let says = "spec.replicas: Invalid value: \"integer\": \
+                    spec.replicas in body must be of type string: \"integer\"";
         assert_refusal(&refused, 422, says);
         assert_eq!(
             up.get("x").await,

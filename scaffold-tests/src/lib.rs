@@ -88,6 +88,19 @@ pub const CREATE_DEMO_API: [&str; 8] = [
     "DemoMicroService",
 ];
 
+/// A second version of the quickstart's kind, without a controller (the spoke of a conversion).
+pub const CREATE_DEMO_V2: [&str; 9] = [
+    "create",
+    "api",
+    "--group",
+    "devops",
+    "--version",
+    "v2",
+    "--kind",
+    "DemoMicroService",
+    "--controller=false",
+];
+
 /// Both admission webhooks of the quickstart's kind.
 pub const CREATE_DEMO_WEBHOOKS: [&str; 10] = [
     "create",
@@ -121,12 +134,15 @@ pub fn project_dir(tmp: &Path, name: &str) -> PathBuf {
     dir
 }
 
-/// cargo in a scaffolded project, building into the workspace's target dir so dependencies compile once.
+/// cargo in a scaffolded project, building into the workspace's target dir so dependencies compile once, or into
+/// RKB_PROJECT_TARGET_DIR when set (a git worktree of rkb builds rkb itself apart, because cargo would mix up the
+/// worktrees' same-named workspace crates, yet shares the dependencies' builds with the main checkout).
 pub fn cargo(dir: &Path, args: &[&str]) -> String {
+    let target = std::env::var_os("RKB_PROJECT_TARGET_DIR").map_or_else(target_dir, PathBuf::from);
     run(Command::new(env!("CARGO"))
         .args(args)
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir()))
+        .env("CARGO_TARGET_DIR", target))
 }
 
 /// Seeds a scaffolded project with the workspace's lock file, so it resolves the versions the workspace already
@@ -234,4 +250,130 @@ pub fn run(cmd: &mut Command) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs rkb expecting failure; asserts the message and that the tree is byte-for-byte unchanged.
+pub fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
+    let stderr = failed_unchanged(dir, args);
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(first.starts_with("error: "), "rkb {args:?}: {stderr}");
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "rkb {args:?}: the error must be one line:\n{stderr}"
+    );
+    for needle in expected {
+        assert!(
+            stderr.contains(needle),
+            "rkb {args:?}: expected {needle:?} in:\n{stderr}"
+        );
+    }
+}
+
+/// Runs rkb expecting exit 1; asserts that the tree is unchanged, directories included, and returns stderr.
+pub fn failed_unchanged(dir: &Path, args: &[&str]) -> String {
+    let before = (snapshot(dir), directories(dir));
+    let out = rkb(dir, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success(),
+        "rkb {args:?} succeeded but should fail"
+    );
+    assert_eq!(out.status.code(), Some(1), "rkb {args:?}: {stderr}");
+    assert!(
+        (snapshot(dir), directories(dir)) == before,
+        "rkb {args:?} changed files although it failed:\n{stderr}"
+    );
+    stderr
+}
+
+/// Every directory below `dir` (`snapshot` holds files only, so a directory left behind would go unseen).
+pub fn directories(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.into_path())
+        .collect()
+}
+
+/// `rkb create webhook` for DemoMicroService v1 with `flags`.
+pub fn create_demo_webhook<'a>(flags: &[&'a str]) -> Vec<&'a str> {
+    let mut args = CREATE_DEMO_WEBHOOKS[..8].to_vec();
+    args.extend_from_slice(flags);
+    args
+}
+
+/// The user's defaulter: a label on every DemoMicroService, written where the scaffold's TODO is.
+pub const USER_DEFAULTER: &str = "demomicroservice
+            .metadata
+            .labels
+            .get_or_insert_with(Default::default)
+            .insert(\"defaulted\".into(), \"true\".into());";
+
+/// The user's assertion of that label in the webhook test.
+pub const USER_ASSERTION: &str = "assert_eq!(
+        created
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(\"defaulted\"))
+            .map(String::as_str),
+        Some(\"true\")
+    );";
+
+/// A project whose DemoMicroService v1 gets its webhooks one type at a time, with user code in between: defaulting
+/// (then the user writes the defaulter and asserts it in the test), validation, then conversion to and from v2.
+pub fn scaffold_incremental_webhooks(dir: &Path) {
+    rkb_ok(dir, &["init", "--domain", "my.domain"]);
+    rkb_ok(dir, &CREATE_DEMO_API);
+    rkb_ok(dir, &CREATE_DEMO_V2);
+    rkb_ok(dir, &create_demo_webhook(&["--defaulting"]));
+    replace_in(
+        &dir.join("src/webhook/v1/demomicroservice_webhook.rs"),
+        "let _ = demomicroservice;\n        Ok(())",
+        &format!("{USER_DEFAULTER}\n        Ok(())"),
+    );
+    replace_in(
+        &dir.join("tests/v1_demomicroservice_webhook.rs"),
+        "    // TODO(user): assert the defaults your defaulter sets, and that invalid objects are refused.\n",
+        &format!("    {USER_ASSERTION}\n"),
+    );
+    rkb_ok(dir, &create_demo_webhook(&["--programmatic-validation"]));
+    rkb_ok(
+        dir,
+        &create_demo_webhook(&["--conversion", "--spoke", "v2"]),
+    );
+}
+
+/// Replaces `from` (which must be there) by `to` in the file at `path`.
+pub fn replace_in(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).expect("readable");
+    assert!(
+        text.contains(from),
+        "{} has no {from:?}:\n{text}",
+        path.display()
+    );
+    std::fs::write(path, text.replacen(from, to, 1)).expect("writable");
+}
+
+/// `git init` and a commit of everything in `dir`, as a project under version control is before `rkb edit`.
+pub fn git_commit_all(dir: &Path) {
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=rkb",
+            "-c",
+            "user.email=rkb@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "scaffold",
+        ],
+    ] {
+        run(Command::new("git").args(args).current_dir(dir));
+    }
 }

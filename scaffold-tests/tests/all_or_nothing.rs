@@ -1,8 +1,8 @@
 //! All-or-nothing, proven (issue #22 item 5): a property test that breaks a scaffolded project at random and runs
 //! one rkb command on it.
 //!
-//! Contract under test: every run of `rkb manifests`, `rkb manifests --check`, `rkb create api` and
-//! `rkb create webhook` either
+//! Contract under test: every run of `rkb manifests`, `rkb manifests --check`, `rkb create api`,
+//! `rkb create webhook` and `rkb edit --namespaced` (a create here) either
 //! - exits 0 and leaves outputs consistent with the sources: a `manifests` run changed only its outputs, left no
 //!   staging file, and `manifests --check` agrees with it at once; a `--check` changed nothing; after a `create`,
 //!   the `rkb manifests` a user runs next is all-or-nothing too and, where `rkb manifests` accepted the tree
@@ -801,6 +801,10 @@ const COMMANDS: &[Command] = &[
     create(
         "create webhook: an existing webhook (refused without --force)",
         "create webhook --group devops --version v1 --kind DemoMicroService --defaulting",
+    ),
+    create(
+        "edit: a namespace-scoped manager (manager.yaml, role_binding.yaml, the controllers' RBAC markers)",
+        "edit --namespaced",
     ),
 ];
 

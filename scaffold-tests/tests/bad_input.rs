@@ -2,55 +2,11 @@
 //! (a user's file rkb cannot parse or read is reported with the tool's own located report, as rustc's errors are).
 //! What rkb accepts with a warning (a kind PROJECT lists that lost its type) is here too.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rkb_scaffold_tests::{CREATE_DEMO_API, init_multigroup_fleet, rkb, rkb_ok, snapshot};
-
-/// Runs rkb expecting failure; asserts the message and that the tree is byte-for-byte unchanged.
-fn refused(dir: &Path, args: &[&str], expected: &[&str]) {
-    let stderr = failed_unchanged(dir, args);
-    let first = stderr.lines().next().unwrap_or_default();
-    assert!(first.starts_with("error: "), "rkb {args:?}: {stderr}");
-    assert_eq!(
-        stderr.lines().count(),
-        1,
-        "rkb {args:?}: the error must be one line:\n{stderr}"
-    );
-    for needle in expected {
-        assert!(
-            stderr.contains(needle),
-            "rkb {args:?}: expected {needle:?} in:\n{stderr}"
-        );
-    }
-}
-
-/// Runs rkb expecting exit 1; asserts that the tree is unchanged, directories included, and returns stderr.
-fn failed_unchanged(dir: &Path, args: &[&str]) -> String {
-    let before = (snapshot(dir), directories(dir));
-    let out = rkb(dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        !out.status.success(),
-        "rkb {args:?} succeeded but should fail"
-    );
-    assert_eq!(out.status.code(), Some(1), "rkb {args:?}: {stderr}");
-    assert!(
-        (snapshot(dir), directories(dir)) == before,
-        "rkb {args:?} changed files although it failed:\n{stderr}"
-    );
-    stderr
-}
-
-/// Every directory below `dir` (`snapshot` holds files only, so a directory left behind would go unseen).
-fn directories(dir: &Path) -> Vec<PathBuf> {
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_dir())
-        .map(|e| e.into_path())
-        .collect()
-}
+use rkb_scaffold_tests::{
+    CREATE_DEMO_API, failed_unchanged, init_multigroup_fleet, refused, rkb, rkb_ok, snapshot,
+};
 
 fn project() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
@@ -343,7 +299,9 @@ fn second_group_needs_multigroup() {
             "--kind",
             "Thing",
         ],
-        &["multigroup", "rkb init --multigroup"],
+        &[
+            "error: this project's APIs are in group \"devops\"; a second group (\"ops\") needs a multigroup project (src/api/<group>/<version>/): run `rkb edit --multigroup` first (it moves the \"devops\" APIs under src/api/devops/)",
+        ],
     );
 }
 
@@ -563,12 +521,17 @@ fn create_webhook_refuses_what_it_cannot_scaffold() {
         p.path(),
         &create_webhook("DemoMicroService", &["--defaulting"]),
     );
-    // A second run, for the same or another webhook type, rewrites the kind's webhook file: only with --force.
-    for flag in ["--defaulting", "--programmatic-validation"] {
+    // A type the kind has is refused, alone or beside one it lacks, --force named (it scaffolds the files again).
+    for flags in [
+        &["--defaulting"][..],
+        &["--defaulting", "--programmatic-validation"],
+    ] {
         refused(
             p.path(),
-            &create_webhook("DemoMicroService", &[flag]),
-            &["already has defaulting webhooks", "--force"],
+            &create_webhook("DemoMicroService", flags),
+            &[
+                "error: DemoMicroService devops/v1 already has what --defaulting scaffolds (PROJECT lists its defaulting webhooks): pass only what it lacks, or pass --force to scaffold its webhook file and test again (carry your code over)",
+            ],
         );
     }
     let webhook = p.path().join("src/webhook/v1/demomicroservice_webhook.rs");

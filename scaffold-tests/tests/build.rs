@@ -5,7 +5,8 @@ use std::path::Path;
 use std::process::Command;
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, project_dir, rkb_ok, run, seed_lock, target_dir,
+    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, git_commit_all, project_dir, rkb_ok, run,
+    scaffold_incremental_webhooks, seed_lock, target_dir,
 };
 
 #[test]
@@ -391,4 +392,51 @@ fn namespaced_manager_builds_lints_and_renders() {
         "a namespaced manager must not get a manager ClusterRole"
     );
     rkb_ok(&dir, &["manifests", "--check"]);
+}
+
+/// Webhook types added one at a time with the user's code in between (defaulting, the user's defaulter and its
+/// assertion, validation, conversion to v2), then `rkb edit --multigroup`: the project lints clean (clippy
+/// -D warnings covers rustc's warnings) and is fmt-clean, its controller test and its webhook test pass on the
+/// API server (the user's defaulter runs there, and v2 reads convert), and config/default renders.
+#[test]
+fn incremental_webhooks_then_multigroup_build_lint_and_test() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = project_dir(tmp.path(), "increments");
+    scaffold_incremental_webhooks(&dir);
+    git_commit_all(&dir);
+    rkb_ok(&dir, &["edit", "--multigroup"]);
+    rkb_ok(&dir, &["manifests"]);
+    seed_lock(&dir);
+
+    cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    cargo(&dir, &["fmt", "--", "--check"]);
+    let tests = cargo(
+        &dir,
+        &[
+            "test",
+            "--test",
+            "devops_v1_demomicroservice_webhook",
+            "--test",
+            "devops_demomicroservice_controller",
+        ],
+    );
+    for passed in [
+        "test the_api_server_calls_the_demomicroservice_webhooks ... ok",
+        "test reconciles_a_demomicroservice_from_creation_to_deletion ... ok",
+    ] {
+        assert!(tests.contains(passed), "{passed} in:\n{tests}");
+    }
+    let rendered = run(Command::new("kubectl")
+        .args(["kustomize", "config/default"])
+        .current_dir(&dir));
+    for needle in [
+        "path: /mutate-devops-my-domain-v1-demomicroservice",
+        "path: /validate-devops-my-domain-v1-demomicroservice",
+        "strategy: Webhook",
+    ] {
+        assert!(
+            rendered.contains(needle),
+            "{needle} missing from render:\n{rendered}"
+        );
+    }
 }

@@ -340,9 +340,10 @@ fn check_group_layout(config: &ProjectConfig, group: &str) -> Result<()> {
     }
     if let Some(other) = config.resources.iter().find(|r| r.group != group) {
         bail!(
-            "this project's APIs are in group {:?}; a second group ({group:?}) needs a multigroup project (src/api/<group>/<version>/): scaffold it with `rkb init --multigroup`, or set `multigroup: true` in PROJECT and move src/api/<version> under src/api/{}/",
+            "this project's APIs are in group {:?}; a second group ({group:?}) needs a multigroup project (src/api/<group>/<version>/): run `rkb edit --multigroup` first (it moves the {:?} APIs under src/api/{}/)",
             other.group,
-            other.group
+            other.group,
+            names::group_module(&other.group)
         );
     }
     Ok(())
@@ -399,14 +400,14 @@ fn check_kind_fits_beside_others(
     Ok(())
 }
 
-fn insert(plan: &mut Plan, rel: &Path, marker: &str, lines: &[String]) -> Result<()> {
+pub(super) fn insert(plan: &mut Plan, rel: &Path, marker: &str, lines: &[String]) -> Result<()> {
     let text = plan.read(rel)?;
     let updated = insert_before_marker(&rel.display().to_string(), &text, marker, lines)?;
     plan.update(rel, updated)
 }
 
 /// Declares `module` in the mod.rs at `parent`, creating `<dir>/<module>/mod.rs` with its own scaffold marker.
-fn add_module(plan: &mut Plan, parent: &Path, marker: &str, module: &str) -> Result<()> {
+pub(super) fn add_module(plan: &mut Plan, parent: &Path, marker: &str, module: &str) -> Result<()> {
     insert(plan, parent, marker, &[format!("pub mod {module};")])?;
     let child = parent
         .parent()

@@ -1,7 +1,8 @@
 //! `rkb create webhook`: a kind's admission webhooks (defaulting, validation) and their envtest test, registered in
 //! main.rs and recorded in PROJECT; the first webhook of a project also adds the kustomize pieces kubebuilder's do
 //! (config/webhook, config/certmanager, the manager patch, CA injection, the network policy), enabled in
-//! config/default.
+//! config/default. A kind that has webhooks gets the types it lacks added to its existing files (webhook_files.rs);
+//! `--force` scaffolds them again from scratch.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +10,7 @@ use anyhow::{Result, bail};
 use serde::Serialize;
 
 use super::project_data::ProjectData;
+use super::webhook_files::{self, Additions, Builder, Pieces, SpokeValues};
 use crate::args::CreateWebhookArgs;
 use crate::names;
 use crate::project_config::{self, ProjectConfig, ResourceConfig, WebhooksConfig};
@@ -30,8 +32,12 @@ struct WebhookData {
     api_mod: String,
     /// Module path below `crate::webhook`, e.g. `v1::cronjob_webhook`.
     webhook_mod: String,
-    /// What the webhook file imports from `rkb_runtime::webhook`.
-    webhook_imports: String,
+    /// Where the API server calls the defaulting and validating webhooks (`--defaulting-path`, or kubebuilder's).
+    defaulting_path: String,
+    validation_path: String,
+    /// Whether those are custom: then webhooks() serves them at that path (`defaulter_at`, `validator_at`).
+    #[serde(skip)]
+    custom_paths: (bool, bool),
     defaulting: bool,
     validation: bool,
     /// Defaulting or validation: the test installs config/webhook/manifests.yaml.
@@ -55,14 +61,6 @@ struct SpokeData {
     api_mod: String,
 }
 
-/// The values of one spoke's conversion file: the kind's, and the spoke's.
-#[derive(Serialize)]
-struct ConversionData<'a> {
-    #[serde(flatten)]
-    webhook: &'a WebhookData,
-    spoke_version: &'a str,
-}
-
 pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     let dir = &args.dir;
     if !dir.join(project_config::FILE_NAME).exists() {
@@ -82,22 +80,10 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     }
     let resource = find_kind(&config, args)?;
     let before = resource.webhooks.clone().unwrap_or_default();
-    if (before.defaulting || before.validation) && !args.force {
-        bail!(
-            "{} {}/{} already has {} webhooks in PROJECT; pass --force to scaffold its webhook file and test again (carry your code over)",
-            args.kind,
-            args.group,
-            args.version,
-            describe(&before)
-        );
+    let wanted = wanted_webhooks(&config, args, &before)?;
+    if !args.force {
+        refuse_what_exists(args, &before)?;
     }
-    let wanted = WebhooksConfig {
-        conversion: args.conversion || before.conversion,
-        defaulting: args.defaulting || before.defaulting,
-        spoke: spokes(&config, args, &before)?,
-        validation: args.programmatic_validation || before.validation,
-        webhook_version: "v1".into(),
-    };
     let data = webhook_data(&config, dir, &resource, &wanted);
     let renderer = Renderer::new();
     let render = |path: &str| -> Result<String> {
@@ -107,7 +93,15 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
         renderer.render(&template, &data)
     };
     let mut plan = Plan::new(dir, "pass --force to overwrite it");
-    add_kind_files(&mut plan, &data, &render, args.force)?;
+    let pieces = KindPieces {
+        data: &data,
+        renderer: &renderer,
+    };
+    let before_converted = kind_converted(&config, &resource, &before);
+    add_kind_files(&mut plan, &pieces, &before, before_converted, args.force)?;
+    if data.kind_converted && !before_converted {
+        enable_conversion_in_other_tests(&mut plan, &config, &resource, &pieces)?;
+    }
     let first_webhook = !config.resources.iter().any(|r| r.webhooks.is_some());
     if first_webhook {
         add_project_files(&mut plan, &render)?;
@@ -152,6 +146,29 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
         data.webhook_mod.replace("::", "/")
     );
     Ok(())
+}
+
+/// The kind's webhooks after this run: what it had and what the flags add, paths checked.
+fn wanted_webhooks(
+    config: &ProjectConfig,
+    args: &CreateWebhookArgs,
+    before: &WebhooksConfig,
+) -> Result<WebhooksConfig> {
+    Ok(WebhooksConfig {
+        conversion: args.conversion || before.conversion,
+        defaulting: args.defaulting || before.defaulting,
+        defaulting_path: webhook_path(args.defaulting, "defaulting", &args.defaulting_path)?
+            .or_else(|| before.defaulting_path.clone()),
+        spoke: spokes(config, args, before)?,
+        validation: args.programmatic_validation || before.validation,
+        validation_path: webhook_path(
+            args.programmatic_validation,
+            "validation",
+            &args.validation_path,
+        )?
+        .or_else(|| before.validation_path.clone()),
+        webhook_version: "v1".into(),
+    })
 }
 
 /// The kind in PROJECT, with its API: webhooks need the kind's Rust type.
@@ -243,11 +260,6 @@ fn webhook_data(
     let (defaulting, validation) = (wanted.defaulting, wanted.validation);
     let full_group = names::full_group(&resource.group, &config.domain);
     let group_mod = names::group_module(&resource.group);
-    let version_mod = if config.multigroup {
-        format!("{group_mod}::{}", resource.version)
-    } else {
-        resource.version.clone()
-    };
     let lower = resource.kind.to_lowercase();
     let api_mod_of = |version: &str| {
         if config.multigroup {
@@ -257,17 +269,19 @@ fn webhook_data(
         }
     };
     let plural = resource.plural();
-    let mut imports = Vec::new();
-    if defaulting {
-        imports.extend(["Defaulter", "Denied"]);
-    }
-    if validation {
-        imports.extend(["Validator", "Verdict"]);
-    }
-    imports.push("Webhooks");
+    let group_path = full_group.replace('.', "-");
+    let path = |custom: &Option<String>, prefix: &str| {
+        custom
+            .clone()
+            .unwrap_or_else(|| format!("/{prefix}-{group_path}-{}-{lower}", resource.version))
+    };
+    let (defaulting_path, validation_path) = (
+        path(&wanted.defaulting_path, "mutate"),
+        path(&wanted.validation_path, "validate"),
+    );
     WebhookData {
         project: ProjectData::load(config, dir),
-        group_path: full_group.replace('.', "-"),
+        group_path,
         full_group,
         version: resource.version.clone(),
         kind: resource.kind.clone(),
@@ -277,19 +291,19 @@ fn webhook_data(
             names::full_group(&resource.group, &config.domain)
         ),
         plural,
-        api_mod: version_mod.clone(),
-        webhook_mod: format!("{version_mod}::{lower}_webhook"),
-        webhook_imports: format!("{{{}}}", imports.join(", ")),
+        api_mod: api_mod_of(&resource.version),
+        webhook_mod: webhook_module(config, resource),
+        defaulting_path,
+        validation_path,
+        custom_paths: (
+            wanted.defaulting_path.is_some(),
+            wanted.validation_path.is_some(),
+        ),
         defaulting,
         validation,
         admission: defaulting || validation,
         conversion: wanted.conversion,
-        kind_converted: wanted.conversion
-            || config.resources.iter().any(|r| {
-                r.group == resource.group
-                    && r.kind == resource.kind
-                    && r.webhooks.as_ref().is_some_and(|w| w.conversion)
-            }),
+        kind_converted: kind_converted(config, resource, wanted),
         spokes: wanted
             .spoke
             .iter()
@@ -303,13 +317,16 @@ fn webhook_data(
 }
 
 /// src/webhook/[<group>/]<version>/<kind>_webhook.rs with its modules, its entry in `webhook::webhooks()` (which
-/// main.rs serves), and the test.
+/// main.rs serves), and the test. Each file that exists gets what `before` lacks added (webhook_files.rs); a
+/// missing one, or any with `--force`, is written whole.
 fn add_kind_files(
     plan: &mut Plan,
-    data: &WebhookData,
-    render: &dyn Fn(&str) -> Result<String>,
-    overwrite: bool,
+    pieces: &KindPieces,
+    before: &WebhooksConfig,
+    before_converted: bool,
+    force: bool,
 ) -> Result<()> {
+    let data = pieces.data;
     let module_path: Vec<&str> = data.webhook_mod.split("::").collect();
     let (file_module, parents) = module_path.split_last().expect("a module path");
     ensure_line_after(
@@ -324,20 +341,238 @@ fn add_kind_files(
         dir = dir.join(module);
     }
     declare_module(plan, &dir.join("mod.rs"), file_module)?;
-    plan.create(
-        dir.join(format!("{file_module}.rs")),
-        render("src/webhook.rs")?,
-        overwrite,
-    )?;
+    let everything = Additions {
+        defaulting: data.defaulting,
+        validation: data.validation,
+        admission: data.admission,
+        conversion: data.kind_converted,
+        spokes: (0..data.spokes.len()).collect(),
+    };
+    let new_spokes: Vec<usize> = (data.spokes.iter().enumerate())
+        .filter(|(_, spoke)| !before.spoke.contains(&spoke.version))
+        .map(|(at, _)| at)
+        .collect();
+    let missing = Additions {
+        defaulting: data.defaulting && !before.defaulting,
+        validation: data.validation && !before.validation,
+        admission: data.admission && !(before.defaulting || before.validation),
+        conversion: data.kind_converted && !before_converted,
+        spokes: new_spokes,
+    };
+    let source = dir.join(format!("{file_module}.rs"));
     // Named by the module's path below src/webhook/, as kubebuilder's test sits in internal/webhook/<version>/:
     // each version of a kind gets its own test (tests/v1_cronjob_webhook.rs, tests/v2_cronjob_webhook.rs).
-    let test = format!("{}.rs", module_path.join("_"));
-    plan.create(
-        Path::new("tests").join(test),
-        render("tests/webhook.rs")?,
-        overwrite,
-    )?;
+    let test = Path::new("tests").join(format!("{}.rs", module_path.join("_")));
+    for (rel, base, add) in [
+        (
+            &source,
+            "src/webhook.rs",
+            webhook_files::add_to_source as AddFn,
+        ),
+        (
+            &test,
+            "tests/webhook.rs",
+            webhook_files::add_to_test as AddFn,
+        ),
+    ] {
+        let name = rel.display().to_string();
+        if plan.exists(rel) && !force {
+            let text = add(&name, &plan.read(rel)?, &missing, pieces)?;
+            plan.update(rel.clone(), text)?;
+        } else {
+            let text = add(&name, &pieces.render(base)?, &everything, pieces)?;
+            plan.create(rel.clone(), text, force)?;
+        }
+    }
     register_webhooks(plan, data)
+}
+
+type AddFn = fn(&str, &str, &Additions, &dyn Pieces) -> Result<String>;
+
+/// When a kind becomes converted, the tests of its other versions turn the CRD's conversion on too: the API
+/// server cannot serve those versions without it.
+fn enable_conversion_in_other_tests(
+    plan: &mut Plan,
+    config: &ProjectConfig,
+    resource: &ResourceConfig,
+    pieces: &KindPieces,
+) -> Result<()> {
+    for other in &config.resources {
+        let same_kind = other.group == resource.group && other.kind == resource.kind;
+        if !same_kind || other.version == resource.version || other.webhooks.is_none() {
+            continue;
+        }
+        let module = webhook_module(config, other);
+        let test = Path::new("tests").join(format!("{}.rs", module.replace("::", "_")));
+        if plan.exists(&test) {
+            let name = test.display().to_string();
+            let text = webhook_files::enable_conversion_in_test(&name, &plan.read(&test)?, pieces)?;
+            plan.update(test, text)?;
+        }
+    }
+    Ok(())
+}
+
+/// The module path of a kind's webhooks below `crate::webhook`: `[<group>::]<version>::<kind>_webhook`.
+pub(super) fn webhook_module(config: &ProjectConfig, resource: &ResourceConfig) -> String {
+    let version_mod = if config.multigroup {
+        format!(
+            "{}::{}",
+            names::group_module(&resource.group),
+            resource.version
+        )
+    } else {
+        resource.version.clone()
+    };
+    format!("{version_mod}::{}_webhook", resource.kind.to_lowercase())
+}
+
+/// Whether a version of the kind is a conversion hub, once `webhooks` are the resource's.
+fn kind_converted(
+    config: &ProjectConfig,
+    resource: &ResourceConfig,
+    webhooks: &WebhooksConfig,
+) -> bool {
+    webhooks.conversion
+        || config.resources.iter().any(|r| {
+            r.group == resource.group
+                && r.kind == resource.kind
+                && r.version != resource.version
+                && r.webhooks.as_ref().is_some_and(|w| w.conversion)
+        })
+}
+
+/// The kind's templates rendered with its values, for webhook_files.
+struct KindPieces<'a> {
+    data: &'a WebhookData,
+    renderer: &'a Renderer,
+}
+
+impl KindPieces<'_> {
+    fn template(path: &str) -> Result<rkb_templates::Template> {
+        rkb_templates::webhook(path).ok_or_else(|| {
+            anyhow::anyhow!("internal error: template webhook/{path} is not embedded")
+        })
+    }
+
+    fn spoke_values(&self, spoke: usize) -> SpokeValues<'_, WebhookData> {
+        let spoke = &self.data.spokes[spoke];
+        SpokeValues {
+            webhook: self.data,
+            spoke_version: &spoke.version,
+            spoke_api_mod: &spoke.api_mod,
+        }
+    }
+}
+
+impl Pieces for KindPieces<'_> {
+    fn render(&self, template: &str) -> Result<String> {
+        self.renderer.render(&Self::template(template)?, self.data)
+    }
+
+    fn render_spoke(&self, template: &str, spoke: usize) -> Result<String> {
+        self.renderer
+            .render(&Self::template(template)?, &self.spoke_values(spoke))
+    }
+
+    fn builder(&self, builder: Builder) -> String {
+        let data = self.data;
+        let kind = &data.kind;
+        // A custom path is served where the marker names it (`..._at`); the default one is derived from the kind.
+        let (method, webhook, path, custom) = match builder {
+            Builder::Conversion(spoke) => {
+                let spoke_mod = &data.spokes[spoke].api_mod;
+                return format!(".conversion::<{kind}, crate::api::{spoke_mod}::{kind}>()");
+            }
+            Builder::Defaulter => (
+                "defaulter",
+                "Defaulter",
+                &data.defaulting_path,
+                data.custom_paths.0,
+            ),
+            Builder::Validator => (
+                "validator",
+                "Validator",
+                &data.validation_path,
+                data.custom_paths.1,
+            ),
+        };
+        if custom {
+            format!(".{method}_at::<{kind}, _>(\"{path}\", {kind}Custom{webhook})")
+        } else {
+            format!(".{method}::<{kind}, _>({kind}Custom{webhook})")
+        }
+    }
+}
+
+/// `--defaulting-path` / `--validation-path`: only with their webhook type, and an absolute URL path the webhook
+/// marker can hold (no `,` or `;`, which end a marker argument).
+fn webhook_path(with_type: bool, what: &str, path: &Option<String>) -> Result<Option<String>> {
+    let Some(path) = path else { return Ok(None) };
+    let flag = if what == "defaulting" {
+        "--defaulting"
+    } else {
+        "--programmatic-validation"
+    };
+    if !with_type {
+        bail!("--{what}-path names where the {what} webhook is served: pass {flag} too");
+    }
+    if !path.starts_with('/') {
+        bail!(
+            "--{what}-path {path:?} must start with `/`: it is the URL path the API server calls, e.g. /my-{what}-path"
+        );
+    }
+    let valid = |c: char| c.is_ascii_alphanumeric() || "/-._~".contains(c);
+    if let Some(bad) = path.chars().find(|c| !valid(*c)) {
+        bail!(
+            "--{what}-path {path:?} has {bad:?}: a webhook path is made of letters, digits and `/-._~`"
+        );
+    }
+    if path == "/convert" {
+        bail!(
+            "--{what}-path /convert is where the conversion webhook is served; choose another path"
+        );
+    }
+    Ok(Some(path.clone()))
+}
+
+/// Without `--force`, every type a run asks for must be new to the kind, and so must a path flag's type.
+fn refuse_what_exists(args: &CreateWebhookArgs, before: &WebhooksConfig) -> Result<()> {
+    let kind = format!("{} {}/{}", args.kind, args.group, args.version);
+    for (path, had, what) in [
+        (&args.defaulting_path, before.defaulting, "defaulting"),
+        (&args.validation_path, before.validation, "validation"),
+    ] {
+        if path.is_some() && had {
+            bail!(
+                "{kind} already has its {what} webhook: --{what}-path applies to a new one; change the path in its `+kubebuilder:webhook` marker and in webhooks() yourself, or pass --force to scaffold its webhook file and test again (carry your code over)"
+            );
+        }
+    }
+    // As kubebuilder: a type the kind has is refused, not skipped, even beside one it lacks.
+    let mut present: Vec<String> = Vec::new();
+    if args.defaulting && before.defaulting {
+        present.push("--defaulting".into());
+    }
+    if args.programmatic_validation && before.validation {
+        present.push("--programmatic-validation".into());
+    }
+    let old_spokes: Vec<&str> = (args.spoke.iter())
+        .filter(|s| before.spoke.contains(s))
+        .map(String::as_str)
+        .collect();
+    if args.conversion && !old_spokes.is_empty() {
+        present.push(format!("--conversion --spoke {}", old_spokes.join(",")));
+    }
+    if !present.is_empty() {
+        bail!(
+            "{kind} already has what {} scaffold{} (PROJECT lists its {} webhooks): pass only what it lacks, or pass --force to scaffold its webhook file and test again (carry your code over)",
+            present.join(" and "),
+            if present.len() == 1 { "s" } else { "" },
+            describe(before)
+        );
+    }
+    Ok(())
 }
 
 /// Adds the kind's `webhooks()` to the project's `webhook::webhooks()`, and has main.rs serve that once. One list
@@ -439,7 +674,7 @@ pub fn storage_migration(ctx: &rkb_runtime::Context) -> rkb_runtime::storage_mig
 
 /// Declares `pub mod <module>;` in `mod_rs` after its other declarations, creating the file (with a doc line)
 /// when it does not exist.
-fn declare_module(plan: &mut Plan, mod_rs: &Path, module: &str) -> Result<()> {
+pub(super) fn declare_module(plan: &mut Plan, mod_rs: &Path, module: &str) -> Result<()> {
     let line = format!("pub mod {module};");
     if plan.is_planned(mod_rs) || plan.root().join(mod_rs).exists() {
         let text = plan.read(mod_rs)?;
@@ -609,9 +844,10 @@ fn add_conversion_files(
         anyhow::anyhow!("internal error: template webhook/src/conversion.rs is not embedded")
     })?;
     for spoke in &data.spokes {
-        let values = ConversionData {
+        let values = SpokeValues {
             webhook: data,
             spoke_version: &spoke.version,
+            spoke_api_mod: &spoke.api_mod,
         };
         let module_dir = PathBuf::from("src/api").join(spoke.api_mod.replace("::", "/"));
         let file = module_dir.join(format!("{}_conversion.rs", data.lower_kind));

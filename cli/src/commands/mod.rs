@@ -4,12 +4,14 @@ mod api_conflicts;
 mod completion;
 mod create_api;
 mod create_webhook;
+mod edit;
 mod init;
 mod listed_kinds;
 mod manifests;
 mod project_data;
 mod runtime_source;
 pub mod version;
+mod webhook_files;
 
 use std::process::ExitCode;
 
@@ -26,6 +28,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Create(CreateCommand::Webhook(args)) => {
             create_webhook::run(&args).map(|()| ExitCode::SUCCESS)
         }
+        Command::Edit(args) => edit::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Manifests(args) => manifests::run(&args),
         Command::Version => {
             version::run(std::path::Path::new("."));

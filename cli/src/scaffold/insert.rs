@@ -38,6 +38,28 @@ pub fn insert_before_marker(
     Ok(joined)
 }
 
+/// Inserts `block` (several lines, taken as they are: a function's `}` may repeat one already in the file) right
+/// above the line containing `marker`. The caller knows the block is new.
+pub fn insert_block_before_marker(
+    file: &str,
+    text: &str,
+    marker: &str,
+    block: &str,
+) -> Result<String> {
+    let Some(at) = text.lines().position(|l| l.contains(marker)) else {
+        bail!(
+            "{file} has no `{marker}` line, so rkb cannot add to it; restore the line where new entries belong"
+        );
+    };
+    let mut out: Vec<&str> = text.lines().collect();
+    out.splice(at..at, block.lines());
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') {
+        joined.push('\n');
+    }
+    Ok(joined)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,6 @@ mod insert;
 mod plan;
 mod render;
 
-pub use insert::insert_before_marker;
+pub use insert::{insert_before_marker, insert_block_before_marker};
 pub use plan::Plan;
 pub use render::Renderer;

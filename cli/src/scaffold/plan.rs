@@ -18,6 +18,8 @@ pub struct Plan {
     /// Existing files that `create` was allowed to replace (`--force`). Those whose contents then differ (after
     /// formatting) are the user's code rewritten, listed by [`Plan::finish`].
     forced: Vec<PathBuf>,
+    /// Existing files to delete (`rkb edit --multigroup` moves files: a create at the new path, a removal here).
+    removed: Vec<PathBuf>,
 }
 
 impl Plan {
@@ -28,6 +30,7 @@ impl Plan {
             exists_hint,
             files: BTreeMap::new(),
             forced: Vec::new(),
+            removed: Vec::new(),
         }
     }
 
@@ -76,6 +79,18 @@ impl Plan {
         let exists = self.root.join(&rel).exists();
         self.files.insert(rel, (contents, exists));
         Ok(())
+    }
+
+    /// Deletes an existing file with the rest of the plan; its directory goes too when that leaves it empty.
+    pub fn remove(&mut self, rel: impl Into<PathBuf>) {
+        let rel = rel.into();
+        if !self.removed.contains(&rel) {
+            self.removed.push(rel);
+        }
+    }
+
+    pub fn is_removed(&self, rel: &Path) -> bool {
+        self.removed.iter().any(|r| r == rel)
     }
 
     pub fn is_planned(&self, rel: &Path) -> bool {
@@ -170,10 +185,21 @@ impl Plan {
                 executable: rel.extension().is_some_and(|e| e == "sh"),
             })
             .collect();
-        write_atomically(&writes, &[]).map_err(|e| {
+        let removed: Vec<PathBuf> = self.removed.iter().map(|rel| self.root.join(rel)).collect();
+        write_atomically(&writes, &removed).map_err(|e| {
             let path = e.path.strip_prefix(&self.root).unwrap_or(&e.path);
             anyhow::anyhow!("cannot write {}: {}", path.display(), e.source)
         })?;
+        // Directories a move emptied (src/api/v1 after `rkb edit --multigroup`); one still holding a file stays.
+        for path in &removed {
+            let mut dir = path.parent();
+            while let Some(d) = dir.filter(|d| *d != self.root) {
+                if std::fs::remove_dir(d).is_err() {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
         Ok(self
             .files
             .into_iter()

@@ -106,7 +106,21 @@ impl Webhooks {
     }
 
     /// Serves `defaulter` for `K` at [`mutate_path`]`::<K>()`.
-    pub fn defaulter<K, D>(mut self, defaulter: D) -> Self
+    pub fn defaulter<K, D>(self, defaulter: D) -> Self
+    where
+        K: Resource<DynamicType = ()>
+            + serde::Serialize
+            + serde::de::DeserializeOwned
+            + Send
+            + 'static,
+        D: Defaulter<K>,
+    {
+        self.defaulter_at(&mutate_path::<K>(), defaulter)
+    }
+
+    /// Serves `defaulter` for `K` at `path`, the path its `+kubebuilder:webhook` marker names
+    /// (`rkb create webhook --defaulting-path`, controller-runtime's `WithDefaulterCustomPath`).
+    pub fn defaulter_at<K, D>(mut self, path: &str, defaulter: D) -> Self
     where
         K: Resource<DynamicType = ()>
             + serde::Serialize
@@ -116,18 +130,28 @@ impl Webhooks {
         D: Defaulter<K>,
     {
         let handler = admission::defaulting::<K, D>(Arc::new(defaulter));
-        self.handlers.insert(mutate_path::<K>(), handler);
+        self.handlers.insert(path.to_string(), handler);
         self
     }
 
     /// Serves `validator` for `K` at [`validate_path`]`::<K>()`.
-    pub fn validator<K, V>(mut self, validator: V) -> Self
+    pub fn validator<K, V>(self, validator: V) -> Self
+    where
+        K: Resource<DynamicType = ()> + serde::de::DeserializeOwned + Send + Sync + 'static,
+        V: Validator<K>,
+    {
+        self.validator_at(&validate_path::<K>(), validator)
+    }
+
+    /// Serves `validator` for `K` at `path`, the path its `+kubebuilder:webhook` marker names
+    /// (`rkb create webhook --validation-path`, controller-runtime's `WithValidatorCustomPath`).
+    pub fn validator_at<K, V>(mut self, path: &str, validator: V) -> Self
     where
         K: Resource<DynamicType = ()> + serde::de::DeserializeOwned + Send + Sync + 'static,
         V: Validator<K>,
     {
         let handler = admission::validating::<K, V>(Arc::new(validator));
-        self.handlers.insert(validate_path::<K>(), handler);
+        self.handlers.insert(path.to_string(), handler);
         self
     }
 

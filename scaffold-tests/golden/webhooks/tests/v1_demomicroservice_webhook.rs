@@ -47,6 +47,7 @@ async fn the_api_server_calls_the_demomicroservice_webhooks() -> anyhow::Result<
             )
         })?;
     let server = env.install_webhooks(&manifests).await?;
+    // rkb:scaffold:webhook-test-conversion (rkb create webhook --conversion turns the CRD's conversion on above this line)
 
     let options = ManagerOptions {
         webhook_port: server.port,
@@ -81,6 +82,7 @@ async fn the_api_server_calls_the_demomicroservice_webhooks() -> anyhow::Result<
         created.metadata.name.as_deref(),
         Some("demomicroservice-sample")
     );
+    // rkb:scaffold:webhook-test-reads (rkb create webhook --conversion adds a read in each spoke version above this line)
 
     running.stop().await?;
     env.ensure_not_forbidden(MANAGER)?;

@@ -14,9 +14,13 @@
 
 //! The webhooks of DemoMicroService (devops.my.domain/v1), served through `webhook::webhooks()`.
 //! `rkb manifests` turns the `+kubebuilder:webhook` markers below into config/webhook/manifests.yaml; the API
-//! server calls the paths they name.
+//! server calls the paths they name. `rkb create webhook` adds webhook types to this file at its
+//! `rkb:scaffold:` lines and leaves the rest as you wrote it.
 
-use rkb_runtime::webhook::{Defaulter, Denied, Validator, Verdict, Webhooks};
+use rkb_runtime::webhook::Webhooks;
+use rkb_runtime::webhook::{Defaulter, Denied};
+use rkb_runtime::webhook::{Validator, Verdict};
+// rkb:scaffold:webhook-imports (rkb create webhook adds the imports of new webhooks above this line)
 
 use crate::api::v1::DemoMicroService;
 
@@ -25,6 +29,7 @@ pub fn webhooks() -> Webhooks {
     Webhooks::new()
         .defaulter::<DemoMicroService, _>(DemoMicroServiceCustomDefaulter)
         .validator::<DemoMicroService, _>(DemoMicroServiceCustomValidator)
+    // rkb:scaffold:webhook-builders (rkb create webhook registers new webhooks above this line)
 }
 
 /// Sets defaults on DemoMicroService objects as they are created and updated.
@@ -63,3 +68,4 @@ impl Validator<DemoMicroService> for DemoMicroServiceCustomValidator {
         Ok(Vec::new())
     }
 }
+// rkb:scaffold:webhook-impls (rkb create webhook adds new webhook types above this line)

@@ -1,0 +1,266 @@
+//! `rkb edit`: kubebuilder's `edit` for an rkb project, changing its layout after `init`.
+//!
+//! - `--multigroup` moves every API, controller, webhook and their tests under the project's one group
+//!   (src/api/<version>/ to src/api/<group>/<version>/, ...), fixes the `mod` declarations and the `::api::<version>`,
+//!   `::webhook::<version>` and `::controller::<kind>_controller` paths in the project's own sources, and records
+//!   the layout and the new type paths in PROJECT. kubebuilder only flips PROJECT and leaves the moves to the user;
+//!   rkb moves the files it scaffolded, because it knows where they are. Files that git does not have committed
+//!   as they are refuse the move (a move must be undoable with git), and so does a directory that is not a git
+//!   work tree. `--multigroup=false` moves them back, for a project whose APIs are all in one group.
+//! - `--namespaced` / `--namespaced=false` do what `rkb init --namespaced` would have: the manager's `--namespaced`
+//!   flag and WATCH_NAMESPACE in config/manager/manager.yaml, a RoleBinding (or ClusterRoleBinding) in
+//!   config/rbac/role_binding.yaml, and `namespace=<project>-system` on the RBAC markers of the controllers, so the
+//!   next `rkb manifests` writes a Role (or ClusterRole). Each edit finds the lines `init` wrote; a file edited past
+//!   recognition refuses the run, naming the file and the line to change by hand.
+//!
+//! All changes go through one [`Plan`]: a refusal leaves the tree byte-identical.
+
+mod multigroup;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use crate::args::EditArgs;
+use crate::project_config::{self, ProjectConfig};
+use crate::scaffold::Plan;
+
+pub fn run(args: &EditArgs) -> Result<()> {
+    let dir = &args.dir;
+    if let Some(plugins) = &args.plugins {
+        bail!(
+            "--plugins {plugins}: rkb has no optional plugins yet (kubebuilder's helm, grafana and deploy-image plugins are not ported; see issue #26), so `rkb edit` takes only --multigroup and --namespaced"
+        );
+    }
+    if !dir.join(project_config::FILE_NAME).exists() {
+        bail!(
+            "{} is not an rkb project (no PROJECT file): run `rkb edit` in the project, or pass --dir <project>",
+            dir.display()
+        );
+    }
+    if args.multigroup.is_none() && args.namespaced.is_none() {
+        bail!(
+            "nothing to edit: pass --multigroup, --namespaced or --namespaced=false (rkb edit --help lists what each changes)"
+        );
+    }
+    let mut config = ProjectConfig::load(dir)?;
+    let mut plan = Plan::new(dir, "it is in the way of the move; move it away first");
+    let mut done = Vec::new();
+    if let Some(wanted) = args.multigroup {
+        if wanted == config.multigroup {
+            done.push(format!(
+                "PROJECT is already {}; layout unchanged",
+                layout_name(wanted)
+            ));
+        } else {
+            multigroup::plan(&mut plan, &mut config, wanted)?;
+            done.push(if wanted {
+                "moved the APIs, controllers and webhooks under their group (multigroup layout)"
+                    .into()
+            } else {
+                "moved the APIs, controllers and webhooks out of their group (single-group layout)"
+                    .into()
+            });
+        }
+    }
+    if let Some(wanted) = args.namespaced {
+        if wanted == config.namespaced {
+            done.push(format!(
+                "the manager is already {}; unchanged",
+                scope_name(wanted)
+            ));
+        } else {
+            namespaced(&mut plan, &config, wanted)?;
+            config.namespaced = wanted;
+            if wanted && config.resources.iter().any(|r| r.webhooks.is_some()) {
+                // As kubebuilder warns: the webhook configurations are cluster-wide objects.
+                done.push("note: the webhooks still receive requests from every namespace; add a namespaceSelector to their configurations to match the manager's".into());
+            }
+            done.push(format!(
+                "made the manager {}: run `rkb manifests` (make manifests) for config/rbac/role.yaml to become a {}",
+                scope_name(wanted),
+                if wanted { "Role" } else { "ClusterRole" }
+            ));
+        }
+    }
+    plan.update(project_config::FILE_NAME, config.render()?)?;
+    plan.finish()?;
+    for line in done {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+fn layout_name(multigroup: bool) -> &'static str {
+    if multigroup {
+        "multigroup"
+    } else {
+        "single-group"
+    }
+}
+
+fn scope_name(namespaced: bool) -> &'static str {
+    if namespaced {
+        "namespace-scoped"
+    } else {
+        "cluster-wide"
+    }
+}
+
+/// The manager's scope: its flag and WATCH_NAMESPACE, its binding, and the controllers' RBAC markers.
+fn namespaced(plan: &mut Plan, config: &ProjectConfig, wanted: bool) -> Result<()> {
+    let manager = Path::new("config/manager/manager.yaml");
+    let text = plan.read(manager)?;
+    plan.update(
+        manager,
+        toggle_block(manager, &text, MANAGER_EDITS, wanted)?,
+    )?;
+    let binding = Path::new("config/rbac/role_binding.yaml");
+    let text = plan.read(binding)?;
+    plan.update(
+        binding,
+        toggle_block(binding, &text, BINDING_EDITS, wanted)?,
+    )?;
+    let namespace = format!(",namespace={}-system", config.project_name);
+    for file in rust_files(plan.root(), Path::new("src/controller"))? {
+        let text = plan.read(&file)?;
+        let updated: Vec<String> = text
+            .lines()
+            .map(|line| scoped_marker(line, &namespace, wanted))
+            .collect();
+        plan.update(file, updated.join("\n") + "\n")?;
+    }
+    Ok(())
+}
+
+/// An RBAC marker of a controller with `namespace` added (or removed); other lines as they are.
+fn scoped_marker(line: &str, namespace: &str, wanted: bool) -> String {
+    if !line.trim_start().starts_with("/// +kubebuilder:rbac:") {
+        return line.to_string();
+    }
+    let has = line.contains(",namespace=");
+    match (wanted, has) {
+        (true, false) => format!("{line}{namespace}"),
+        (false, true) => line.replace(namespace, ""),
+        _ => line.to_string(),
+    }
+}
+
+/// One edit of a YAML file init scaffolds: the lines `cluster` has in a cluster-wide project and `namespaced` in
+/// a namespace-scoped one, found below the line `after`.
+struct BlockEdit {
+    after: &'static str,
+    cluster: &'static [&'static str],
+    namespaced: &'static [&'static str],
+}
+
+const MANAGER_EDITS: &[BlockEdit] = &[
+    BlockEdit {
+        after: "        - --health-probe-bind-address=:8081",
+        cluster: &[],
+        namespaced: &["        - --namespaced"],
+    },
+    BlockEdit {
+        after: "        name: manager",
+        cluster: &[],
+        namespaced: &[
+            "        env:",
+            "        # The manager watches only its own namespace.",
+            "        - name: WATCH_NAMESPACE",
+            "          valueFrom:",
+            "            fieldRef:",
+            "              fieldPath: metadata.namespace",
+        ],
+    },
+];
+
+const BINDING_EDITS: &[BlockEdit] = &[
+    BlockEdit {
+        after: "apiVersion: rbac.authorization.k8s.io/v1",
+        cluster: &["kind: ClusterRoleBinding"],
+        namespaced: &["kind: RoleBinding"],
+    },
+    BlockEdit {
+        after: "  name: manager-rolebinding",
+        cluster: &[],
+        namespaced: &["  namespace: system"],
+    },
+    BlockEdit {
+        after: "  apiGroup: rbac.authorization.k8s.io",
+        cluster: &["  kind: ClusterRole"],
+        namespaced: &["  kind: Role"],
+    },
+];
+
+/// Replaces, below each edit's `after` line, the lines of one scope by those of the other. A file whose lines are
+/// not where init put them is refused, naming the line.
+fn toggle_block(file: &Path, text: &str, edits: &[BlockEdit], namespaced: bool) -> Result<String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for edit in edits {
+        let (from, to) = if namespaced {
+            (edit.cluster, edit.namespaced)
+        } else {
+            (edit.namespaced, edit.cluster)
+        };
+        let found = lines.iter().position(|l| l == edit.after).filter(|at| {
+            let below = &lines[at + 1..];
+            below.len() >= from.len() && below.iter().zip(from).all(|(l, f)| l == f)
+        });
+        if to.iter().any(|l| l.trim() == "env:") && lines.iter().any(|l| l == to[0]) {
+            bail!(
+                "{}: the manager container has an `env:` list already; add WATCH_NAMESPACE (from the pod's metadata.namespace) to it by hand, or remove the list, and run again",
+                file.display()
+            );
+        }
+        let Some(at) = found else {
+            let line = |l: &&str| format!("`{}`", l.trim());
+            let fix = match (from.first().map(line), to.first().map(line)) {
+                (None, Some(to)) => {
+                    format!("add {to} (and what follows it in `rkb init --namespaced`) below it")
+                }
+                (Some(from), None) => format!("remove {from} (and what follows it) below it"),
+                (Some(from), Some(to)) => format!("change {from} below it to {to}"),
+                (None, None) => String::new(),
+            };
+            bail!(
+                "{}: cannot find the `{}` line rkb init wrote, so rkb cannot make the manager {}; {fix} by hand and run again",
+                file.display(),
+                edit.after.trim(),
+                scope_name(namespaced),
+            );
+        };
+        lines.splice(
+            at + 1..at + 1 + from.len(),
+            to.iter().map(|l| l.to_string()),
+        );
+    }
+    Ok(lines.join("\n") + "\n")
+}
+
+/// The files below `rel` (relative to `root`, so are the paths returned), sorted; none when it does not exist.
+fn files_below(root: &Path, rel: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root.join(rel)) else {
+        return Ok(files);
+    };
+    let mut names: Vec<_> = entries
+        .map(|e| e.map(|e| e.file_name()))
+        .collect::<Result<_, _>>()?;
+    names.sort();
+    for name in names {
+        let child = rel.join(name);
+        if root.join(&child).is_dir() {
+            files.extend(files_below(root, &child)?);
+        } else {
+            files.push(child);
+        }
+    }
+    Ok(files)
+}
+
+/// The `.rs` files below `rel`.
+fn rust_files(root: &Path, rel: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = files_below(root, rel)?;
+    files.retain(|f| f.extension().is_some_and(|e| e == "rs"));
+    Ok(files)
+}

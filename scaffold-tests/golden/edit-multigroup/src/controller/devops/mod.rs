@@ -1,0 +1,4 @@
+//! The devops modules.
+
+pub mod demomicroservice_controller;
+// rkb:scaffold:controller-modules

@@ -1,0 +1,3 @@
+//! The webhooks of devops.
+
+pub mod v1;
