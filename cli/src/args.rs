@@ -141,6 +141,8 @@ pub struct CreateWebhookArgs {
     /// Overwrite the kind's webhook file and test
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub external: ExternalApiArgs,
     /// Project directory
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
@@ -176,9 +178,32 @@ pub struct CreateApiArgs {
     /// Overwrite files of an API that already exists
     #[arg(long)]
     pub force: bool,
+    /// Name of the controller (a DNS-1035 label such as `captain-backup`), for a further controller of a kind that
+    /// has one: its own module src/controller/<name>_controller.rs, metrics label and registration in main.rs
+    #[arg(long)]
+    pub controller_name: Option<String>,
+    #[command(flatten)]
+    pub external: ExternalApiArgs,
     /// Project directory
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
+}
+
+/// A kind defined outside the project and outside Kubernetes (kubebuilder's `--external-api-*` flags), for
+/// `--resource=false` controllers and for webhooks. Kinds of Kubernetes' own groups (core, apps, batch, ...) need
+/// none of these: rkb knows their k8s-openapi types.
+#[derive(Debug, Args, Default)]
+pub struct ExternalApiArgs {
+    /// Rust module path of the external kind's type, e.g. `cert_manager::v1` (the type is `<path>::<Kind>`)
+    #[arg(long)]
+    pub external_api_path: Option<String>,
+    /// The crate the external type comes from, `<crate>[@<version>]`; added to Cargo.toml's [dependencies]
+    #[arg(long, requires = "external_api_path")]
+    pub external_api_crate: Option<String>,
+    /// Domain of the external kind's group, e.g. `io` for group cert-manager (its RBAC group is `<group>.<domain>`;
+    /// default: the project's domain)
+    #[arg(long, requires = "external_api_path")]
+    pub external_api_domain: Option<String>,
 }
 
 #[derive(Debug, Args)]

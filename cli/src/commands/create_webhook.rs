@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use serde::Serialize;
 
+use super::core_kinds;
 use super::project_data::ProjectData;
 use crate::args::CreateWebhookArgs;
 use crate::names;
@@ -45,6 +46,12 @@ struct WebhookData {
     /// `<plural>.<full group>`.
     crd_name: String,
     namespaced: bool,
+    /// The Rust path of the kind's type.
+    kind_path: String,
+    /// A kind of Kubernetes or of another crate: its own templates (no CRD, a sample object in the test).
+    foreign: bool,
+    /// A foreign kind's object the API server accepts (JSON); none known: the test is scaffolded ignored.
+    sample: Option<&'static str>,
 }
 
 /// One spoke version of a conversion.
@@ -128,12 +135,13 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     enable_in_config_default(&mut plan, &data)?;
     let readme_note = describe_webhooks_in_readme(&mut plan)?;
 
-    let slot = config
-        .resources
-        .iter_mut()
-        .find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
-        .expect("found above");
-    slot.webhooks = Some(wanted.clone());
+    if let Some(spec) = &args.external.external_api_crate {
+        core_kinds::add_crate_dependency(&mut plan, spec)?;
+    }
+    config.upsert(ResourceConfig {
+        webhooks: Some(wanted.clone()),
+        ..resource
+    });
     plan.update(project_config::FILE_NAME, config.render()?)?;
     plan.finish()?;
     if let Some(note) = readme_note {
@@ -142,7 +150,12 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     println!(
         "Scaffolded the {} webhooks of {}/{} {} in {}",
         describe(&wanted),
-        data.full_group,
+        // Kubernetes' legacy group is "", kubebuilder's `core`.
+        if data.full_group.is_empty() {
+            "core"
+        } else {
+            &data.full_group
+        },
         args.version,
         args.kind,
         dir.display()
@@ -154,8 +167,35 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     Ok(())
 }
 
-/// The kind in PROJECT, with its API: webhooks need the kind's Rust type.
+/// The kind in PROJECT, with its API: webhooks need the kind's Rust type. Or a kind of Kubernetes or of another
+/// crate (core_kinds.rs), whose entry is added to PROJECT when it is not there.
 fn find_kind(config: &ProjectConfig, args: &CreateWebhookArgs) -> Result<ResourceConfig> {
+    let own_kind_hint = format!(
+        "scaffold it first with `rkb create api --group {} --version {} --kind {}`",
+        args.group, args.version, args.kind
+    );
+    let coordinates = (
+        args.group.as_str(),
+        args.version.as_str(),
+        args.kind.as_str(),
+    );
+    if let Some(foreign) = core_kinds::resolve(
+        config,
+        &args.dir,
+        coordinates,
+        &args.external,
+        &own_kind_hint,
+    )? {
+        if args.conversion {
+            bail!(
+                "--conversion converts between versions of a CRD this project defines; {} {}/{} is not defined here",
+                args.kind,
+                args.group,
+                args.version
+            );
+        }
+        return Ok(foreign);
+    }
     match config.find(&args.group, &args.version, &args.kind) {
         Some(r) if r.api.is_some() => Ok(r.clone()),
         Some(_) => bail!(
@@ -241,7 +281,8 @@ fn webhook_data(
     wanted: &WebhooksConfig,
 ) -> WebhookData {
     let (defaulting, validation) = (wanted.defaulting, wanted.validation);
-    let full_group = names::full_group(&resource.group, &config.domain);
+    let full_group = resource.full_group();
+    let foreign = (resource.core || resource.external).then(|| core_kinds::foreign_kind(resource));
     let group_mod = names::group_module(&resource.group);
     let version_mod = if config.multigroup {
         format!("{group_mod}::{}", resource.version)
@@ -256,7 +297,9 @@ fn webhook_data(
             version.to_string()
         }
     };
-    let plural = resource.plural();
+    let plural = foreign
+        .as_ref()
+        .map_or_else(|| resource.plural(), |f| f.plural.clone());
     let mut imports = Vec::new();
     if defaulting {
         imports.extend(["Defaulter", "Denied"]);
@@ -272,11 +315,12 @@ fn webhook_data(
         version: resource.version.clone(),
         kind: resource.kind.clone(),
         lower_kind: lower.clone(),
-        crd_name: format!(
-            "{plural}.{}",
-            names::full_group(&resource.group, &config.domain)
-        ),
+        crd_name: format!("{plural}.{}", resource.full_group()),
         plural,
+        kind_path: foreign.as_ref().map_or_else(
+            || format!("crate::api::{version_mod}::{}", resource.kind),
+            |f| f.type_path.clone(),
+        ),
         api_mod: version_mod.clone(),
         webhook_mod: format!("{version_mod}::{lower}_webhook"),
         webhook_imports: format!("{{{}}}", imports.join(", ")),
@@ -298,7 +342,12 @@ fn webhook_data(
                 api_mod: api_mod_of(version),
             })
             .collect(),
-        namespaced: resource.api.as_ref().is_some_and(|a| a.namespaced),
+        namespaced: foreign.as_ref().map_or_else(
+            || resource.api.as_ref().is_some_and(|a| a.namespaced),
+            |f| f.namespaced,
+        ),
+        sample: foreign.as_ref().and_then(|f| f.sample),
+        foreign: foreign.is_some(),
     }
 }
 
@@ -324,9 +373,14 @@ fn add_kind_files(
         dir = dir.join(module);
     }
     declare_module(plan, &dir.join("mod.rs"), file_module)?;
+    let (source, test_source) = if data.foreign {
+        ("src/foreign_webhook.rs", "tests/foreign_webhook.rs")
+    } else {
+        ("src/webhook.rs", "tests/webhook.rs")
+    };
     plan.create(
         dir.join(format!("{file_module}.rs")),
-        render("src/webhook.rs")?,
+        render(source)?,
         overwrite,
     )?;
     // Named by the module's path below src/webhook/, as kubebuilder's test sits in internal/webhook/<version>/:
@@ -334,7 +388,7 @@ fn add_kind_files(
     let test = format!("{}.rs", module_path.join("_"));
     plan.create(
         Path::new("tests").join(test),
-        render("tests/webhook.rs")?,
+        render(test_source)?,
         overwrite,
     )?;
     register_webhooks(plan, data)
