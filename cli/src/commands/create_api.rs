@@ -148,7 +148,7 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
 }
 
 fn print_next_steps(args: &CreateApiArgs, data: &ApiData, api_dir: &Path) {
-    if data.foreign {
+    if !args.resource {
         println!(
             "Scaffolded the {} controller of {} in {}",
             data.controller_label,
