@@ -739,7 +739,12 @@ pub fn resolve(
             webhooks: None,
         }));
     }
-    if recorded.is_some() {
+    // A kind of one of the project's own groups: the caller says what it needs (its API scaffolded first).
+    let own_group = config
+        .resources
+        .iter()
+        .any(|r| r.group == group && r.api.is_some());
+    if recorded.is_some() || own_group {
         return Ok(None);
     }
     let hint = match GROUPS.iter().find(|g| g.module == group || g.api_group == group) {

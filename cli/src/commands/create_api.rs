@@ -420,12 +420,9 @@ fn check_args(
         api_conflicts::check_sources(&args.dir, config, &new)?;
     }
     let existing = config.find(&args.group, &args.version, &args.kind).cloned();
-    // A controller added to a kind whose API exists (`--resource=false`) rewrites none of the API's files.
-    let adds_controller = !args.resource
-        && args.controller
-        && existing
-            .as_ref()
-            .is_some_and(|r| args.controller_name.is_some() || !r.has_controller());
+    // A controller added to a kind whose API exists (`--resource=false`) rewrites none of the API's files;
+    // `controller_name` refuses a second unnamed one.
+    let adds_controller = !args.resource && args.controller;
     if existing.is_some() && !args.force && !adds_controller {
         bail!(
             "the API {}/{} {} already exists in PROJECT; pass --force to scaffold its files again",
@@ -452,7 +449,12 @@ fn check_args(
     }
     let has_type = args.resource || existing.as_ref().is_some_and(|r| r.api.is_some());
     if !has_type {
-        bail!("a controller needs its kind's Rust type: scaffold the API too (--resource=true)");
+        bail!(
+            "kind {} {}/{} is not in PROJECT, and a controller needs its kind's Rust type: scaffold the API too (--resource=true)",
+            args.kind,
+            args.group,
+            args.version
+        );
     }
 
     Ok((existing, other_versions))
