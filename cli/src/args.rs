@@ -106,12 +106,17 @@ pub enum CreateCommand {
     #[command(after_help = "Examples:\n  \
         rkb create api --group devops --version v1 --kind DemoMicroService\n  \
         rkb create api --group devops --version v1beta1 --kind DemoMicroService --controller=false\n  \
-        rkb create api --group ship --version v1 --kind Frigate --plural frigates --namespaced=false")]
+        rkb create api --group ship --version v1 --kind Frigate --plural frigates --namespaced=false\n  \
+        rkb create api --group apps --version v1 --kind Deployment --controller --resource=false\n  \
+        rkb create api --group devops --version v1 --kind DemoMicroService --resource=false --controller-name demomicroservice-backup\n  \
+        rkb create api --group cert-manager --version v1 --kind Certificate --resource=false \\\n      \
+        --external-api-path cert_manager_crds::v1 --external-api-crate cert-manager-crds@0.3 --external-api-domain io")]
     Api(CreateApiArgs),
     /// Scaffold webhooks (defaulting, validation, conversion) for an existing kind
     #[command(after_help = "Examples:\n  \
         rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --programmatic-validation\n  \
-        rkb create webhook --group devops --version v1 --kind DemoMicroService --conversion --spoke v2")]
+        rkb create webhook --group devops --version v1 --kind DemoMicroService --conversion --spoke v2\n  \
+        rkb create webhook --group core --version v1 --kind Pod --defaulting")]
     Webhook(CreateWebhookArgs),
 }
 
@@ -123,7 +128,8 @@ pub struct CreateWebhookArgs {
     /// API version of the kind
     #[arg(long)]
     pub version: String,
-    /// The kind (it must exist in PROJECT with its API)
+    /// The kind: one of this project's (in PROJECT with its API), of Kubernetes' groups (`--group core`, `apps`,
+    /// ...), or of another crate (`--external-api-path`)
     #[arg(long)]
     pub kind: String,
     /// Scaffold a defaulting (mutating) webhook
@@ -151,7 +157,9 @@ pub struct CreateWebhookArgs {
 #[derive(Debug, Args)]
 pub struct CreateApiArgs {
     /// API group (a DNS-1123 subdomain such as `devops`); the full group is `<group>.<domain>`. In multigroup
-    /// projects it also names the Rust module src/api/<group>/, with '-' and '.' written as '_'
+    /// projects it also names the Rust module src/api/<group>/, with '-' and '.' written as '_'. With
+    /// --resource=false it may name one of Kubernetes' groups (core, apps, batch, networking, rbac.authorization,
+    /// ...: a controller of k8s-openapi's type), or an external kind's group (--external-api-path)
     #[arg(long)]
     pub group: String,
     /// API version such as v1, v1alpha1, v2beta3
