@@ -1122,12 +1122,13 @@ pub struct Gadget {
 #[test]
 fn foreign_kinds_and_controller_names_are_checked() {
     let p = project();
-    let foreign = |group: &'static str, version: &'static str, kind: &'static str, flags: &[&'static str]| {
-        let mut args = create_api(group, version, kind);
-        args.push("--resource=false");
-        args.extend_from_slice(flags);
-        args
-    };
+    let foreign =
+        |group: &'static str, version: &'static str, kind: &'static str, flags: &[&'static str]| {
+            let mut args = create_api(group, version, kind);
+            args.push("--resource=false");
+            args.extend_from_slice(flags);
+            args
+        };
     refused(
         p.path(),
         &foreign("apps", "v1", "Deploymnet", &[]),
@@ -1140,7 +1141,9 @@ fn foreign_kinds_and_controller_names_are_checked() {
     refused(
         p.path(),
         &foreign("apps", "v1beta1", "Deployment", &[]),
-        &["invalid --version \"v1beta1\": Kubernetes serves kind Deployment of group apps in v1, not v1beta1"],
+        &[
+            "invalid --version \"v1beta1\": Kubernetes serves kind Deployment of group apps in v1, not v1beta1",
+        ],
     );
     refused(
         p.path(),
@@ -1158,13 +1161,15 @@ fn foreign_kinds_and_controller_names_are_checked() {
     );
     refused(
         p.path(),
-        &foreign("cert-manager", "v1", "Certificate", &["--external-api-path", "cert-manager/v1"]),
-        &["invalid --external-api-path \"cert-manager/v1\": a Rust module path such as `cert_manager::v1`"],
-    );
-    refused(
-        p.path(),
-        &foreign("cert-manager", "v1", "Certificate", &["--external-api-path", "cert_manager::v1"]),
-        &["Cargo.toml has no dependency cert_manager; pass --external-api-crate <crate>[@<version>] to add it"],
+        &foreign(
+            "cert-manager",
+            "v1",
+            "Certificate",
+            &["--external-api-path", "cert-manager/v1"],
+        ),
+        &[
+            "invalid --external-api-path \"cert-manager/v1\": a Rust module path such as `cert_manager::v1`",
+        ],
     );
     refused(
         p.path(),
@@ -1172,27 +1177,60 @@ fn foreign_kinds_and_controller_names_are_checked() {
             "cert-manager",
             "v1",
             "Certificate",
-            &["--external-api-path", "cert_manager::v1", "--external-api-crate", "cert-manager@"],
+            &["--external-api-path", "cert_manager::v1"],
+        ),
+        &[
+            "Cargo.toml has no dependency cert_manager; pass --external-api-crate <crate>[@<version>] to add it",
+        ],
+    );
+    refused(
+        p.path(),
+        &foreign(
+            "cert-manager",
+            "v1",
+            "Certificate",
+            &[
+                "--external-api-path",
+                "cert_manager::v1",
+                "--external-api-crate",
+                "cert-manager@",
+            ],
         ),
         &["invalid --external-api-crate \"cert-manager@\""],
     );
     let mut with_api = create_api("cert-manager", "v1", "Certificate");
     with_api.extend(["--external-api-path", "cert_manager::v1"]);
-    refused(p.path(), &with_api, &["whose API is not scaffolded here: pass --resource=false"]);
     refused(
         p.path(),
-        &foreign("devops", "v1", "DemoMicroService", &["--controller-name", "Backup_1"]),
+        &with_api,
+        &["whose API is not scaffolded here: pass --resource=false"],
+    );
+    refused(
+        p.path(),
+        &foreign(
+            "devops",
+            "v1",
+            "DemoMicroService",
+            &["--controller-name", "Backup_1"],
+        ),
         &["invalid --controller-name \"Backup_1\": a controller name is a DNS-1035 label"],
     );
     refused(
         p.path(),
-        &foreign("devops", "v1", "DemoMicroService", &["--controller-name", "demomicroservice"]),
+        &foreign(
+            "devops",
+            "v1",
+            "DemoMicroService",
+            &["--controller-name", "demomicroservice"],
+        ),
         &["kind DemoMicroService devops/v1 already has a controller named \"demomicroservice\""],
     );
     refused(
         p.path(),
         &foreign("devops", "v1", "DemoMicroService", &[]),
-        &["already has a controller (demomicroservice); pass --controller-name <name> for another one"],
+        &[
+            "already has a controller (demomicroservice); pass --controller-name <name> for another one",
+        ],
     );
     rkb_ok(p.path(), &foreign("apps", "v1", "Deployment", &[]));
     refused(
@@ -1205,9 +1243,15 @@ fn foreign_kinds_and_controller_names_are_checked() {
     refused(
         p.path(),
         &pod_webhook,
-        &["--conversion converts between versions of a CRD this project defines; Pod core/v1 is not defined here"],
+        &[
+            "--conversion converts between versions of a CRD this project defines; Pod core/v1 is not defined here",
+        ],
     );
     let mut unknown = create_webhook("Pdo", &["--defaulting"]);
     unknown[3] = "core";
-    refused(p.path(), &unknown, &["Kubernetes group core v1 has no kind Pdo"]);
+    refused(
+        p.path(),
+        &unknown,
+        &["Kubernetes group core v1 has no kind Pdo"],
+    );
 }
