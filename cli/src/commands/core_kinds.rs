@@ -7,9 +7,11 @@
 //! neither one of [`GROUPS`] nor given `--external-api-path` is refused, as is a kind its group and version lack.
 //!
 //! [`GROUPS`] and [`KINDS`] are the listable resources of k8s-openapi 0.29 with feature `v1_35`, the version and
-//! feature the scaffold's Cargo.toml pins. They were read from its sources (each `impl crate::Resource` whose type
-//! is also `ListableResource`: a controller lists and watches its kind); a group is named as kubebuilder's
-//! `--group` names it: the API group without `.k8s.io`, `core` for the legacy group "".
+//! feature the scaffold's Cargo.toml pins: each `impl crate::Resource` whose type is also `ListableResource` (a
+//! controller lists and watches its kind). A group is named as kubebuilder's `--group` names it: the API group
+//! without `.k8s.io`, `core` for the legacy group "". The test `the_tables_are_k8s_openapis` reads them again from
+//! k8s-openapi's sources in cargo's registry (the workspace builds that crate) and prints the table to paste when
+//! they differ.
 
 use std::path::Path;
 
@@ -67,574 +69,89 @@ pub const GROUPS: &[CoreGroup] = &[
     CoreGroup { name: "storagemigration", api_group: "storagemigration.k8s.io", domain: "k8s.io", module: "storagemigration" },
 ];
 
+#[rustfmt::skip]
 pub const KINDS: &[CoreKind] = &[
-    CoreKind {
-        group: "admissionregistration",
-        version: "v1",
-        kind: "MutatingWebhookConfiguration",
-        plural: "mutatingwebhookconfigurations",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "admissionregistration",
-        version: "v1",
-        kind: "ValidatingAdmissionPolicy",
-        plural: "validatingadmissionpolicies",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "admissionregistration",
-        version: "v1",
-        kind: "ValidatingAdmissionPolicyBinding",
-        plural: "validatingadmissionpolicybindings",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "admissionregistration",
-        version: "v1",
-        kind: "ValidatingWebhookConfiguration",
-        plural: "validatingwebhookconfigurations",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "admissionregistration",
-        version: "v1alpha1",
-        kind: "MutatingAdmissionPolicy",
-        plural: "mutatingadmissionpolicies",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "admissionregistration",
-        version: "v1alpha1",
-        kind: "MutatingAdmissionPolicyBinding",
-        plural: "mutatingadmissionpolicybindings",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "admissionregistration",
-        version: "v1beta1",
-        kind: "MutatingAdmissionPolicy",
-        plural: "mutatingadmissionpolicies",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "admissionregistration",
-        version: "v1beta1",
-        kind: "MutatingAdmissionPolicyBinding",
-        plural: "mutatingadmissionpolicybindings",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "internal.apiserver",
-        version: "v1alpha1",
-        kind: "StorageVersion",
-        plural: "storageversions",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "apps",
-        version: "v1",
-        kind: "ControllerRevision",
-        plural: "controllerrevisions",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "apps",
-        version: "v1",
-        kind: "DaemonSet",
-        plural: "daemonsets",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "apps",
-        version: "v1",
-        kind: "Deployment",
-        plural: "deployments",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "apps",
-        version: "v1",
-        kind: "ReplicaSet",
-        plural: "replicasets",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "apps",
-        version: "v1",
-        kind: "StatefulSet",
-        plural: "statefulsets",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "autoscaling",
-        version: "v1",
-        kind: "HorizontalPodAutoscaler",
-        plural: "horizontalpodautoscalers",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "autoscaling",
-        version: "v2",
-        kind: "HorizontalPodAutoscaler",
-        plural: "horizontalpodautoscalers",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "batch",
-        version: "v1",
-        kind: "CronJob",
-        plural: "cronjobs",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "batch",
-        version: "v1",
-        kind: "Job",
-        plural: "jobs",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "certificates",
-        version: "v1",
-        kind: "CertificateSigningRequest",
-        plural: "certificatesigningrequests",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "certificates",
-        version: "v1alpha1",
-        kind: "ClusterTrustBundle",
-        plural: "clustertrustbundles",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "certificates",
-        version: "v1beta1",
-        kind: "ClusterTrustBundle",
-        plural: "clustertrustbundles",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "certificates",
-        version: "v1beta1",
-        kind: "PodCertificateRequest",
-        plural: "podcertificaterequests",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "coordination",
-        version: "v1",
-        kind: "Lease",
-        plural: "leases",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "coordination",
-        version: "v1alpha2",
-        kind: "LeaseCandidate",
-        plural: "leasecandidates",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "coordination",
-        version: "v1beta1",
-        kind: "LeaseCandidate",
-        plural: "leasecandidates",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "ComponentStatus",
-        plural: "componentstatuses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "ConfigMap",
-        plural: "configmaps",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "Endpoints",
-        plural: "endpoints",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "Event",
-        plural: "events",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "LimitRange",
-        plural: "limitranges",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "Namespace",
-        plural: "namespaces",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "Node",
-        plural: "nodes",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "PersistentVolume",
-        plural: "persistentvolumes",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "PersistentVolumeClaim",
-        plural: "persistentvolumeclaims",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "Pod",
-        plural: "pods",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "PodTemplate",
-        plural: "podtemplates",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "ReplicationController",
-        plural: "replicationcontrollers",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "ResourceQuota",
-        plural: "resourcequotas",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "Secret",
-        plural: "secrets",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "Service",
-        plural: "services",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "core",
-        version: "v1",
-        kind: "ServiceAccount",
-        plural: "serviceaccounts",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "discovery",
-        version: "v1",
-        kind: "EndpointSlice",
-        plural: "endpointslices",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "events",
-        version: "v1",
-        kind: "Event",
-        plural: "events",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "flowcontrol.apiserver",
-        version: "v1",
-        kind: "FlowSchema",
-        plural: "flowschemas",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "flowcontrol.apiserver",
-        version: "v1",
-        kind: "PriorityLevelConfiguration",
-        plural: "prioritylevelconfigurations",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "networking",
-        version: "v1",
-        kind: "IPAddress",
-        plural: "ipaddresses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "networking",
-        version: "v1",
-        kind: "Ingress",
-        plural: "ingresses",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "networking",
-        version: "v1",
-        kind: "IngressClass",
-        plural: "ingressclasses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "networking",
-        version: "v1",
-        kind: "NetworkPolicy",
-        plural: "networkpolicies",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "networking",
-        version: "v1",
-        kind: "ServiceCIDR",
-        plural: "servicecidrs",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "networking",
-        version: "v1beta1",
-        kind: "IPAddress",
-        plural: "ipaddresses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "networking",
-        version: "v1beta1",
-        kind: "ServiceCIDR",
-        plural: "servicecidrs",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "node",
-        version: "v1",
-        kind: "RuntimeClass",
-        plural: "runtimeclasses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "policy",
-        version: "v1",
-        kind: "PodDisruptionBudget",
-        plural: "poddisruptionbudgets",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "rbac.authorization",
-        version: "v1",
-        kind: "ClusterRole",
-        plural: "clusterroles",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "rbac.authorization",
-        version: "v1",
-        kind: "ClusterRoleBinding",
-        plural: "clusterrolebindings",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "rbac.authorization",
-        version: "v1",
-        kind: "Role",
-        plural: "roles",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "rbac.authorization",
-        version: "v1",
-        kind: "RoleBinding",
-        plural: "rolebindings",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1",
-        kind: "DeviceClass",
-        plural: "deviceclasses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1",
-        kind: "ResourceClaim",
-        plural: "resourceclaims",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1",
-        kind: "ResourceClaimTemplate",
-        plural: "resourceclaimtemplates",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1",
-        kind: "ResourceSlice",
-        plural: "resourceslices",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1alpha3",
-        kind: "DeviceTaintRule",
-        plural: "devicetaintrules",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1beta1",
-        kind: "DeviceClass",
-        plural: "deviceclasses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1beta1",
-        kind: "ResourceClaim",
-        plural: "resourceclaims",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1beta1",
-        kind: "ResourceClaimTemplate",
-        plural: "resourceclaimtemplates",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1beta1",
-        kind: "ResourceSlice",
-        plural: "resourceslices",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1beta2",
-        kind: "DeviceClass",
-        plural: "deviceclasses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1beta2",
-        kind: "ResourceClaim",
-        plural: "resourceclaims",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1beta2",
-        kind: "ResourceClaimTemplate",
-        plural: "resourceclaimtemplates",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "resource",
-        version: "v1beta2",
-        kind: "ResourceSlice",
-        plural: "resourceslices",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "scheduling",
-        version: "v1",
-        kind: "PriorityClass",
-        plural: "priorityclasses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "scheduling",
-        version: "v1alpha1",
-        kind: "Workload",
-        plural: "workloads",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "storage",
-        version: "v1",
-        kind: "CSIDriver",
-        plural: "csidrivers",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "storage",
-        version: "v1",
-        kind: "CSINode",
-        plural: "csinodes",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "storage",
-        version: "v1",
-        kind: "CSIStorageCapacity",
-        plural: "csistoragecapacities",
-        namespaced: true,
-    },
-    CoreKind {
-        group: "storage",
-        version: "v1",
-        kind: "StorageClass",
-        plural: "storageclasses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "storage",
-        version: "v1",
-        kind: "VolumeAttachment",
-        plural: "volumeattachments",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "storage",
-        version: "v1",
-        kind: "VolumeAttributesClass",
-        plural: "volumeattributesclasses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "storage",
-        version: "v1beta1",
-        kind: "VolumeAttributesClass",
-        plural: "volumeattributesclasses",
-        namespaced: false,
-    },
-    CoreKind {
-        group: "storagemigration",
-        version: "v1beta1",
-        kind: "StorageVersionMigration",
-        plural: "storageversionmigrations",
-        namespaced: false,
-    },
+    CoreKind { group: "admissionregistration", version: "v1", kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: false },
+    CoreKind { group: "admissionregistration", version: "v1", kind: "ValidatingAdmissionPolicy", plural: "validatingadmissionpolicies", namespaced: false },
+    CoreKind { group: "admissionregistration", version: "v1", kind: "ValidatingAdmissionPolicyBinding", plural: "validatingadmissionpolicybindings", namespaced: false },
+    CoreKind { group: "admissionregistration", version: "v1", kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", namespaced: false },
+    CoreKind { group: "admissionregistration", version: "v1alpha1", kind: "MutatingAdmissionPolicy", plural: "mutatingadmissionpolicies", namespaced: false },
+    CoreKind { group: "admissionregistration", version: "v1alpha1", kind: "MutatingAdmissionPolicyBinding", plural: "mutatingadmissionpolicybindings", namespaced: false },
+    CoreKind { group: "admissionregistration", version: "v1beta1", kind: "MutatingAdmissionPolicy", plural: "mutatingadmissionpolicies", namespaced: false },
+    CoreKind { group: "admissionregistration", version: "v1beta1", kind: "MutatingAdmissionPolicyBinding", plural: "mutatingadmissionpolicybindings", namespaced: false },
+    CoreKind { group: "internal.apiserver", version: "v1alpha1", kind: "StorageVersion", plural: "storageversions", namespaced: false },
+    CoreKind { group: "apps", version: "v1", kind: "ControllerRevision", plural: "controllerrevisions", namespaced: true },
+    CoreKind { group: "apps", version: "v1", kind: "DaemonSet", plural: "daemonsets", namespaced: true },
+    CoreKind { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", namespaced: true },
+    CoreKind { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true },
+    CoreKind { group: "apps", version: "v1", kind: "StatefulSet", plural: "statefulsets", namespaced: true },
+    CoreKind { group: "autoscaling", version: "v1", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: true },
+    CoreKind { group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", namespaced: true },
+    CoreKind { group: "batch", version: "v1", kind: "CronJob", plural: "cronjobs", namespaced: true },
+    CoreKind { group: "batch", version: "v1", kind: "Job", plural: "jobs", namespaced: true },
+    CoreKind { group: "certificates", version: "v1", kind: "CertificateSigningRequest", plural: "certificatesigningrequests", namespaced: false },
+    CoreKind { group: "certificates", version: "v1alpha1", kind: "ClusterTrustBundle", plural: "clustertrustbundles", namespaced: false },
+    CoreKind { group: "certificates", version: "v1beta1", kind: "ClusterTrustBundle", plural: "clustertrustbundles", namespaced: false },
+    CoreKind { group: "certificates", version: "v1beta1", kind: "PodCertificateRequest", plural: "podcertificaterequests", namespaced: true },
+    CoreKind { group: "coordination", version: "v1", kind: "Lease", plural: "leases", namespaced: true },
+    CoreKind { group: "coordination", version: "v1alpha2", kind: "LeaseCandidate", plural: "leasecandidates", namespaced: true },
+    CoreKind { group: "coordination", version: "v1beta1", kind: "LeaseCandidate", plural: "leasecandidates", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "ComponentStatus", plural: "componentstatuses", namespaced: false },
+    CoreKind { group: "core", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "Endpoints", plural: "endpoints", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "Event", plural: "events", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "LimitRange", plural: "limitranges", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "Namespace", plural: "namespaces", namespaced: false },
+    CoreKind { group: "core", version: "v1", kind: "Node", plural: "nodes", namespaced: false },
+    CoreKind { group: "core", version: "v1", kind: "PersistentVolume", plural: "persistentvolumes", namespaced: false },
+    CoreKind { group: "core", version: "v1", kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "Pod", plural: "pods", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "PodTemplate", plural: "podtemplates", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "ReplicationController", plural: "replicationcontrollers", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "ResourceQuota", plural: "resourcequotas", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "Secret", plural: "secrets", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "Service", plural: "services", namespaced: true },
+    CoreKind { group: "core", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true },
+    CoreKind { group: "discovery", version: "v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true },
+    CoreKind { group: "events", version: "v1", kind: "Event", plural: "events", namespaced: true },
+    CoreKind { group: "flowcontrol.apiserver", version: "v1", kind: "FlowSchema", plural: "flowschemas", namespaced: false },
+    CoreKind { group: "flowcontrol.apiserver", version: "v1", kind: "PriorityLevelConfiguration", plural: "prioritylevelconfigurations", namespaced: false },
+    CoreKind { group: "networking", version: "v1", kind: "IPAddress", plural: "ipaddresses", namespaced: false },
+    CoreKind { group: "networking", version: "v1", kind: "Ingress", plural: "ingresses", namespaced: true },
+    CoreKind { group: "networking", version: "v1", kind: "IngressClass", plural: "ingressclasses", namespaced: false },
+    CoreKind { group: "networking", version: "v1", kind: "NetworkPolicy", plural: "networkpolicies", namespaced: true },
+    CoreKind { group: "networking", version: "v1", kind: "ServiceCIDR", plural: "servicecidrs", namespaced: false },
+    CoreKind { group: "networking", version: "v1beta1", kind: "IPAddress", plural: "ipaddresses", namespaced: false },
+    CoreKind { group: "networking", version: "v1beta1", kind: "ServiceCIDR", plural: "servicecidrs", namespaced: false },
+    CoreKind { group: "node", version: "v1", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false },
+    CoreKind { group: "policy", version: "v1", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", namespaced: true },
+    CoreKind { group: "rbac.authorization", version: "v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false },
+    CoreKind { group: "rbac.authorization", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false },
+    CoreKind { group: "rbac.authorization", version: "v1", kind: "Role", plural: "roles", namespaced: true },
+    CoreKind { group: "rbac.authorization", version: "v1", kind: "RoleBinding", plural: "rolebindings", namespaced: true },
+    CoreKind { group: "resource", version: "v1", kind: "DeviceClass", plural: "deviceclasses", namespaced: false },
+    CoreKind { group: "resource", version: "v1", kind: "ResourceClaim", plural: "resourceclaims", namespaced: true },
+    CoreKind { group: "resource", version: "v1", kind: "ResourceClaimTemplate", plural: "resourceclaimtemplates", namespaced: true },
+    CoreKind { group: "resource", version: "v1", kind: "ResourceSlice", plural: "resourceslices", namespaced: false },
+    CoreKind { group: "resource", version: "v1alpha3", kind: "DeviceTaintRule", plural: "devicetaintrules", namespaced: false },
+    CoreKind { group: "resource", version: "v1beta1", kind: "DeviceClass", plural: "deviceclasses", namespaced: false },
+    CoreKind { group: "resource", version: "v1beta1", kind: "ResourceClaim", plural: "resourceclaims", namespaced: true },
+    CoreKind { group: "resource", version: "v1beta1", kind: "ResourceClaimTemplate", plural: "resourceclaimtemplates", namespaced: true },
+    CoreKind { group: "resource", version: "v1beta1", kind: "ResourceSlice", plural: "resourceslices", namespaced: false },
+    CoreKind { group: "resource", version: "v1beta2", kind: "DeviceClass", plural: "deviceclasses", namespaced: false },
+    CoreKind { group: "resource", version: "v1beta2", kind: "ResourceClaim", plural: "resourceclaims", namespaced: true },
+    CoreKind { group: "resource", version: "v1beta2", kind: "ResourceClaimTemplate", plural: "resourceclaimtemplates", namespaced: true },
+    CoreKind { group: "resource", version: "v1beta2", kind: "ResourceSlice", plural: "resourceslices", namespaced: false },
+    CoreKind { group: "scheduling", version: "v1", kind: "PriorityClass", plural: "priorityclasses", namespaced: false },
+    CoreKind { group: "scheduling", version: "v1alpha1", kind: "Workload", plural: "workloads", namespaced: true },
+    CoreKind { group: "storage", version: "v1", kind: "CSIDriver", plural: "csidrivers", namespaced: false },
+    CoreKind { group: "storage", version: "v1", kind: "CSINode", plural: "csinodes", namespaced: false },
+    CoreKind { group: "storage", version: "v1", kind: "CSIStorageCapacity", plural: "csistoragecapacities", namespaced: true },
+    CoreKind { group: "storage", version: "v1", kind: "StorageClass", plural: "storageclasses", namespaced: false },
+    CoreKind { group: "storage", version: "v1", kind: "VolumeAttachment", plural: "volumeattachments", namespaced: false },
+    CoreKind { group: "storage", version: "v1", kind: "VolumeAttributesClass", plural: "volumeattributesclasses", namespaced: false },
+    CoreKind { group: "storage", version: "v1beta1", kind: "VolumeAttributesClass", plural: "volumeattributesclasses", namespaced: false },
+    CoreKind { group: "storagemigration", version: "v1beta1", kind: "StorageVersionMigration", plural: "storageversionmigrations", namespaced: false },
 ];
 
 /// The Kubernetes group kubebuilder's `--group` names.
@@ -933,6 +450,97 @@ mod tests {
         for kind in KINDS {
             assert!(core_group(kind.group).is_some(), "{kind:?}");
         }
+    }
+
+    /// `(module path, API group, version, kind, plural, namespaced)` of each listable resource in the k8s-openapi
+    /// sources below `api`.
+    fn listable_resources(api: &Path) -> Vec<(String, String, String, String, String, bool)> {
+        let mut found = Vec::new();
+        let mut dirs = vec![api.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().map(Result::unwrap) {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let Some(at) = text.find("impl crate::Resource for ") else {
+                    continue;
+                };
+                if !text.contains("impl crate::ListableResource for ") {
+                    continue;
+                }
+                let block = &text[at..text[at..].find("\n}").map_or(text.len(), |end| at + end)];
+                let constant = |name: &str| {
+                    let line = block
+                        .lines()
+                        .find(|l| l.contains(&format!("const {name}:")))
+                        .unwrap();
+                    line.split('"').nth(1).unwrap().to_string()
+                };
+                let module = path.parent().unwrap().strip_prefix(api).unwrap();
+                let module: Vec<String> = module
+                    .iter()
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect();
+                found.push((
+                    module.join("::"),
+                    constant("GROUP"),
+                    constant("VERSION"),
+                    constant("KIND"),
+                    constant("URL_PATH_SEGMENT"),
+                    block.contains("NamespaceResourceScope"),
+                ));
+            }
+        }
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn the_tables_are_k8s_openapis() {
+        let home = std::env::var_os("CARGO_HOME")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo")
+            });
+        let api = std::fs::read_dir(home.join("registry/src"))
+            .expect("cargo's registry sources (the workspace depends on k8s-openapi 0.29)")
+            .map(|e| e.unwrap().path().join("k8s-openapi-0.29.0/src/v1_35/api"))
+            .find(|p| p.is_dir())
+            .expect("k8s-openapi 0.29.0's sources in cargo's registry (build the workspace once)");
+        let mut expected = Vec::new();
+        for (module, api_group, version, kind, plural, namespaced) in listable_resources(&api) {
+            let name = if api_group.is_empty() {
+                "core"
+            } else {
+                api_group.strip_suffix(".k8s.io").unwrap_or(&api_group)
+            };
+            let group =
+                core_group(name).unwrap_or_else(|| panic!("GROUPS lacks {name} ({api_group})"));
+            assert_eq!(
+                (group.api_group, group.module),
+                (api_group.as_str(), module.split("::").next().unwrap())
+            );
+            expected.push(format!(
+                "    CoreKind {{ group: \"{name}\", version: \"{version}\", kind: \"{kind}\", plural: \"{plural}\", namespaced: {namespaced} }},"
+            ));
+        }
+        expected.sort();
+        let mut actual: Vec<String> = KINDS
+            .iter()
+            .map(|k| format!(
+                "    CoreKind {{ group: \"{}\", version: \"{}\", kind: \"{}\", plural: \"{}\", namespaced: {} }},",
+                k.group, k.version, k.kind, k.plural, k.namespaced
+            ))
+            .collect();
+        actual.sort();
+        assert!(
+            actual == expected,
+            "KINDS differs from k8s-openapi; the table is:\n{}",
+            expected.join("\n")
+        );
     }
 
     #[test]
