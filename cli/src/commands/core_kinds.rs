@@ -432,6 +432,9 @@ fn sample(group: &str, kind: &str) -> Option<&'static str> {
         ("core", "Pod") => POD_SAMPLE,
         ("apps", "Deployment") => DEPLOYMENT_SAMPLE,
         ("core", "ConfigMap") => r#"{"data": {"key": "value"}}"#,
+        // Kinds whose fields are all optional.
+        ("core", "Namespace" | "Secret" | "ServiceAccount")
+        | ("rbac.authorization", "Role" | "ClusterRole") => "{}",
         _ => return None,
     })
 }
