@@ -132,13 +132,18 @@ pub enum CreateCommand {
     #[command(after_help = "Examples:\n  \
         rkb create api --group devops --version v1 --kind DemoMicroService\n  \
         rkb create api --group devops --version v1beta1 --kind DemoMicroService --controller=false\n  \
-        rkb create api --group ship --version v1 --kind Frigate --plural frigates --namespaced=false")]
+        rkb create api --group ship --version v1 --kind Frigate --plural frigates --namespaced=false\n  \
+        rkb create api --group apps --version v1 --kind Deployment --controller --resource=false\n  \
+        rkb create api --group devops --version v1 --kind DemoMicroService --resource=false --controller-name demomicroservice-backup\n  \
+        rkb create api --group cert-manager --version v1 --kind Certificate --resource=false \\\n      \
+        --external-api-path cert_manager_crds::v1 --external-api-crate cert-manager-crds@0.3 --external-api-domain io")]
     Api(CreateApiArgs),
     /// Scaffold webhooks (defaulting, validation, conversion) for an existing kind
     #[command(after_help = "Examples:\n  \
         rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --programmatic-validation\n  \
         rkb create webhook --group devops --version v1 --kind DemoMicroService --conversion --spoke v2\n  \
-        rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --defaulting-path /my-mutate")]
+        rkb create webhook --group devops --version v1 --kind DemoMicroService --defaulting --defaulting-path /my-mutate\n  \
+        rkb create webhook --group core --version v1 --kind Pod --defaulting")]
     Webhook(CreateWebhookArgs),
 }
 
@@ -150,7 +155,8 @@ pub struct CreateWebhookArgs {
     /// API version of the kind
     #[arg(long)]
     pub version: String,
-    /// The kind (it must exist in PROJECT with its API)
+    /// The kind: one of this project's (in PROJECT with its API), of Kubernetes' groups (`--group core`, `apps`,
+    /// ...), or of another crate (`--external-api-path`)
     #[arg(long)]
     pub kind: String,
     /// Scaffold a defaulting (mutating) webhook
@@ -176,6 +182,8 @@ pub struct CreateWebhookArgs {
     /// the kind lacks are added to the existing files)
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub external: ExternalApiArgs,
     /// Project directory
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
@@ -184,7 +192,9 @@ pub struct CreateWebhookArgs {
 #[derive(Debug, Args)]
 pub struct CreateApiArgs {
     /// API group (a DNS-1123 subdomain such as `devops`); the full group is `<group>.<domain>`. In multigroup
-    /// projects it also names the Rust module src/api/<group>/, with '-' and '.' written as '_'
+    /// projects it also names the Rust module src/api/<group>/, with '-' and '.' written as '_'. With
+    /// --resource=false it may name one of Kubernetes' groups (core, apps, batch, networking, rbac.authorization,
+    /// ...: a controller of k8s-openapi's type), or an external kind's group (--external-api-path)
     #[arg(long)]
     pub group: String,
     /// API version such as v1, v1alpha1, v2beta3
@@ -211,9 +221,32 @@ pub struct CreateApiArgs {
     /// Overwrite files of an API that already exists
     #[arg(long)]
     pub force: bool,
+    /// Name of the controller (a DNS-1035 label such as `captain-backup`), for a further controller of a kind that
+    /// has one: its own module src/controller/<name>_controller.rs, metrics label and registration in main.rs
+    #[arg(long)]
+    pub controller_name: Option<String>,
+    #[command(flatten)]
+    pub external: ExternalApiArgs,
     /// Project directory
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
+}
+
+/// A kind defined outside the project and outside Kubernetes (kubebuilder's `--external-api-*` flags), for
+/// `--resource=false` controllers and for webhooks. Kinds of Kubernetes' own groups (core, apps, batch, ...) need
+/// none of these: rkb knows their k8s-openapi types.
+#[derive(Debug, Args, Default)]
+pub struct ExternalApiArgs {
+    /// Rust module path of the external kind's type, e.g. `cert_manager::v1` (the type is `<path>::<Kind>`)
+    #[arg(long)]
+    pub external_api_path: Option<String>,
+    /// The crate the external type comes from, `<crate>[@<version>]`; added to Cargo.toml's [dependencies]
+    #[arg(long, requires = "external_api_path")]
+    pub external_api_crate: Option<String>,
+    /// Domain of the external kind's group, e.g. `io` for group cert-manager (its RBAC group is `<group>.<domain>`;
+    /// default: the project's domain)
+    #[arg(long, requires = "external_api_path")]
+    pub external_api_domain: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -14,7 +14,17 @@ fn is_dns1123_label(s: &str) -> bool {
 }
 
 /// DNS-1123 subdomain: dot-separated labels, at most 253 chars.
-fn is_dns1123_subdomain(s: &str) -> bool {
+/// A DNS-1035 label (a controller's name, as kubebuilder checks it): lower-case letters, digits and '-', starting
+/// with a letter and ending with a letter or digit, at most 63 characters.
+pub fn is_dns1035_label(s: &str) -> bool {
+    s.len() <= 63
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+        && !s.ends_with('-')
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+pub(crate) fn is_dns1123_subdomain(s: &str) -> bool {
     !s.is_empty() && s.len() <= 253 && s.split('.').all(is_dns1123_label)
 }
 

@@ -42,12 +42,29 @@ pub struct ProjectConfig {
 pub struct ResourceConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api: Option<ApiConfig>,
+    /// The kind's one controller, named after the kind (kubebuilder's legacy form of `controllers`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub controller: bool,
+    /// The kind's controllers by name, once `--controller-name` gave one a name of its own (the unnamed one is then
+    /// listed by the lower-case kind, and `controller` is dropped, as kubebuilder does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controllers: Option<Vec<NamedController>>,
+    /// A kind of Kubernetes itself (k8s-openapi's types), not defined in this project.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub core: bool,
+    /// Empty for the kinds of Kubernetes' unsuffixed groups (core, apps, batch, ...), which kubebuilder records
+    /// without a domain.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub domain: String,
+    /// A kind defined by another crate (`--external-api-path`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub external: bool,
     pub group: String,
     pub kind: String,
-    /// The Rust module path of the types, e.g. `demo::api::v1`.
+    /// The crate an external kind comes from, `<crate>[@<version>]` (kubebuilder's Go `module`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    /// The Rust module path of the types, e.g. `demo::api::v1`, `k8s_openapi::api::apps::v1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Only written when it differs from the default plural, as kubebuilder does.
@@ -80,6 +97,12 @@ pub struct WebhooksConfig {
     pub webhook_version: String,
 }
 
+/// One entry of `controllers`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NamedController {
+    pub name: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiConfig {
@@ -89,9 +112,26 @@ pub struct ApiConfig {
 }
 
 impl ResourceConfig {
-    /// The full API group, `<group>.<domain>`.
+    /// The full API group, `<group>.<domain>`; empty for Kubernetes' core group (kubebuilder's `core`).
     pub fn full_group(&self) -> String {
+        if self.core && self.group == "core" {
+            return String::new();
+        }
         names::full_group(&self.group, &self.domain)
+    }
+
+    /// The names of the kind's controllers: the listed ones, else the lower-case kind for `controller: true`.
+    pub fn controller_names(&self) -> Vec<String> {
+        match &self.controllers {
+            Some(list) => list.iter().map(|c| c.name.clone()).collect(),
+            None if self.controller => vec![self.kind.to_lowercase()],
+            None => Vec::new(),
+        }
+    }
+
+    /// Whether the kind has a controller, named or not.
+    pub fn has_controller(&self) -> bool {
+        self.controller || self.controllers.as_ref().is_some_and(|c| !c.is_empty())
     }
 
     /// The resource's plural: the recorded one, else the default kubebuilder derives from the kind (PROJECT
@@ -167,6 +207,16 @@ impl ProjectConfig {
                 indent(lines[n]) <= item_indent + 2 && line.starts_with(&wanted)
             })
             .map(|n| n + 1)
+    }
+
+    /// Replaces the entry of `resource`'s group, version and kind, or appends it.
+    pub fn upsert(&mut self, resource: ResourceConfig) {
+        match self.resources.iter_mut().find(|r| {
+            r.group == resource.group && r.version == resource.version && r.kind == resource.kind
+        }) {
+            Some(slot) => *slot = resource,
+            None => self.resources.push(resource),
+        }
     }
 
     pub fn find(&self, group: &str, version: &str, kind: &str) -> Option<&ResourceConfig> {
@@ -252,9 +302,13 @@ mod tests {
                     namespaced: true,
                 }),
                 controller: true,
+                controllers: None,
+                core: false,
                 domain: "my.domain".into(),
+                external: false,
                 group: "devops".into(),
                 kind: "DemoMicroService".into(),
+                module: None,
                 path: Some("demo::api::v1".into()),
                 plural: None,
                 version: "v1".into(),

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+pub mod kinds;
 pub mod registry;
 
 /// A fixed date for license headers, so golden files do not change with the calendar.
@@ -24,7 +25,9 @@ pub fn target_dir() -> PathBuf {
         .unwrap_or_else(|| workspace_root().join("target"))
 }
 
-/// The `rkb` binary, built once per test run with the same cargo that runs the tests.
+/// The `rkb` binary, built once per test run with the same cargo that runs the tests. The target dir may be shared
+/// with other checkouts of rkb (worktrees), whose builds replace `debug/rkb`; the tests run a hard link of this
+/// checkout's build, named after the checkout, which keeps its contents when cargo links a new `debug/rkb`.
 pub fn rkb_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
@@ -34,7 +37,19 @@ pub fn rkb_bin() -> &'static Path {
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building rkb failed");
-        target_dir().join("debug").join("rkb")
+        let built = target_dir().join("debug").join("rkb");
+        let checkout = workspace_root()
+            .display()
+            .to_string()
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+        let pinned = target_dir()
+            .join("debug")
+            .join(format!("rkb-scaffold-tests{checkout}"));
+        let _ = std::fs::remove_file(&pinned);
+        match std::fs::hard_link(&built, &pinned) {
+            Ok(()) => pinned,
+            Err(_) => built,
+        }
     })
 }
 

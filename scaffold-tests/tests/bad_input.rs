@@ -1078,3 +1078,143 @@ pub struct Gadget {
         ],
     );
 }
+
+/// `create api --resource=false` and `create webhook` for kinds the project does not define: a kind or version a
+/// Kubernetes group lacks, a group that is neither Kubernetes' nor given `--external-api-path`, external flags that
+/// do not fit, and controller names that are not DNS-1035 labels or are taken.
+#[test]
+fn foreign_kinds_and_controller_names_are_checked() {
+    let p = project();
+    let foreign =
+        |group: &'static str, version: &'static str, kind: &'static str, flags: &[&'static str]| {
+            let mut args = create_api(group, version, kind);
+            args.push("--resource=false");
+            args.extend_from_slice(flags);
+            args
+        };
+    refused(
+        p.path(),
+        &foreign("apps", "v1", "Deploymnet", &[]),
+        &[
+            "invalid --kind \"Deploymnet\": Kubernetes group apps v1 has no kind Deploymnet",
+            "ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet",
+            "--external-api-path",
+        ],
+    );
+    refused(
+        p.path(),
+        &foreign("apps", "v1beta1", "Deployment", &[]),
+        &[
+            "invalid --version \"v1beta1\": Kubernetes serves kind Deployment of group apps in v1, not v1beta1",
+        ],
+    );
+    refused(
+        p.path(),
+        &foreign("cert-manager", "v1", "Certificate", &[]),
+        &[
+            "invalid --group \"cert-manager\": no kind Certificate of group cert-manager is defined in this project",
+            "is not one of Kubernetes' groups (admissionregistration, apps,",
+            "pass --external-api-path <rust module path>",
+        ],
+    );
+    refused(
+        p.path(),
+        &foreign("rbac", "v1", "Role", &[]),
+        &["Kubernetes' group \"rbac.authorization.k8s.io\" is `--group rbac.authorization`"],
+    );
+    refused(
+        p.path(),
+        &foreign(
+            "cert-manager",
+            "v1",
+            "Certificate",
+            &["--external-api-path", "cert-manager/v1"],
+        ),
+        &[
+            "invalid --external-api-path \"cert-manager/v1\": a Rust module path such as `cert_manager::v1`",
+        ],
+    );
+    refused(
+        p.path(),
+        &foreign(
+            "cert-manager",
+            "v1",
+            "Certificate",
+            &["--external-api-path", "cert_manager::v1"],
+        ),
+        &[
+            "Cargo.toml has no dependency cert_manager; pass --external-api-crate <crate>[@<version>] to add it",
+        ],
+    );
+    refused(
+        p.path(),
+        &foreign(
+            "cert-manager",
+            "v1",
+            "Certificate",
+            &[
+                "--external-api-path",
+                "cert_manager::v1",
+                "--external-api-crate",
+                "cert-manager@",
+            ],
+        ),
+        &["invalid --external-api-crate \"cert-manager@\""],
+    );
+    let mut with_api = create_api("cert-manager", "v1", "Certificate");
+    with_api.extend(["--external-api-path", "cert_manager::v1"]);
+    refused(
+        p.path(),
+        &with_api,
+        &["whose API is not scaffolded here: pass --resource=false"],
+    );
+    refused(
+        p.path(),
+        &foreign(
+            "devops",
+            "v1",
+            "DemoMicroService",
+            &["--controller-name", "Backup_1"],
+        ),
+        &["invalid --controller-name \"Backup_1\": a controller name is a DNS-1035 label"],
+    );
+    refused(
+        p.path(),
+        &foreign(
+            "devops",
+            "v1",
+            "DemoMicroService",
+            &["--controller-name", "demomicroservice"],
+        ),
+        &["kind DemoMicroService devops/v1 already has a controller named \"demomicroservice\""],
+    );
+    refused(
+        p.path(),
+        &foreign("devops", "v1", "DemoMicroService", &[]),
+        &[
+            "already has a controller (demomicroservice); pass --controller-name <name> for another one",
+        ],
+    );
+    rkb_ok(p.path(), &foreign("apps", "v1", "Deployment", &[]));
+    refused(
+        p.path(),
+        &foreign("apps", "v1", "Deployment", &[]),
+        &["kind Deployment apps/v1 already has a controller (deployment); pass --controller-name"],
+    );
+    let mut pod_webhook = create_webhook("Pod", &["--conversion", "--spoke", "v2"]);
+    pod_webhook[3] = "core";
+    refused(
+        p.path(),
+        &pod_webhook,
+        &[
+            "--conversion converts between versions of a CRD this project defines; Pod core/v1 is not defined here",
+        ],
+    );
+    let mut unknown = create_webhook("Pdo", &["--defaulting"]);
+    unknown[3] = "core";
+    refused(
+        p.path(),
+        &unknown,
+        &["Kubernetes group core v1 has no kind Pdo"],
+    );
+}

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use rkb_scaffold_tests::{
     CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, git_commit_all, project_dir, rkb_ok, run,
-    scaffold_incremental_webhooks, seed_lock, target_dir,
+    kinds, scaffold_incremental_webhooks, seed_lock, target_dir,
 };
 
 #[test]
@@ -439,4 +439,62 @@ fn incremental_webhooks_then_multigroup_build_lint_and_test() {
             "{needle} missing from render:\n{rendered}"
         );
     }
+}
+
+/// Controllers and webhooks for kinds the project does not define, and a second controller of one kind
+/// (scaffold-tests/src/kinds.rs), built once: it builds and lints clean, and on envtest the Deployment controller
+/// reconciles a Deployment (counted under its own metrics label), the named controller of the project's kind adds
+/// its own finalizer, and the API server calls the Pod defaulting webhook for a Pod.
+#[test]
+fn core_kinds_and_named_controllers_build_lint_and_pass_on_envtest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = project_dir(tmp.path(), "kinds");
+    kinds::scaffold(&dir);
+    rkb_ok(&dir, &["manifests"]);
+    seed_lock(&dir);
+
+    cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    cargo(&dir, &["fmt", "--", "--check"]);
+    let tests = cargo(
+        &dir,
+        &[
+            "test",
+            "--test",
+            "deployment_controller",
+            "--test",
+            "demomicroservice_backup_controller",
+            "--test",
+            "v1_pod_webhook",
+        ],
+    );
+    for passed in [
+        "test reconciles_a_deployment ... ok",
+        "test reconciles_a_demomicroservice_from_creation_to_deletion ... ok",
+        "test the_api_server_calls_the_pod_webhooks ... ok",
+    ] {
+        assert!(tests.contains(passed), "{passed} missing:\n{tests}");
+    }
+
+    // The manager role grants what the Deployment controller's markers ask; the Pod webhook's rule names the
+    // core group as "" (controller-gen's output for kubebuilder's `groups=""`).
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    assert!(
+        role.contains("- apiGroups:\n  - apps\n  resources:\n  - deployments\n"),
+        "{role}"
+    );
+    let hooks = std::fs::read_to_string(dir.join("config/webhook/manifests.yaml")).unwrap();
+    assert!(
+        hooks.contains("path: /mutate--v1-pod")
+            && hooks.contains("  - apiGroups:\n    - \"\"\n    apiVersions:\n    - v1\n")
+            && hooks.contains("    resources:\n    - pods\n"),
+        "{hooks}"
+    );
+    let rendered = run(Command::new("kubectl")
+        .args(["kustomize", "config/default"])
+        .current_dir(&dir));
+    assert!(
+        rendered.contains("kind: MutatingWebhookConfiguration"),
+        "{rendered}"
+    );
+    rkb_ok(&dir, &["manifests", "--check"]);
 }

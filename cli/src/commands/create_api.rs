@@ -6,10 +6,11 @@ use anyhow::{Result, bail};
 use serde::Serialize;
 
 use super::api_conflicts::{self, NewApi};
+use super::core_kinds;
 use super::project_data::ProjectData;
 use crate::args::CreateApiArgs;
 use crate::names;
-use crate::project_config::{self, ApiConfig, ProjectConfig, ResourceConfig};
+use crate::project_config::{self, ApiConfig, NamedController, ProjectConfig, ResourceConfig};
 use crate::scaffold::{Plan, Renderer, insert_before_marker};
 
 /// Values of one API, for the `api/` templates.
@@ -32,7 +33,20 @@ struct ApiData {
     api_mod: String,
     /// Module path below `crate::controller`, e.g. `demomicroservice_controller` or `devops::...`.
     controller_mod: String,
+    /// The controller's name (metrics label, finalizer): `--controller-name`, else the lower-case kind.
+    controller_label: String,
+    /// `--controller-name` was given: the controller calls `.named(..)`.
+    named: bool,
     namespaced: bool,
+    /// The group as the controller's `+kubebuilder:rbac` markers write it (`core` for Kubernetes' legacy group).
+    rbac_group: String,
+    /// The Rust path of the kind's type: `crate::api::v1::Kind`, `k8s_openapi::api::apps::v1::Deployment`.
+    kind_path: String,
+    /// A kind the project does not define (core or external): its controller has no finalizer and its test
+    /// creates `sample`.
+    foreign: bool,
+    /// JSON of an object of a foreign kind the API server accepts; none known: the test is scaffolded ignored.
+    sample: Option<&'static str>,
 }
 
 pub fn run(args: &CreateApiArgs) -> Result<()> {
@@ -44,43 +58,47 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
         );
     }
     let mut config = ProjectConfig::load(dir)?;
-    let (existing, other_versions) = check_args(&config, args)?;
+    let foreign = if args.resource {
+        if args.external.external_api_path.is_some() {
+            bail!(
+                "--external-api-path names a kind defined outside this project, whose API is not scaffolded here: pass --resource=false"
+            );
+        }
+        None
+    } else {
+        names::validate_version(&args.version)?;
+        names::validate_kind(&args.kind)?;
+        core_kinds::resolve(
+            &config,
+            dir,
+            (&args.group, &args.version, &args.kind),
+            &args.external,
+            "scaffold its API with --resource=true",
+        )?
+    };
+    let (existing, other_versions) = match &foreign {
+        Some(entry) => {
+            check_foreign_args(args, entry)?;
+            (Some(entry.clone()), Vec::new())
+        }
+        None => check_args(&config, args)?,
+    };
+    let controller_name = controller_name(existing.as_ref(), args)?;
 
     let default_plural = names::default_plural(&args.kind);
     let plural = args
         .plural
         .clone()
         .unwrap_or_else(|| default_plural.clone());
-    let full_group = names::full_group(&args.group, &config.domain);
+    let data = api_data(
+        &config,
+        args,
+        &plural,
+        controller_name.as_deref(),
+        foreign.as_ref(),
+    );
+    let api_mod = data.api_mod.clone();
     let group_mod = names::group_module(&args.group);
-    let api_mod = if config.multigroup {
-        format!("{group_mod}::{}", args.version)
-    } else {
-        args.version.clone()
-    };
-    let lower = args.kind.to_lowercase();
-    let data = ApiData {
-        project: ProjectData::load(&config, dir),
-        group: args.group.clone(),
-        full_group: full_group.clone(),
-        version: args.version.clone(),
-        kind: args.kind.clone(),
-        lower_kind: lower.clone(),
-        plural: plural.clone(),
-        custom_plural: plural != default_plural,
-        rbac_name: if config.multigroup {
-            format!("{}-{lower}", args.group)
-        } else {
-            lower.clone()
-        },
-        api_mod: api_mod.clone(),
-        controller_mod: if config.multigroup {
-            format!("{group_mod}::{lower}_controller")
-        } else {
-            format!("{lower}_controller")
-        },
-        namespaced: args.namespaced,
-    };
 
     let renderer = Renderer::new();
     let mut plan = Plan::new(dir, "pass --force to overwrite it");
@@ -105,28 +123,116 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
         scaffolding.add_controller_files(&mut plan, &group_mod)?;
     }
 
-    record_resource(
-        &mut config,
-        args,
-        &api_mod,
-        &plural,
-        &default_plural,
-        existing.as_ref(),
-    );
+    match foreign {
+        Some(mut entry) => {
+            if let Some(spec) = &args.external.external_api_crate {
+                core_kinds::add_crate_dependency(&mut plan, spec)?;
+            }
+            add_controller_record(&mut entry, controller_name.as_deref());
+            config.upsert(entry);
+        }
+        None => record_resource(
+            &mut config,
+            args,
+            &api_mod,
+            (&plural, &default_plural),
+            existing.as_ref(),
+            controller_name.as_deref(),
+        ),
+    }
     plan.update(project_config::FILE_NAME, config.render()?)?;
     plan.finish()?;
 
+    print_next_steps(args, &data, &api_dir);
+    Ok(())
+}
+
+fn print_next_steps(args: &CreateApiArgs, data: &ApiData, api_dir: &Path) {
+    if !args.resource {
+        println!(
+            "Scaffolded the {} controller of {} in {}",
+            data.controller_label,
+            data.kind_path,
+            args.dir.display()
+        );
+        println!(
+            "Next: write its reconcile in src/controller/{}.rs, then run `rkb manifests` (or `make manifests`)",
+            data.controller_mod.replace("::", "/")
+        );
+        return;
+    }
     println!(
-        "Scaffolded {full_group}/{} {} in {}",
+        "Scaffolded {}/{} {} in {}",
+        data.full_group,
         args.version,
         args.kind,
-        dir.display()
+        args.dir.display()
     );
     println!(
-        "Next: edit {}/{lower}_types.rs, then run `rkb manifests` (or `make manifests`)",
-        api_dir.display()
+        "Next: edit {}/{}_types.rs, then run `rkb manifests` (or `make manifests`)",
+        api_dir.display(),
+        data.lower_kind
     );
-    Ok(())
+}
+
+/// The template values of one `create api` run; `foreign` is the PROJECT entry of a kind the project does not
+/// define (its controller is scaffolded from k8s-openapi's or another crate's type).
+fn api_data(
+    config: &ProjectConfig,
+    args: &CreateApiArgs,
+    plural: &str,
+    controller_name: Option<&str>,
+    foreign: Option<&ResourceConfig>,
+) -> ApiData {
+    let group_mod = names::group_module(&args.group);
+    let api_mod = if config.multigroup {
+        format!("{group_mod}::{}", args.version)
+    } else {
+        args.version.clone()
+    };
+    let lower = args.kind.to_lowercase();
+    let controller_label = controller_name.map_or_else(|| lower.clone(), str::to_string);
+    let module = format!("{}_controller", controller_label.replace('-', "_"));
+    let facts = foreign.map(core_kinds::foreign_kind);
+    let full_group = match foreign {
+        Some(entry) => entry.full_group(),
+        None => names::full_group(&args.group, &config.domain),
+    };
+    ApiData {
+        project: ProjectData::load(config, &args.dir),
+        group: args.group.clone(),
+        rbac_group: facts
+            .as_ref()
+            .map_or_else(|| full_group.clone(), |f| f.rbac_group.clone()),
+        full_group,
+        version: args.version.clone(),
+        kind: args.kind.clone(),
+        lower_kind: lower.clone(),
+        plural: facts
+            .as_ref()
+            .map_or_else(|| plural.to_string(), |f| f.plural.clone()),
+        custom_plural: plural != names::default_plural(&args.kind),
+        rbac_name: if config.multigroup {
+            format!("{}-{lower}", args.group)
+        } else {
+            lower.clone()
+        },
+        kind_path: facts.as_ref().map_or_else(
+            || format!("crate::api::{api_mod}::{}", args.kind),
+            |f| f.type_path.clone(),
+        ),
+        api_mod,
+        controller_mod: if config.multigroup {
+            format!("{group_mod}::{module}")
+        } else {
+            module
+        },
+        controller_label,
+        named: controller_name.is_some(),
+        namespaced: facts.as_ref().map_or(args.namespaced, |f| f.namespaced),
+        foreign: foreign.is_some(),
+        sample: facts.and_then(|f| f.sample),
+    }
 }
 
 /// What one `create api` run scaffolds from.
@@ -214,7 +320,6 @@ impl Scaffolding<'_> {
     /// The controller module, its registration in main.rs, and its envtest test.
     fn add_controller_files(&self, plan: &mut Plan, group_mod: &str) -> Result<()> {
         let (config, args, data, render) = (self.config, self.args, self.data, self.render);
-        let lower = &data.lower_kind;
         let controller_dir = if config.multigroup {
             PathBuf::from("src/controller").join(group_mod)
         } else {
@@ -228,10 +333,25 @@ impl Scaffolding<'_> {
                 group_mod,
             )?;
         }
-        let module = format!("{lower}_controller");
+        let module = data
+            .controller_mod
+            .rsplit("::")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        // A kind this project does not define gets a controller without a finalizer (it would hold up the deletion
+        // of every Deployment or Pod in the cluster), and a test that creates a sample of it.
+        let (source, test_source) = if data.foreign {
+            (
+                "controller/foreign_controller.rs",
+                "controller/tests/foreign_controller.rs",
+            )
+        } else {
+            ("controller/controller.rs", "controller/tests/controller.rs")
+        };
         plan.create(
             controller_dir.join(format!("{module}.rs")),
-            render("controller/controller.rs")?,
+            render(source)?,
             args.force,
         )?;
         insert(
@@ -256,7 +376,7 @@ impl Scaffolding<'_> {
         };
         plan.create(
             Path::new("tests").join(test),
-            render("controller/tests/controller.rs")?,
+            render(test_source)?,
             args.force,
         )?;
         Ok(())
@@ -300,7 +420,10 @@ fn check_args(
         api_conflicts::check_sources(&args.dir, config, &new)?;
     }
     let existing = config.find(&args.group, &args.version, &args.kind).cloned();
-    if existing.is_some() && !args.force {
+    // A controller added to a kind whose API exists (`--resource=false`) rewrites none of the API's files;
+    // `controller_name` refuses a second unnamed one.
+    let adds_controller = !args.resource && args.controller;
+    if existing.is_some() && !args.force && !adds_controller {
         bail!(
             "the API {}/{} {} already exists in PROJECT; pass --force to scaffold its files again",
             args.group,
@@ -315,7 +438,8 @@ fn check_args(
         .cloned()
         .collect();
     if args.controller
-        && let Some(r) = other_versions.iter().find(|r| r.controller)
+        && args.controller_name.is_none()
+        && let Some(r) = other_versions.iter().find(|r| r.has_controller())
     {
         bail!(
             "kind {} already has a controller (scaffolded with version {}); one controller serves every version: pass --controller=false",
@@ -326,7 +450,10 @@ fn check_args(
     let has_type = args.resource || existing.as_ref().is_some_and(|r| r.api.is_some());
     if !has_type {
         bail!(
-            "a controller needs its kind's Rust type: scaffold the API too (--resource=true); controllers for core or external kinds are not scaffolded yet"
+            "kind {} {}/{} is not in PROJECT, and a controller needs its kind's Rust type: scaffold the API too (--resource=true)",
+            args.kind,
+            args.group,
+            args.version
         );
     }
 
@@ -338,7 +465,12 @@ fn check_group_layout(config: &ProjectConfig, group: &str) -> Result<()> {
     if config.multigroup {
         return Ok(());
     }
-    if let Some(other) = config.resources.iter().find(|r| r.group != group) {
+    // Controllers of Kubernetes' or other crates' kinds are not APIs of a group of this project.
+    if let Some(other) = config
+        .resources
+        .iter()
+        .find(|r| r.group != group && !r.core && !r.external)
+    {
         bail!(
             "this project's APIs are in group {:?}; a second group ({group:?}) needs a multigroup project (src/api/<group>/<version>/): run `rkb edit --multigroup` first (it moves the {:?} APIs under src/api/{}/)",
             other.group,
@@ -352,11 +484,9 @@ fn check_group_layout(config: &ProjectConfig, group: &str) -> Result<()> {
 /// Two groups whose names differ only in '-' or '.' would share one Rust module.
 fn check_group_module_is_free(config: &ProjectConfig, group: &str) -> Result<()> {
     let module = names::group_module(group);
-    if let Some(other) = config
-        .resources
-        .iter()
-        .find(|r| r.group != group && names::group_module(&r.group) == module)
-    {
+    if let Some(other) = config.resources.iter().find(|r| {
+        r.group != group && !r.core && !r.external && names::group_module(&r.group) == module
+    }) {
         bail!(
             "invalid --group {group:?}: its Rust module src/api/{module}/ already holds group {:?}; choose a group that differs from it in more than '-' and '.'",
             other.group
@@ -534,32 +664,112 @@ fn record_resource(
     config: &mut ProjectConfig,
     args: &CreateApiArgs,
     api_mod: &str,
-    plural: &str,
-    default_plural: &str,
+    (plural, default_plural): (&str, &str),
     existing: Option<&ResourceConfig>,
+    controller_name: Option<&str>,
 ) {
-    let resource = ResourceConfig {
+    let mut resource = ResourceConfig {
         api: (args.resource || existing.is_some_and(|r| r.api.is_some())).then(|| ApiConfig {
             crd_version: "v1".to_string(),
             namespaced: args.namespaced,
         }),
-        controller: args.controller || existing.is_some_and(|r| r.controller),
+        controller: existing.is_some_and(|r| r.controller),
+        controllers: existing.and_then(|r| r.controllers.clone()),
+        core: false,
         domain: config.domain.clone(),
+        external: false,
         group: args.group.clone(),
         kind: args.kind.clone(),
+        module: None,
         path: Some(format!("{}::api::{api_mod}", config.repo)),
         plural: (plural != default_plural).then(|| plural.to_string()),
         version: args.version.clone(),
         webhooks: existing.and_then(|r| r.webhooks.clone()),
     };
-    match config
-        .resources
-        .iter_mut()
-        .find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
-    {
-        Some(slot) => *slot = resource,
-        None => config.resources.push(resource),
+    if args.controller {
+        add_controller_record(&mut resource, controller_name);
     }
+    config.upsert(resource);
+}
+
+/// Records a new controller of `resource` as kubebuilder does: `controller: true` for the kind's one unnamed
+/// controller; once one is named, every controller by name in `controllers` (the unnamed one as the lower-case kind).
+fn add_controller_record(resource: &mut ResourceConfig, name: Option<&str>) {
+    let Some(name) = name else {
+        if resource.controllers.is_none() {
+            resource.controller = true;
+        }
+        return;
+    };
+    let mut named = resource.controllers.take().unwrap_or_default();
+    if std::mem::take(&mut resource.controller) {
+        named.push(NamedController {
+            name: resource.kind.to_lowercase(),
+        });
+    }
+    if !named.iter().any(|c| c.name == name) {
+        named.push(NamedController {
+            name: name.to_string(),
+        });
+    }
+    resource.controllers = Some(named);
+}
+
+/// `--controller-name`, checked against the kind's controllers; `None` for the kind's unnamed controller.
+fn controller_name(
+    existing: Option<&ResourceConfig>,
+    args: &CreateApiArgs,
+) -> Result<Option<String>> {
+    let names = existing
+        .map(ResourceConfig::controller_names)
+        .unwrap_or_default();
+    let Some(name) = &args.controller_name else {
+        if args.controller && !args.resource && existing.is_some_and(|r| r.has_controller()) {
+            bail!(
+                "kind {} {}/{} already has a controller ({}); pass --controller-name <name> for another one",
+                args.kind,
+                args.group,
+                args.version,
+                names.join(", ")
+            );
+        }
+        return Ok(None);
+    };
+    if !args.controller {
+        bail!("--controller-name names a controller to scaffold: drop --controller=false");
+    }
+    if !names::is_dns1035_label(name) {
+        bail!(
+            "invalid --controller-name {name:?}: a controller name is a DNS-1035 label (lower-case letters, digits and '-', starting with a letter, at most 63 characters), e.g. --controller-name {}-backup",
+            args.kind.to_lowercase()
+        );
+    }
+    if names.contains(name) {
+        bail!(
+            "kind {} {}/{} already has a controller named {name:?}; choose another --controller-name",
+            args.kind,
+            args.group,
+            args.version
+        );
+    }
+    Ok(Some(name.clone()))
+}
+
+/// The refusals of `create api --resource=false` for a kind this project does not define.
+fn check_foreign_args(args: &CreateApiArgs, entry: &ResourceConfig) -> Result<()> {
+    if !args.controller {
+        bail!(
+            "nothing to scaffold: kind {} is not defined in this project (--resource=false) and --controller=false",
+            entry.kind
+        );
+    }
+    if args.plural.is_some() {
+        bail!(
+            "--plural names the resource of an API scaffolded here; kind {} is not defined in this project: drop --plural",
+            entry.kind
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use serde::Serialize;
 
+use super::core_kinds;
 use super::project_data::ProjectData;
 use super::webhook_files::{self, Additions, Builder, Pieces, SpokeValues};
 use crate::args::CreateWebhookArgs;
@@ -51,6 +52,12 @@ struct WebhookData {
     /// `<plural>.<full group>`.
     crd_name: String,
     namespaced: bool,
+    /// The Rust path of the kind's type.
+    kind_path: String,
+    /// A kind of Kubernetes or of another crate: its own templates (no CRD, a sample object in the test).
+    foreign: bool,
+    /// A foreign kind's object the API server accepts (JSON); none known: the test is scaffolded ignored.
+    sample: Option<&'static str>,
 }
 
 /// One spoke version of a conversion.
@@ -122,12 +129,13 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     enable_in_config_default(&mut plan, &data)?;
     let readme_note = describe_webhooks_in_readme(&mut plan)?;
 
-    let slot = config
-        .resources
-        .iter_mut()
-        .find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
-        .expect("found above");
-    slot.webhooks = Some(wanted.clone());
+    if let Some(spec) = &args.external.external_api_crate {
+        core_kinds::add_crate_dependency(&mut plan, spec)?;
+    }
+    config.upsert(ResourceConfig {
+        webhooks: Some(wanted.clone()),
+        ..resource
+    });
     plan.update(project_config::FILE_NAME, config.render()?)?;
     plan.finish()?;
     if let Some(note) = readme_note {
@@ -136,7 +144,12 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     println!(
         "Scaffolded the {} webhooks of {}/{} {} in {}",
         describe(&wanted),
-        data.full_group,
+        // Kubernetes' legacy group is "", kubebuilder's `core`.
+        if data.full_group.is_empty() {
+            "core"
+        } else {
+            &data.full_group
+        },
         args.version,
         args.kind,
         dir.display()
@@ -171,8 +184,35 @@ fn wanted_webhooks(
     })
 }
 
-/// The kind in PROJECT, with its API: webhooks need the kind's Rust type.
+/// The kind in PROJECT, with its API: webhooks need the kind's Rust type. Or a kind of Kubernetes or of another
+/// crate (core_kinds.rs), whose entry is added to PROJECT when it is not there.
 fn find_kind(config: &ProjectConfig, args: &CreateWebhookArgs) -> Result<ResourceConfig> {
+    let own_kind_hint = format!(
+        "scaffold it first with `rkb create api --group {} --version {} --kind {}`",
+        args.group, args.version, args.kind
+    );
+    let coordinates = (
+        args.group.as_str(),
+        args.version.as_str(),
+        args.kind.as_str(),
+    );
+    if let Some(foreign) = core_kinds::resolve(
+        config,
+        &args.dir,
+        coordinates,
+        &args.external,
+        &own_kind_hint,
+    )? {
+        if args.conversion {
+            bail!(
+                "--conversion converts between versions of a CRD this project defines; {} {}/{} is not defined here",
+                args.kind,
+                args.group,
+                args.version
+            );
+        }
+        return Ok(foreign);
+    }
     match config.find(&args.group, &args.version, &args.kind) {
         Some(r) if r.api.is_some() => Ok(r.clone()),
         Some(_) => bail!(
@@ -258,7 +298,8 @@ fn webhook_data(
     wanted: &WebhooksConfig,
 ) -> WebhookData {
     let (defaulting, validation) = (wanted.defaulting, wanted.validation);
-    let full_group = names::full_group(&resource.group, &config.domain);
+    let full_group = resource.full_group();
+    let foreign = (resource.core || resource.external).then(|| core_kinds::foreign_kind(resource));
     let group_mod = names::group_module(&resource.group);
     let lower = resource.kind.to_lowercase();
     let api_mod_of = |version: &str| {
@@ -268,7 +309,9 @@ fn webhook_data(
             version.to_string()
         }
     };
-    let plural = resource.plural();
+    let plural = foreign
+        .as_ref()
+        .map_or_else(|| resource.plural(), |f| f.plural.clone());
     let group_path = full_group.replace('.', "-");
     let path = |custom: &Option<String>, prefix: &str| {
         custom
@@ -286,10 +329,7 @@ fn webhook_data(
         version: resource.version.clone(),
         kind: resource.kind.clone(),
         lower_kind: lower.clone(),
-        crd_name: format!(
-            "{plural}.{}",
-            names::full_group(&resource.group, &config.domain)
-        ),
+        crd_name: format!("{plural}.{}", resource.full_group()),
         plural,
         api_mod: api_mod_of(&resource.version),
         webhook_mod: webhook_module(config, resource),
@@ -298,6 +338,10 @@ fn webhook_data(
         custom_paths: (
             wanted.defaulting_path.is_some(),
             wanted.validation_path.is_some(),
+        ),
+        kind_path: foreign.as_ref().map_or_else(
+            || format!("crate::api::{}::{}", api_mod_of(&resource.version), resource.kind),
+            |f| f.type_path.clone(),
         ),
         defaulting,
         validation,
@@ -312,7 +356,12 @@ fn webhook_data(
                 api_mod: api_mod_of(version),
             })
             .collect(),
-        namespaced: resource.api.as_ref().is_some_and(|a| a.namespaced),
+        namespaced: foreign.as_ref().map_or_else(
+            || resource.api.as_ref().is_some_and(|a| a.namespaced),
+            |f| f.namespaced,
+        ),
+        sample: foreign.as_ref().and_then(|f| f.sample),
+        foreign: foreign.is_some(),
     }
 }
 
@@ -363,17 +412,20 @@ fn add_kind_files(
     // Named by the module's path below src/webhook/, as kubebuilder's test sits in internal/webhook/<version>/:
     // each version of a kind gets its own test (tests/v1_cronjob_webhook.rs, tests/v2_cronjob_webhook.rs).
     let test = Path::new("tests").join(format!("{}.rs", module_path.join("_")));
+    // A foreign kind's test installs config/webhook/manifests.yaml from the start and has no conversion: there is
+    // nothing to add to it later.
+    let (test_base, add_test): (&str, AddFn) = if data.foreign {
+        ("tests/foreign_webhook.rs", keep_as_is)
+    } else {
+        ("tests/webhook.rs", webhook_files::add_to_test)
+    };
     for (rel, base, add) in [
         (
             &source,
             "src/webhook.rs",
             webhook_files::add_to_source as AddFn,
         ),
-        (
-            &test,
-            "tests/webhook.rs",
-            webhook_files::add_to_test as AddFn,
-        ),
+        (&test, test_base, add_test),
     ] {
         let name = rel.display().to_string();
         if plan.exists(rel) && !force {
@@ -388,6 +440,11 @@ fn add_kind_files(
 }
 
 type AddFn = fn(&str, &str, &Additions, &dyn Pieces) -> Result<String>;
+
+/// The `AddFn` of a file rkb adds nothing to.
+fn keep_as_is(_file: &str, text: &str, _add: &Additions, _pieces: &dyn Pieces) -> Result<String> {
+    Ok(text.to_string())
+}
 
 /// When a kind becomes converted, the tests of its other versions turn the CRD's conversion on too: the API
 /// server cannot serve those versions without it.

@@ -2,6 +2,7 @@
 
 mod api_conflicts;
 mod completion;
+mod core_kinds;
 mod create_api;
 mod create_webhook;
 mod edit;

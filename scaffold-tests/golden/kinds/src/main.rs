@@ -1,0 +1,34 @@
+// Copyright 2026 The kinds Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The kinds manager: runs every controller of this project.
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    // kubebuilder's manager flags (--help lists them). For flags of your own, enable rkb-runtime's `clap`
+    // feature and flatten `rkb_runtime::ManagerOptions` into a clap parser.
+    let options = rkb_runtime::ManagerOptions::parse("Runs the kinds controllers");
+    rkb_runtime::logging::init(options.log_format);
+    let mgr = rkb_runtime::Manager::builder("kinds.my.domain")
+        .options(options)
+        .build()
+        .await?;
+    mgr.add(kinds::controller::demomicroservice_controller::controller);
+    mgr.add(kinds::controller::demomicroservice_backup_controller::controller);
+    mgr.add(kinds::controller::deployment_controller::controller);
+    mgr.serve_webhooks(kinds::webhook::webhooks());
+    // rkb:scaffold:controllers (rkb create api registers each controller above this line)
+    mgr.run().await?;
+    Ok(())
+}

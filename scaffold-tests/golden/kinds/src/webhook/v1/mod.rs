@@ -1,0 +1,3 @@
+//! The webhooks of v1.
+
+pub mod pod_webhook;
