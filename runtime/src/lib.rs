@@ -68,7 +68,7 @@ pub use reconcile::{apply, child_index, conditions, finalizer};
 // The same for the crate's own paths (`crate::context`, `crate::failure`, ...), which the files use.
 pub(crate) use controller::queue_mirror;
 pub(crate) use error::failure;
-pub(crate) use informer::{scope_watch, watch_retry};
+pub(crate) use informer::{initial_list, scope_watch, watch_retry};
 pub(crate) use manager::{context, options};
 pub(crate) use metrics::{process_metrics, rest_metrics};
 

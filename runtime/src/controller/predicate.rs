@@ -17,6 +17,32 @@
 //! | `predicate.Funcs{UpdateFunc: ...}`  | [`Predicate::changed`] (a value, not a pair) |
 //! | `predicate.And(a, b)`, `Or`, `Not`  | `a.and(b)`, `a.or(b)`, `a.not()` (or `&`, `\|`, `!`) |
 //!
+//! ```no_run
+//! use k8s_openapi::api::apps::v1::Deployment;
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use rkb_runtime::{Context, Controller, Predicate, ResourceExt};
+//! # async fn reconcile(_: std::sync::Arc<Deployment>, _: Context)
+//! #     -> Result<rkb_runtime::Action, rkb_runtime::BoxError> { Ok(rkb_runtime::Action::await_change()) }
+//!
+//! async fn controller(ctx: Context) -> Result<(), rkb_runtime::Error> {
+//!     // Spec changes of the Deployment, or a change of its labels; not its status.
+//!     let spec_or_labels = Predicate::generation_changed() | Predicate::labels_changed();
+//!     // ConfigMaps the operator marked, on a change of anything but their annotations.
+//!     let marked = Predicate::filter(|cm: &ConfigMap| cm.labels().contains_key("app.example.com/config"))
+//!         & Predicate::resource_version_changed()
+//!         & !Predicate::annotations_changed();
+//!     Controller::for_kind::<Deployment>(&ctx)
+//!         .with_predicate(spec_or_labels)
+//!         .owns_with::<ConfigMap>(Predicate::generation_changed())
+//!         .watches_with(marked, |cm: ConfigMap| {
+//!             let deployment = cm.labels().get("app.example.com/config").cloned().unwrap_or_default();
+//!             Some(rkb_runtime::ObjectRef::new(&deployment).within(&cm.namespace().unwrap_or_default()))
+//!         })
+//!         .run(reconcile)
+//!         .await
+//! }
+//! ```
+//!
 //! What an event is, and where rkb differs. kube-rs's watch events carry the new object only (`Apply`), never the
 //! old one that controller-runtime's `UpdateEvent` holds beside it. So a "changed" predicate remembers, per object
 //! (by namespace/name), a 64-bit hash of the value it compares (the generation, the labels, ...): an object it has

@@ -43,6 +43,7 @@
 
 mod factory;
 mod handler;
+pub(crate) mod initial_list;
 pub(crate) mod scope_watch;
 pub(crate) mod watch_retry;
 

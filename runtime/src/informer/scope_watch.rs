@@ -1,6 +1,7 @@
 //! The watches of one kind over the manager's watch scope: one watch per watched namespace (WATCH_NAMESPACE's list
 //! under --namespaced, as controller-runtime's cache runs one informer per DefaultNamespaces entry), or the one
-//! cluster-wide watch; each retried as watch_retry.rs says.
+//! cluster-wide watch; each getting its initial state as initial_list.rs says (a streaming list where the server
+//! supports one) and retried as watch_retry.rs says.
 //!
 //! Contract of [`Watches::for_cache`], which feeds one reflector store from several namespaces' watches. kube's store
 //! replaces its whole content at each `InitDone`, so the namespaces' raw events cannot simply be interleaved (one
@@ -22,10 +23,11 @@ use futures::stream::{self, BoxStream};
 use kube::Resource;
 use kube::runtime::WatchStreamExt;
 use kube::runtime::reflector::{ObjectRef, Store};
-use kube::runtime::watcher::{self, Event, watcher};
+use kube::runtime::watcher::{self, Event};
 use serde::de::DeserializeOwned;
 
 use crate::context::Context;
+use crate::initial_list::initial_sync;
 use crate::scope::KindScope;
 use crate::watch_retry::retrying;
 
@@ -53,7 +55,13 @@ where
     };
     let events = apis
         .into_iter()
-        .map(|api| retrying(watcher(api, config.clone()), ctx).boxed())
+        .map(|api| {
+            retrying(
+                initial_sync(api, config.clone(), ctx.streaming_lists()),
+                ctx,
+            )
+            .boxed()
+        })
         .collect();
     Watches { namespaces, events }
 }

@@ -31,6 +31,8 @@ pub(crate) struct Shared {
     pub(crate) recorder: Recorder,
     /// Whether the API server answers (see outage.rs), shared by the manager's controllers.
     pub(crate) outage: crate::outage::Outage,
+    /// Whether the API server has refused a streaming list (initial_list.rs), shared by the manager's watches.
+    pub(crate) streaming_lists: Arc<crate::initial_list::StreamingLists>,
 }
 
 impl std::fmt::Debug for Context {
@@ -60,6 +62,11 @@ impl Context {
     /// The manager's view of the API server's availability (outage.rs).
     pub(crate) fn outage(&self) -> &crate::outage::Outage {
         &self.shared.outage
+    }
+
+    /// What the manager's watches know of the API server's streaming lists (initial_list.rs).
+    pub(crate) fn streaming_lists(&self) -> Arc<crate::initial_list::StreamingLists> {
+        self.shared.streaming_lists.clone()
     }
 
     /// A receiver of the manager's shutdown flag.

@@ -41,6 +41,8 @@ pub struct ManagerBuilder {
     client: Option<Client>,
     config: Option<kube::Config>,
     identity: Option<String>,
+    /// Whether watches ask for streaming lists first (initial_list.rs).
+    streaming_lists: bool,
     /// The namespaces given by [`Self::watch_namespace`] or [`Self::watch_namespaces`]; WATCH_NAMESPACE's otherwise.
     watch_namespaces: Option<Vec<String>>,
     graceful_shutdown_timeout: Duration,
@@ -87,6 +89,15 @@ impl ManagerBuilder {
         namespaces: impl IntoIterator<Item = S>,
     ) -> Self {
         self.watch_namespaces = Some(namespaces.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Whether the controllers' watches get their initial state by a streaming list where the API server supports
+    /// one (default true; a server that refuses one makes them list, logged once). `false` makes them list, then
+    /// watch, as kube-runtime does by default: for a kube-apiserver run without its watch cache, where a streaming
+    /// list can stall (see the `informer::initial_list` module).
+    pub fn streaming_lists(mut self, streaming: bool) -> Self {
+        self.streaming_lists = streaming;
         self
     }
 
@@ -148,6 +159,11 @@ impl ManagerBuilder {
             shutdown: shutdown_rx,
             readiness: Readiness::default(),
             outage: crate::outage::Outage::default(),
+            streaming_lists: Arc::new(if self.streaming_lists {
+                crate::initial_list::StreamingLists::default()
+            } else {
+                crate::initial_list::StreamingLists::off()
+            }),
         });
         Ok(Manager {
             shared,
@@ -332,6 +348,7 @@ impl Manager {
             config: None,
             identity: None,
             watch_namespaces: None,
+            streaming_lists: true,
             graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
         }
     }
