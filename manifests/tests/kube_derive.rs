@@ -275,3 +275,45 @@ error: aborting due to 1 previous error; no file written
 "
     );
 }
+
+/// kube's crd_derive_multi example keeps both versions in one file, in `mod v1 { .. }` and `mod v2 { .. }`: rkb reads
+/// a file's inline modules as one module, so rather than take v2's `ManySpec` for v1's, it refuses.
+#[test]
+fn versions_in_inline_modules_of_one_file_are_refused() {
+    let version = |ver: &str, field: &str| {
+        format!(
+            "mod {ver} {{
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{{Deserialize, Serialize}};
+    #[derive(CustomResource, Serialize, Deserialize, Debug, Clone, JsonSchema)]
+    #[kube(group = \"t.example.com\", version = \"{ver}\", kind = \"Many\", namespaced)]
+    pub struct ManySpec {{
+        pub {field}: String,
+    }}
+}}
+"
+        )
+    };
+    let text = format!("{}{}", version("v1", "old"), version("v2", "new"));
+    let dir = support::write_project(&[("src/lib.rs", &text)]);
+    assert_eq!(
+        support::diagnostics(dir.path()),
+        "error: `ManySpec` of kind t.example.com/v1 Many is defined more than once in this file's inline modules
+ --> src/lib.rs:6:53
+  |
+6 |     #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Many\", namespaced)]
+  |                                                     ^^^^
+  = help: rkb reads a file's inline modules as one module, so one version's type would be taken for the other's: give each version its own file (`mod v1;` in src/v1.rs or src/v1/mod.rs)
+
+error: `ManySpec` of kind t.example.com/v2 Many is defined more than once in this file's inline modules
+  --> src/lib.rs:16:53
+   |
+16 |     #[kube(group = \"t.example.com\", version = \"v2\", kind = \"Many\", namespaced)]
+   |                                                     ^^^^
+   = help: rkb reads a file's inline modules as one module, so one version's type would be taken for the other's: give each version its own file (`mod v1;` in src/v1.rs or src/v1/mod.rs)
+
+error: aborting due to 2 previous errors; no file written
+"
+    );
+}

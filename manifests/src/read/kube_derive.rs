@@ -105,7 +105,10 @@ pub fn read(file: &SourceFile, ast: &syn::File) -> (Vec<KubeKind>, Vec<Diagnosti
         file,
         kinds: Vec::new(),
         diags: Vec::new(),
+        names: std::collections::HashMap::new(),
+        inline: 0,
     };
+    count_type_names(&ast.items, &mut reader.names);
     reader.items(&ast.items);
     (reader.kinds, reader.diags)
 }
@@ -241,6 +244,25 @@ struct Reader<'a> {
     file: &'a SourceFile,
     kinds: Vec<KubeKind>,
     diags: Vec<Diagnostic>,
+    /// How many structs and enums of each name the file defines, inline modules included.
+    names: std::collections::HashMap<String, usize>,
+    /// How deep in inline modules (`mod v1 { ... }`) the reader is.
+    inline: usize,
+}
+
+/// Counts the structs and enums of `items` by name, into `names`.
+fn count_type_names(items: &[syn::Item], names: &mut std::collections::HashMap<String, usize>) {
+    for item in items {
+        match item {
+            syn::Item::Struct(s) => *names.entry(s.ident.to_string()).or_default() += 1,
+            syn::Item::Enum(e) => *names.entry(e.ident.to_string()).or_default() += 1,
+            syn::Item::Mod(syn::ItemMod {
+                content: Some((_, inner)),
+                ..
+            }) => count_type_names(inner, names),
+            _ => {}
+        }
+    }
 }
 
 const KNOWN_KEYS: &str = "group, version, kind, root, doc, namespaced, no_spec, plural, singular, shortname, category, printcolumn, selectable, scale, status, annotation, label, validation, served, storage, deprecated, schema, derive, attr, crates, cel";
@@ -253,7 +275,9 @@ impl Reader<'_> {
                 syn::Item::Enum(e) => self.item(&e.attrs, &e.ident),
                 syn::Item::Mod(m) => {
                     if let Some((_, inner)) = &m.content {
+                        self.inline += 1;
                         self.items(inner);
+                        self.inline -= 1;
                     }
                 }
                 _ => {}
@@ -342,7 +366,36 @@ impl Reader<'_> {
         if kind.status.is_none() {
             kind.scale = None;
         }
+        if let Some(d) = self.shared_name(&kind) {
+            self.diags.push(d);
+            return;
+        }
         self.kinds.push(kind);
+    }
+
+    /// The error for a kind in an inline module whose spec or status type has a namesake elsewhere in the file
+    /// (kube's `mod v1 { .. } mod v2 { .. }` in one file): rkb reads a file's inline modules as the file's own
+    /// module, so it would take one version's type for the other's.
+    fn shared_name(&self, kind: &KubeKind) -> Option<Diagnostic> {
+        if self.inline == 0 {
+            return None;
+        }
+        let status = kind.status.as_ref().and_then(|s| s.last());
+        let shared = [Some(&kind.spec), status]
+            .into_iter()
+            .flatten()
+            .find(|name| self.names.get(*name).copied().unwrap_or(0) > 1)?;
+        let d = Diagnostic::error(format!(
+            "`{shared}` of kind {}/{} {} is defined more than once in this file's inline modules",
+            kind.group, kind.version, kind.kind
+        ));
+        Some(self.located(
+            kind.ident.line,
+            kind.ident.col,
+            "kind".len(),
+            d,
+            "rkb reads a file's inline modules as one module, so one version's type would be taken for the other's: give each version its own file (`mod v1;` in src/v1.rs or src/v1/mod.rs)",
+        ))
     }
 
     /// Reads one `key` of a `#[kube(...)]` attribute into `kind`.
