@@ -130,6 +130,59 @@ fn namespaced(plan: &mut Plan, config: &ProjectConfig, wanted: bool) -> Result<(
             .collect();
         plan.update(file, updated.join("\n") + "\n")?;
     }
+    scope_controller_tests(plan, config, wanted)
+}
+
+/// The scaffolded controller tests (those running the manager with config/rbac/role.yaml) watch what the
+/// manager's role grants: with a Role, only `<project>-system`, where the test then creates its sample.
+fn scope_controller_tests(plan: &mut Plan, config: &ProjectConfig, wanted: bool) -> Result<()> {
+    let manager = format!(
+        "const MANAGER: &str = \"{}-controller-manager\";",
+        config.project_name
+    );
+    let namespace = format!(
+        "const NAMESPACE: &str = \"{}-system\";",
+        config.project_name
+    );
+    let edits = [
+        BlockEdit {
+            after: &manager,
+            cluster: &[],
+            namespaced: &[
+                "/// The namespace the manager watches, as its Role grants (the `namespace=` of the `+kubebuilder:rbac` markers).",
+                &namespace,
+            ],
+        },
+        BlockEdit {
+            after: "        .client(manager_client)",
+            cluster: &[],
+            namespaced: &["        .watch_namespace(NAMESPACE)"],
+        },
+    ];
+    let (from, to) = (
+        "client.clone(), \"default\");",
+        "client.clone(), NAMESPACE);",
+    );
+    let (from, to) = if wanted { (from, to) } else { (to, from) };
+    for file in rust_files(plan.root(), Path::new("tests"))? {
+        let text = plan.read(&file)?;
+        if !text
+            .lines()
+            .any(|line| line == "        .client(manager_client)")
+        {
+            continue; // not a test of a controller rkb create api scaffolded
+        }
+        let text = toggle_block(&file, &text, &edits, wanted)?;
+        let sample_api = |line: &str| {
+            if line.starts_with("    let api: Api<") && line.ends_with(from) {
+                line.replace(from, to)
+            } else {
+                line.to_string()
+            }
+        };
+        let updated: Vec<String> = text.lines().map(sample_api).collect();
+        plan.update(file, updated.join("\n") + "\n")?;
+    }
     Ok(())
 }
 
@@ -148,13 +201,13 @@ fn scoped_marker(line: &str, namespace: &str, wanted: bool) -> String {
 
 /// One edit of a YAML file init scaffolds: the lines `cluster` has in a cluster-wide project and `namespaced` in
 /// a namespace-scoped one, found below the line `after`.
-struct BlockEdit {
-    after: &'static str,
-    cluster: &'static [&'static str],
-    namespaced: &'static [&'static str],
+struct BlockEdit<'a> {
+    after: &'a str,
+    cluster: &'a [&'a str],
+    namespaced: &'a [&'a str],
 }
 
-const MANAGER_EDITS: &[BlockEdit] = &[
+const MANAGER_EDITS: &[BlockEdit<'static>] = &[
     BlockEdit {
         after: "        - --health-probe-bind-address=:8081",
         cluster: &[],
@@ -174,7 +227,7 @@ const MANAGER_EDITS: &[BlockEdit] = &[
     },
 ];
 
-const BINDING_EDITS: &[BlockEdit] = &[
+const BINDING_EDITS: &[BlockEdit<'static>] = &[
     BlockEdit {
         after: "apiVersion: rbac.authorization.k8s.io/v1",
         cluster: &["kind: ClusterRoleBinding"],
@@ -194,7 +247,12 @@ const BINDING_EDITS: &[BlockEdit] = &[
 
 /// Replaces, below each edit's `after` line, the lines of one scope by those of the other. A file whose lines are
 /// not where init put them is refused, naming the line.
-fn toggle_block(file: &Path, text: &str, edits: &[BlockEdit], namespaced: bool) -> Result<String> {
+fn toggle_block(
+    file: &Path,
+    text: &str,
+    edits: &[BlockEdit<'_>],
+    namespaced: bool,
+) -> Result<String> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     for edit in edits {
         let (from, to) = if namespaced {
