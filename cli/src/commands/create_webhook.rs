@@ -340,7 +340,13 @@ fn webhook_data(
             wanted.validation_path.is_some(),
         ),
         kind_path: foreign.as_ref().map_or_else(
-            || format!("crate::api::{}::{}", api_mod_of(&resource.version), resource.kind),
+            || {
+                format!(
+                    "crate::api::{}::{}",
+                    api_mod_of(&resource.version),
+                    resource.kind
+                )
+            },
             |f| f.type_path.clone(),
         ),
         defaulting,
