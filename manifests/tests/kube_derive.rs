@@ -317,3 +317,29 @@ error: aborting due to 2 previous errors; no file written
 "
     );
 }
+
+/// The derive is found as rustc reads it: a list over several lines counts, a derive in a comment and a derive of
+/// another name do not. (This replaces the warning rkb gave for kube-derive types before it read them.)
+#[test]
+fn a_custom_resource_derive_is_found_as_rustc_reads_it() {
+    let types = "use kube::CustomResource;
+#[derive(Clone, Debug,
+    CustomResource, Serialize)]
+#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Gadget\")]
+pub struct GadgetSpec { pub a: String }
+// #[derive(CustomResource)] in a comment is not a derive
+#[derive(Clone, MyCustomResourceLike)]
+#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Other\")]
+pub struct Other { pub b: String }
+";
+    let dir = support::write_project(&[
+        ("src/lib.rs", "pub mod api;\n"),
+        ("src/api/mod.rs", "pub mod v1;\n"),
+        ("src/api/v1/mod.rs", "pub mod gadget_types;\n"),
+        ("src/api/v1/gadget_types.rs", types),
+    ]);
+    let out = generate(dir.path(), &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let kinds: Vec<&str> = out.crds.iter().map(|c| c.kind.as_str()).collect();
+    assert_eq!(kinds, ["Gadget"]);
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
