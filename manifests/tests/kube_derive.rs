@@ -7,6 +7,9 @@
 mod support;
 
 #[allow(dead_code)]
+#[path = "fixtures/kube_derive/src/api/bare.rs"]
+mod bare;
+#[allow(dead_code)]
 #[path = "fixtures/kube_derive/src/api/foo.rs"]
 mod foo;
 #[allow(dead_code)]
@@ -104,6 +107,7 @@ fn rkb_writes_the_crd_kube_derive_writes_for_kube_rs_types() {
     assert_eq!(
         files,
         [
+            "bare.example.com_bares.yaml",
             "clux.example.com_fooz.yaml",
             "kube.example.com_manyderives.yaml",
             "workshop.example.com_gadgets.yaml"
@@ -112,6 +116,10 @@ fn rkb_writes_the_crd_kube_derive_writes_for_kube_rs_types() {
     assert_eq!(
         agreed(&rkb_crd(&out, "Foo")),
         agreed(&kube_crd(foo::FooCrd::crd()))
+    );
+    assert_eq!(
+        agreed(&rkb_crd(&out, "Bare")),
+        agreed(&kube_crd(bare::Bare::crd()))
     );
     assert_eq!(
         agreed(&rkb_crd(&out, "Gadget")),

@@ -4,6 +4,9 @@
 //! rkb's accepts, and what it refuses, rkb's refuses.
 
 #[allow(dead_code)]
+#[path = "fixtures/kube_derive/src/api/bare.rs"]
+mod bare;
+#[allow(dead_code)]
 #[path = "fixtures/kube_derive/src/api/foo.rs"]
 mod foo;
 #[allow(dead_code)]
@@ -76,6 +79,7 @@ fn sample(
 }
 
 const FOO: (&str, &str, &str, &str, bool) = ("clux.example.com", "v1", "Foo", "fooz", true);
+const BARE: (&str, &str, &str, &str, bool) = ("bare.example.com", "v1", "Bare", "bares", true);
 const GADGET: (&str, &str, &str, &str, bool) =
     ("workshop.example.com", "v1", "Gadget", "gadgets", false);
 const MANY_V1: (&str, &str, &str, &str, bool) =
@@ -111,6 +115,9 @@ fn samples() -> Vec<Sample> {
             json!({"spec": {"name": "a", "replicas": 1, "info": "i"}}),
             true,
         ),
+        sample("a Bare", BARE, json!({"size": 1, "name": "n"}), true),
+        sample("a Bare without size", BARE, json!({"name": "n"}), false),
+        sample("a Bare with text size", BARE, json!({"size": "one"}), false),
         sample(
             "a Gadget",
             GADGET,
@@ -227,6 +234,7 @@ async fn rkb_crds_accept_and_refuse_what_kube_derive_crds_do() {
     let many =
         kube::core::crd::merge_crds(vec![v1::ManyDerive::crd(), v2::ManyDerive::crd()], "v1")
             .expect("kube merges the two versions");
+    documents.push(kube_document(bare::Bare::crd()));
     documents.push(kube_document(foo::FooCrd::crd()));
     documents.push(kube_document(gadget::Gadget::crd()));
     documents.push(kube_document(many));
