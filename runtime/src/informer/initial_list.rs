@@ -5,7 +5,13 @@
 //! WatchListClient) asks for the initial state as events of the watch itself (`sendInitialEvents=true`), ended by
 //! a bookmark; the server sends objects as it reads them, from its watch cache.
 //!
-//! Contract of [`initial_sync`], which every watch the manager's controllers run goes through (scope_watch.rs):
+//! Off unless the manager is built with
+//! [`ManagerBuilder::streaming_lists(true)`](crate::ManagerBuilder::streaming_lists): a streaming list is
+//! authorized as `watch` alone, so the `list` verb that kubebuilder's RBAC markers grant would go unused and
+//! rkb's least-privilege tests (the audit log against the roles) would flag it; and see the assumptions below.
+//!
+//! Contract of [`initial_sync`], which every watch the manager's controllers run goes through (scope_watch.rs),
+//! when on:
 //! - it asks for a streaming list first, at the start and at each relist (after a 410 Gone the watcher starts
 //!   over with one);
 //! - a server that refuses one (422 Invalid on `sendInitialEvents` or `resourceVersionMatch`: the WatchList
@@ -18,8 +24,7 @@
 //! objects but never the bookmark that ends the initial state, and the cache would never sync), and serves watches
 //! from its watch cache, as kube-apiserver does unless started with `--watch-cache=false`. Without the cache a
 //! streaming list is read from etcd, and the bookmark that ends it waits for etcd's next progress notification
-//! (observed on envtest: up to tens of seconds after a relist). A manager talking to such a server is built with
-//! [`ManagerBuilder::streaming_lists(false)`](crate::ManagerBuilder::streaming_lists): its watches list, then watch.
+//! (observed on envtest: up to tens of seconds after a relist): a manager talking to such a server lists.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,8 +43,8 @@ pub(crate) struct StreamingLists {
 }
 
 impl StreamingLists {
-    /// Watches that never ask for a streaming list
-    /// ([`ManagerBuilder::streaming_lists`](crate::ManagerBuilder::streaming_lists)).
+    /// Watches that never ask for a streaming list (the default of
+    /// [`ManagerBuilder::streaming_lists`](crate::ManagerBuilder::streaming_lists)).
     pub(crate) fn off() -> Self {
         Self {
             refused: AtomicBool::new(true),

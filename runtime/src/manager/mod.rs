@@ -93,9 +93,10 @@ impl ManagerBuilder {
     }
 
     /// Whether the controllers' watches get their initial state by a streaming list where the API server supports
-    /// one (default true; a server that refuses one makes them list, logged once). `false` makes them list, then
-    /// watch, as kube-runtime does by default: for a kube-apiserver run without its watch cache, where a streaming
-    /// list can stall (see the `informer::initial_list` module).
+    /// one (WatchList; a server that refuses one makes them list, logged once): see the `informer::initial_list`
+    /// module. Off by default, so watches list, then watch, as kube-runtime's and controller-runtime's do: a
+    /// streaming list uses only the `watch` verb, so a role granting `list` (kubebuilder's get;list;watch) would
+    /// hold a verb it never uses, and a kube-apiserver run without its watch cache can stall one.
     pub fn streaming_lists(mut self, streaming: bool) -> Self {
         self.streaming_lists = streaming;
         self
@@ -348,7 +349,7 @@ impl Manager {
             config: None,
             identity: None,
             watch_namespaces: None,
-            streaming_lists: true,
+            streaming_lists: false,
             graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
         }
     }
