@@ -1,25 +1,30 @@
 //! kube-rs types, adopted: a type with kube-derive's `#[derive(CustomResource)]` and its `#[kube(...)]` attributes
-//! is read as the kind kube-derive generates from it, so a kube-rs project gets rkb's CRDs without rewriting them.
+//! is read as the kind kube-derive generates from it, so a kube-rs project gets rkb's CRDs, RBAC, webhooks and
+//! `--check` without rewriting its types. (Reading them was chosen over an `rkb migrate` that rewrites them: the
+//! types keep compiling with kube-derive, and its `crd()` and rkb's CRD describe the same kind.)
 //!
 //! Contract:
-//! - Each `#[kube(...)]` key means what kube-derive makes of it (its `custom_resource` module): `group`, `version`,
-//!   `kind` (and `root`, the generated struct's name), `namespaced` (else the kind is cluster-scoped), `no_spec`
-//!   (the spec's fields at the object's root), `plural`
-//!   (else kube's own rule on `singular`, which defaults to the lowercased kind), `singular`, `shortname`,
-//!   `category`, `printcolumn`, `selectable`, `scale` (written only with `status`, as kube-derive does),
-//!   `status`, `annotation`, `label`, `served`, `storage`, `deprecated`, `doc` (the kind's description) and
-//!   `validation` (a CEL rule on the kind, written as a string literal or `Rule::new("...")`, with an optional
-//!   `.message("...")`).
+//! - Each `#[kube(...)]` key means what kube-derive makes of it (its `custom_resource` module): `group`,
+//!   `version`, `kind` (and `root`, the generated struct's name), `namespaced` (else the kind is cluster-scoped),
+//!   `no_spec` (the spec's fields at the object's root), `plural` (else kube's own rule on `singular`, which
+//!   defaults to the lowercased kind), `singular`, `shortname`, `category`, `printcolumn`, `selectable`, `scale`
+//!   (written only with `status`, as kube-derive does), `status`, `annotation`, `label`, `served`, `storage`,
+//!   `deprecated`, `doc` (the kind's description) and `validation` (a CEL rule on the kind, written as a string
+//!   literal or `Rule::new("...")`, with an optional `.message("...")`).
 //! - Keys with no CRD meaning are read and ignored: `derive`, `attr`, `crates(...)` and `cel` only shape the Rust
 //!   code kube-derive writes. `schema = "manual"` or `"disabled"` (the user supplies the schema, or none) is a
 //!   warning at the key: rkb writes the schema from the Rust types all the same.
-//! - Any other key, a value of the wrong form, or a missing `group`, `version` or `kind` is an error at the key
-//!   (or at the derive): an attribute rkb does not understand is never skipped without a word.
+//! - Any other key, a value of the wrong form, a missing `group`, `version` or `kind`, a `kind` equal to the
+//!   type's name, or a `selectable` path the API server refuses (no leading `.`) is an error at the key (or at
+//!   the derive): an attribute rkb does not understand is never skipped without a word.
+//! - rkb reads a file's inline modules (`mod v1 { .. }`) as the file's module: a kind in one whose spec or status
+//!   type has a namesake elsewhere in the file is an error, not a CRD built from the namesake.
 //! - The kind becomes a struct of the outline, placed right after the annotated type and located at its `kind`
-//!   key: `#[serde(flatten)] TypeMeta`, `metadata: ObjectMeta`, `spec: <the type>` (required, as kube's) and
-//!   `status: Option<status>`. So the model, the schema and every check treat it as an rkb kind, and the
-//!   `+kubebuilder:` markers on the fields of the spec and status types apply. The CRD-level settings reach the
-//!   plan through [`kinds_in`], which the plan calls again for the files that hold such kinds.
+//!   key: `#[serde(flatten)] TypeMeta`, `metadata: ObjectMeta` (not required), `spec: <the type>` (required, as
+//!   kube's; flattened with `no_spec`) and `status: Option<status>`. So the model, the schema and every check
+//!   treat it as an rkb kind, and the `+kubebuilder:` markers on the fields of the spec and status types apply.
+//!   The CRD-level settings reach the plan through [`kinds_in`], which the plan calls again for the files that
+//!   hold such kinds (plan/adopted.rs applies them).
 
 use crate::read::outline::{Field, Fields, Ident, Item, Outline, SerdeAttrs, SerdeKey};
 use crate::read::source::{DocLine, SourceFile};
