@@ -699,40 +699,6 @@ fn a_map_list_without_keys_is_an_error() {
     generated(dir.path());
 }
 
-/// A kube-derive CRD type under src/api is not read by rkb: a located warning says so, instead of silence.
-#[test]
-fn kube_derive_custom_resources_are_warned_about() {
-    let types = "use kube::CustomResource;
-#[derive(Clone, Debug,
-    CustomResource, Serialize)]
-#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Gadget\")]
-pub struct GadgetSpec { pub a: String }
-// #[derive(CustomResource)] in a comment is not a derive
-#[derive(Clone, MyCustomResourceLike)]
-pub struct Other { pub b: String }
-";
-    let dir = project(&[
-        ("src/api/v1/mod.rs", "//! +groupName=t.example.com\n"),
-        ("src/api/v1/gadget_types.rs", types),
-        // Outside src/api kube-derive types are the user's business.
-        (
-            "src/other.rs",
-            "#[derive(CustomResource)]\npub struct XSpec {}\n",
-        ),
-    ]);
-    let out = generated(dir.path());
-    let warnings: Vec<String> = out.warnings.iter().map(|w| w.render()).collect();
-    assert_eq!(warnings.len(), 1, "{warnings:#?}");
-    assert!(
-        warnings[0].starts_with(
-            "warning: `#[derive(CustomResource)]` is kube-derive's: rkb does not read it, so no CRD is generated for this type\n --> src/api/v1/gadget_types.rs:3:5\n"
-        ),
-        "{}",
-        warnings[0]
-    );
-    assert!(out.crds.is_empty());
-}
-
 /// Map-list keys must be fields of the items, and required or defaulted (the API server's rules, which
 /// apiserver_accepts.rs shows it enforces).
 #[test]
