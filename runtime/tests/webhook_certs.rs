@@ -287,8 +287,8 @@ async fn injected_bundles(client: &Client) -> Vec<String> {
     bundles
 }
 
-/// Creates a Gadget (mutating and validating webhooks) and a Gizmo in v2 (conversion), polling until the API
-/// server reaches the manager; the created Gadget.
+/// Creates a Gadget (mutating and validating webhooks), then a Gizmo in v2 (conversion), each polling until the
+/// API server reaches the manager; the created Gadget.
 async fn first_admission(client: &Client, suffix: &str) -> Gadget {
     let gadgets: Api<Gadget> = Api::namespaced(client.clone(), NS);
     let gizmos: Api<GizmoV2> = Api::namespaced(client.clone(), NS);
@@ -305,10 +305,19 @@ async fn first_admission(client: &Client, suffix: &str) -> Gadget {
     )
     .await
     .expect("the API server calls the webhooks");
-    gizmos
-        .create(&pp, &gizmo(&format!("first-{suffix}"), 3))
-        .await
-        .expect("the API server calls the conversion webhook");
+    // The API server picks up a CRD's new caBundle a moment after a webhook configuration's.
+    eventually(
+        "a Gizmo create in v2 is converted",
+        Duration::from_secs(30),
+        || async {
+            gizmos
+                .create(&pp, &gizmo(&format!("first-{suffix}"), 3))
+                .await
+                .map(Some)
+        },
+    )
+    .await
+    .expect("the API server calls the conversion webhook");
     created
 }
 

@@ -36,6 +36,8 @@
 //!   cannot undo each other's step.
 //!
 //! Caveats:
+//! - On the first start nothing trusts the new CA yet: calls fail (as the targets' failurePolicy says) until the
+//!   API server has picked the injected bundle up, a CRD's conversion a moment after a webhook configuration's.
 //! - The Secret is rkb's: a pair it holds without rkb's record (annotation `webhook-certs.rkb.dev/state`) is
 //!   replaced. The record is trusted as written; editing it by hand is not supported.
 //! - `propagation` is a wait, not a proof: an API server that has not seen the two-CA bundle after it (a
