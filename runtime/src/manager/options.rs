@@ -966,6 +966,67 @@ mod tests {
     }
 
     #[test]
+    fn webhook_certificates_are_opt_in_and_checked() {
+        assert_eq!(ManagerOptions::default().webhook_certificates(), None);
+        // As config/webhook-certs passes them: each name a separate argument, kustomize's prefix applied.
+        let o = parse(&[
+            "--webhook-cert-secret",
+            "cronjob-webhook-server-cert",
+            "--webhook-ca-mutating",
+            "cronjob-mutating-webhook-configuration",
+            "--webhook-ca-crds=cronjobs.batch.tutorial.kubebuilder.io,other.example.com",
+            "--webhook-ca-crds=third.example.com",
+        ])
+        .unwrap();
+        let c = o.webhook_certificates().unwrap();
+        assert_eq!(c.secret, "cronjob-webhook-server-cert");
+        assert_eq!(
+            c.mutating_configurations,
+            ["cronjob-mutating-webhook-configuration"]
+        );
+        assert!(c.validating_configurations.is_empty());
+        assert_eq!(
+            c.crds,
+            [
+                "cronjobs.batch.tutorial.kubebuilder.io",
+                "other.example.com",
+                "third.example.com"
+            ]
+        );
+        assert_eq!(
+            (c.validity, c.renew_before),
+            (
+                Duration::from_secs(365 * 24 * 3600),
+                Duration::from_secs(30 * 24 * 3600)
+            )
+        );
+        c.validate().unwrap();
+        let refused = |args: &[&str]| {
+            parse(args)
+                .unwrap()
+                .webhook_certificates()
+                .unwrap()
+                .validate()
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            refused(&["--webhook-cert-secret=s"]),
+            "invalid options: --webhook-cert-secret needs the objects to inject the CA into: --webhook-ca-mutating, \
+             --webhook-ca-validating or --webhook-ca-crds"
+        );
+        assert_eq!(
+            refused(&[
+                "--webhook-cert-secret=s",
+                "--webhook-ca-crds=c",
+                "--webhook-cert-renew-before=1m"
+            ]),
+            "invalid options: --webhook-cert-renew-before must be below --webhook-cert-validity and leave time for \
+             a rotation (propagation + grace + 4 resyncs)"
+        );
+    }
+
+    #[test]
     fn bind_address_forms() {
         assert_eq!(parse_bind_address("x", "0").unwrap(), None);
         assert_eq!(parse_bind_address("x", "").unwrap(), None);
