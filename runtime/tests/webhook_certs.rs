@@ -240,51 +240,40 @@ async fn secret_text(client: &Client, key: &str) -> Option<String> {
 
 /// The caBundle of every webhook of both configurations and of the Gizmo CRD's conversion, decoded.
 async fn injected_bundles(client: &Client) -> Vec<String> {
-    let text = |b: &k8s_openapi::ByteString| String::from_utf8(b.0.clone()).unwrap();
-    let mut bundles = Vec::new();
+    let text =
+        |b: Option<k8s_openapi::ByteString>| String::from_utf8(b.unwrap_or_default().0).unwrap();
     let mutating = Api::<MutatingWebhookConfiguration>::all(client.clone())
         .get("mutating-webhook-configuration")
         .await
         .unwrap();
-    for w in mutating.webhooks.unwrap_or_default() {
-        bundles.push(
-            w.client_config
-                .ca_bundle
-                .as_ref()
-                .map(text)
-                .unwrap_or_default(),
-        );
-    }
     let validating = Api::<ValidatingWebhookConfiguration>::all(client.clone())
         .get("validating-webhook-configuration")
         .await
         .unwrap();
-    for w in validating.webhooks.unwrap_or_default() {
-        bundles.push(
-            w.client_config
-                .ca_bundle
-                .as_ref()
-                .map(text)
-                .unwrap_or_default(),
-        );
-    }
     let crd = Api::<CustomResourceDefinition>::all(client.clone())
         .get(GIZMOS)
         .await
         .unwrap();
+    let admission = mutating
+        .webhooks
+        .unwrap_or_default()
+        .into_iter()
+        .map(|w| w.client_config);
+    let validation = validating
+        .webhooks
+        .unwrap_or_default()
+        .into_iter()
+        .map(|w| w.client_config);
     let conversion = crd
         .spec
         .conversion
         .and_then(|c| c.webhook)
         .and_then(|w| w.client_config);
-    bundles.push(
-        conversion
-            .and_then(|c| c.ca_bundle)
-            .as_ref()
-            .map(text)
-            .unwrap_or_default(),
-    );
-    bundles
+    admission
+        .map(|c| text(c.ca_bundle))
+        .chain(validation.map(|c| text(c.ca_bundle)))
+        .chain(conversion.map(|c| text(c.ca_bundle)))
+        .collect()
 }
 
 /// Creates a Gadget (mutating and validating webhooks), then a Gizmo in v2 (conversion), each polling until the
