@@ -97,7 +97,7 @@ pub async fn serve_webhooks() -> anyhow::Result<(Environment, RunningManager)> {
         ..deployed
     };
     let mgr = Manager::builder("cronjob-webhook-test")
-        .client(env.client())
+        .client(as_deployed_with_webhook_certs(&env, root).await?)
         .options(options)
         .build()
         .await?;
@@ -151,4 +151,33 @@ fn webhook_certs_args(root: &str) -> anyhow::Result<Vec<String>> {
         .into_iter()
         .filter_map(|mut op| op.remove("value"))
         .collect())
+}
+
+/// What config/webhook-certs deploys besides the flags, in envtest's default namespace: its empty Secret, and a
+/// client holding exactly its Role and ClusterRole (the manager's own roles are not needed to serve webhooks), so
+/// a permission the component lacks fails the tests.
+async fn as_deployed_with_webhook_certs(
+    env: &Environment,
+    root: &str,
+) -> anyhow::Result<rkb_runtime::Client> {
+    use rkb_runtime::kube::api::PostParams;
+    let read = |file: &str| {
+        let path = format!("{root}/config/webhook-certs/{file}");
+        std::fs::read_to_string(&path)
+            .map(|text| text.replace("namespace: system", "namespace: default"))
+            .map_err(|e| anyhow::anyhow!("{path}: {e}"))
+    };
+    let secret: rkb_runtime::k8s_openapi::api::core::v1::Secret =
+        serde_saphyr::from_str(&read("secret.yaml")?)?;
+    rkb_runtime::Api::namespaced(env.client(), "default")
+        .create(&PostParams::default(), &secret)
+        .await?;
+    let rbac = read("rbac.yaml")?;
+    let roles: Vec<&str> = rbac
+        .split("\n---\n")
+        .filter(|doc| doc.contains("\nkind: Role\n") || doc.contains("\nkind: ClusterRole\n"))
+        .collect();
+    Ok(env
+        .client_with_rbac("cronjob-webhook-certs", &roles.join("\n---\n"))
+        .await?)
 }
