@@ -2,7 +2,8 @@
 //! `WebhookCertificates`, what `--webhook-cert-secret` and `--webhook-ca-*` set) makes a CA and serving certificate
 //! in a Secret, injects the CA into the webhook configurations and a CRD's conversion webhook (which envtest
 //! installed trusting a CA of its own, so only an injected bundle lets the API server call the manager), rotates
-//! both with no admission request lost, and reuses the Secret after a restart.
+//! both with no admission request lost, reuses the Secret after a restart, and serves it on a replica that does not
+//! lead.
 
 mod common;
 
@@ -11,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use base64::Engine as _;
-use common::quiet_options;
+use common::{leader_options, quiet_options};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
@@ -173,19 +174,34 @@ async fn start_manager(
     port: u16,
     certificates: WebhookCertificates,
 ) -> RunningManager {
+    start_replica(client, port, certificates, None).await
+}
+
+/// [`start_manager`], as replica `identity` of an elected manager when one is given.
+async fn start_replica(
+    client: Client,
+    port: u16,
+    certificates: WebhookCertificates,
+    identity: Option<&str>,
+) -> RunningManager {
+    let base = match identity {
+        Some(_) => leader_options("rkb-webhook-certs-test", 15, 10, 500),
+        None => quiet_options(),
+    };
     let options = rkb_runtime::ManagerOptions {
         webhook_port: port,
         // Not read: the certificate comes from the Secret. A path that exists nowhere shows it.
         webhook_cert_path: "/nonexistent/rkb-webhook-certs".into(),
-        ..quiet_options()
+        ..base
     };
-    let mgr = Manager::builder("rkb-webhook-certs-test")
+    let mut builder = Manager::builder("rkb-webhook-certs-test")
         .client(client)
         .options(options)
-        .webhook_certificates(certificates)
-        .build()
-        .await
-        .expect("build manager");
+        .webhook_certificates(certificates);
+    if let Some(identity) = identity {
+        builder = builder.identity(identity);
+    }
+    let mgr = builder.build().await.expect("build manager");
     mgr.serve_webhooks(
         Webhooks::new()
             .defaulter::<Gadget, _>(DefaultImage)
@@ -478,4 +494,35 @@ async fn a_restarted_manager_serves_the_secret_it_finds() {
         after.metadata.annotations
     );
     second.stop().await.expect("second manager stops");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follower_serves_the_certificate_the_leader_wrote() {
+    let (env, server) = control_plane().await;
+    let client = env.client();
+    // The leader listens on a port nothing calls; the API server calls the follower only.
+    let leader = start_replica(client.clone(), 0, certificates(), Some("leader")).await;
+    eventually(
+        "the leader writes the Secret",
+        Duration::from_secs(30),
+        || async { Ok::<_, kube::Error>(secret_text(&client, "tls.crt").await.map(|_| ())) },
+    )
+    .await
+    .expect("the leader writes");
+    let follower = start_replica(
+        client.clone(),
+        server.port,
+        certificates(),
+        Some("follower"),
+    )
+    .await;
+    first_admission(&client, "e").await;
+    let lease = Api::<k8s_openapi::api::coordination::v1::Lease>::namespaced(client.clone(), NS)
+        .get("rkb-webhook-certs-test")
+        .await
+        .expect("the lease");
+    let holder = lease.spec.and_then(|s| s.holder_identity);
+    assert_eq!(holder.as_deref(), Some("leader"), "the follower never led");
+    follower.stop().await.expect("follower stops");
+    leader.stop().await.expect("leader stops");
 }
