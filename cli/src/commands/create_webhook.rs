@@ -504,7 +504,8 @@ fn describe_webhooks_in_readme(plan: &mut Plan) -> Result<Option<String>> {
                `config/webhook/manifests.yaml` |";
     let deploy = "With webhooks, `make deploy` needs [cert-manager](https://cert-manager.io/docs/installation/) in the \
                   cluster: it issues the webhook server's certificate (config/certmanager) and puts its CA into the \
-                  webhook configurations.";
+                  webhook configurations. Without cert-manager, switch config/default to config/webhook-certs as its \
+                  `[WEBHOOK-CERTS]` comment says: the manager then makes, injects and rotates its own certificate.";
     let text = insert_before_marker(README, &text, LAYOUT, &[row.to_string()])?;
     let text = insert_before_marker(README, &text, DEPLOY, &[deploy.to_string()])?;
     plan.update(README, text)?;
