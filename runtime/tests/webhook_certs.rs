@@ -373,12 +373,13 @@ async fn served_and_bundle(client: &Client) -> (String, String) {
 async fn a_rotation_under_a_steady_stream_of_admissions_loses_none() {
     let (env, server) = control_plane().await;
     let client = env.client();
-    // Valid 16 s, renewed 10 s before expiry: a rotation starts 6 s after the first certificate; the new CA is
-    // trusted 2 s before its certificate is served, and the old one stays 2 s after.
+    // Valid 18 s, renewed 12 s before expiry: a rotation starts 6 s after the first certificate; the new CA is
+    // trusted 3 s before its certificate is served (the API server picks a CRD's new caBundle up a moment after a
+    // webhook configuration's), and the old one stays 2 s after.
     let certificates = WebhookCertificates {
-        validity: Duration::from_secs(16),
-        renew_before: Duration::from_secs(10),
-        propagation: Duration::from_secs(2),
+        validity: Duration::from_secs(18),
+        renew_before: Duration::from_secs(12),
+        propagation: Duration::from_secs(3),
         grace: Duration::from_secs(2),
         ..certificates()
     };

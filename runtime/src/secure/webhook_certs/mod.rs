@@ -6,7 +6,7 @@
 //!
 //! Contract:
 //!
-//! Expected flow: the leader (with `--leader-elect`, the lease holder; without it, the one replica) reads the
+//! Expected flow (when the manager serves webhooks, [`crate::Manager::serve_webhooks`]): the leader (with `--leader-elect`, the lease holder; without it, the one replica) reads the
 //! Secret (`--webhook-cert-secret`, in the manager's namespace) and the targets (the webhook configurations and
 //! CRDs named by the flags, as config/ names them after kustomize's prefix; a target that does not exist is
 //! skipped until it does). Every `resync` it takes one step, recorded in the Secret, so a new leader resumes
