@@ -79,6 +79,8 @@ pub use failure::Chain as ErrorChain;
 pub use manager::{Manager, ManagerBuilder, RunningManager};
 pub use options::{LogFormat, ManagerOptions};
 pub use predicate::Predicate;
+pub use secure::webhook_certs;
+pub use secure::webhook_certs::WebhookCertificates;
 
 /// Kubernetes event publishing (events.k8s.io/v1).
 pub mod events {

@@ -115,6 +115,7 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     }
     if wanted.conversion {
         add_conversion_files(&mut plan, &data, &renderer, args.force)?;
+        list_crd_in_webhook_certs(&mut plan, &data)?;
         register_storage_migration(&mut plan, &data)?;
     }
     if data.admission {
@@ -801,7 +802,8 @@ fn describe_webhooks_in_readme(plan: &mut Plan) -> Result<Option<String>> {
                `config/webhook/manifests.yaml` |";
     let deploy = "With webhooks, `make deploy` needs [cert-manager](https://cert-manager.io/docs/installation/) in the \
                   cluster: it issues the webhook server's certificate (config/certmanager) and puts its CA into the \
-                  webhook configurations.";
+                  webhook configurations. Without cert-manager, switch config/default to config/webhook-certs as its \
+                  `[WEBHOOK-CERTS]` comment says: the manager then makes, injects and rotates its own certificate.";
     let text = insert_before_marker(README, &text, LAYOUT, &[row.to_string()])?;
     let text = insert_before_marker(README, &text, DEPLOY, &[deploy.to_string()])?;
     plan.update(README, text)?;
@@ -816,6 +818,11 @@ fn add_project_files(plan: &mut Plan, render: &dyn Fn(&str) -> Result<String>) -
         "config/certmanager/issuer.yaml",
         "config/certmanager/certificate-webhook.yaml",
         "config/certmanager/kustomizeconfig.yaml",
+        "config/webhook-certs/kustomization.yaml",
+        "config/webhook-certs/secret.yaml",
+        "config/webhook-certs/rbac.yaml",
+        "config/webhook-certs/manager_patch.yaml",
+        "config/webhook-certs/kustomizeconfig.yaml",
         "config/default/manager_webhook_patch.yaml",
         "config/network-policy/allow-webhook-traffic.yaml",
     ] {
@@ -870,7 +877,12 @@ fn enable_in_config_default(plan: &mut Plan, data: &WebhookData) -> Result<()> {
     if !text.contains("path: manager_webhook_patch.yaml") {
         text = add_to_list(&text, "patches", WEBHOOK_PATCH);
     }
-    if !text.contains("[CERTMANAGER] DNS names") {
+    if !text.contains("[WEBHOOK-CERTS]") {
+        text = format!("{}\n\n{WEBHOOK_CERTS_COMPONENT}", text.trim_end());
+    }
+    // A project that switched to config/webhook-certs has no Certificate for the replacements to read.
+    let webhook_certs = text.lines().any(|l| l.trim() == "- ../webhook-certs");
+    if !text.contains("[CERTMANAGER] DNS names") && !webhook_certs {
         text = add_to_list(&text, "replacements", CERTIFICATE_REPLACEMENTS);
     }
     let crd_select = format!("CustomResourceDefinition\n      name: {}", data.crd_name);
@@ -888,7 +900,7 @@ fn enable_in_config_default(plan: &mut Plan, data: &WebhookData) -> Result<()> {
         (data.conversion, data.crd_name.as_str(), crd_select.as_str()),
     ] {
         let tag = format!("[CERTMANAGER] CA of {what}");
-        if wanted && !text.contains(&tag) {
+        if wanted && !text.contains(&tag) && !webhook_certs {
             text = add_to_list(&text, "replacements", &ca_injection(&tag, select));
         }
     }
@@ -971,6 +983,13 @@ fn add_to_list(text: &str, key: &str, items: &str) -> String {
     }
 }
 
+const WEBHOOK_CERTS_COMPONENT: &str = "# [WEBHOOK-CERTS] Without cert-manager: the manager makes its own CA and certificate, injects the CA into
+# the webhook configurations and conversion CRDs, and rotates both (config/webhook-certs). To use it, comment
+# out `- ../certmanager` and the [CERTMANAGER] replacements, and uncomment the two lines below.
+#components:
+#- ../webhook-certs
+";
+
 const WEBHOOK_PATCH: &str = "# [WEBHOOK] Serve the webhooks on :9443 with cert-manager's certificate (see manager_webhook_patch.yaml).
 - path: manager_webhook_patch.yaml
   target:
@@ -1044,4 +1063,50 @@ fn ca_injection(tag: &str, kind: &str) -> String {
         part("namespace", 0),
         part("name", 1)
     )
+}
+
+/// Lists a conversion CRD in config/webhook-certs (when the project has it): its name in the manager's
+/// --webhook-ca-crds and in the injector role's rules, each at its scaffold marker, once.
+fn list_crd_in_webhook_certs(plan: &mut Plan, data: &WebhookData) -> Result<()> {
+    let entries = [
+        (
+            "config/webhook-certs/manager_patch.yaml",
+            "+kubebuilder:scaffold:webhookcertscrdargs",
+            format!(
+                "- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --webhook-ca-crds={}",
+                data.crd_name
+            ),
+        ),
+        (
+            "config/webhook-certs/rbac.yaml",
+            "+kubebuilder:scaffold:webhookcertscrdrules",
+            format!(
+                "- apiGroups:\n  - apiextensions.k8s.io\n  resourceNames:\n  - {}\n  resources:\n  - customresourcedefinitions\n  verbs:\n  - get\n  - patch",
+                data.crd_name
+            ),
+        ),
+    ];
+    for (file, marker, entry) in entries {
+        let rel = Path::new(file);
+        if !plan.is_planned(rel) && !plan.root().join(rel).exists() {
+            continue;
+        }
+        let text = plan.read(rel)?;
+        if text.contains(&format!("- {}\n", data.crd_name))
+            || text.contains(&format!("={}\n", data.crd_name))
+        {
+            continue;
+        }
+        // Spliced whole: insert_before_marker would drop the lines this entry shares with earlier ones.
+        let Some(at) = text.lines().position(|l| l.contains(marker)) else {
+            bail!(
+                "{file} has no `# {marker}` line, so rkb cannot list {} in it; restore the line",
+                data.crd_name
+            );
+        };
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.splice(at..at, entry.lines());
+        plan.update(rel, lines.join("\n") + "\n")?;
+    }
+    Ok(())
 }

@@ -27,6 +27,7 @@ use crate::options::{ManagerOptions, parse_bind_address};
 use crate::secure::{self, Authorizer};
 use crate::server;
 use crate::webhook::{Intake, Webhooks};
+use crate::webhook_certs::WebhookCertificates;
 
 /// controller-runtime's default GracefulShutdownTimeout.
 pub const DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -46,9 +47,17 @@ pub struct ManagerBuilder {
     /// The namespaces given by [`Self::watch_namespace`] or [`Self::watch_namespaces`]; WATCH_NAMESPACE's otherwise.
     watch_namespaces: Option<Vec<String>>,
     graceful_shutdown_timeout: Duration,
+    webhook_certificates: Option<WebhookCertificates>,
 }
 
 impl ManagerBuilder {
+    /// Makes, serves, injects and rotates the webhook certificate in a Secret, as `--webhook-cert-secret` does
+    /// (this call wins over the flags; see [`crate::webhook_certs`]).
+    pub fn webhook_certificates(mut self, certificates: WebhookCertificates) -> Self {
+        self.webhook_certificates = Some(certificates);
+        self
+    }
+
     /// Uses these options (usually parsed from the command line).
     pub fn options(mut self, options: ManagerOptions) -> Self {
         self.options = options;
@@ -121,8 +130,21 @@ impl ManagerBuilder {
             Some(given) => crate::options::parse_namespace_list(&given.join(","))?,
             None => options.watch_namespaces()?,
         };
+        let certificates = self
+            .webhook_certificates
+            .or_else(|| options.webhook_certificates());
+        if let Some(certificates) = &certificates {
+            certificates.validate()?;
+        }
         let metrics = Metrics::new();
         let client = connect(self.client, self.config, &metrics).await?;
+        let certificates = certificates.map(|c| {
+            let namespace = c
+                .namespace
+                .clone()
+                .unwrap_or_else(|| own_namespace(&client));
+            (namespace, c)
+        });
         let metrics_listener = bind(parse_bind_address(
             "--metrics-bind-address",
             &options.metrics_bind_address,
@@ -181,6 +203,7 @@ impl ManagerBuilder {
                 cert_dir: options.webhook_cert_path.clone(),
                 cert_name: options.webhook_cert_name.clone(),
                 key_name: options.webhook_cert_key.clone(),
+                certificates,
                 intake: Intake::new(
                     options.webhook_max_request_bytes,
                     options.webhook_max_in_flight_bytes,
@@ -228,17 +251,20 @@ fn leader_election_config(
         namespace: options
             .leader_election_namespace
             .clone()
-            .or_else(|| {
-                std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE)
-                    .ok()
-                    .map(|s| s.trim().to_string())
-            })
-            .unwrap_or_else(|| client.default_namespace().to_string()),
+            .unwrap_or_else(|| own_namespace(client)),
         identity: identity.unwrap_or_else(default_identity),
         lease_duration: options.leader_elect_lease_duration,
         renew_deadline: options.leader_elect_renew_deadline,
         retry_period: options.leader_elect_retry_period,
     }
+}
+
+/// The pod's namespace, else the client's default one.
+fn own_namespace(client: &Client) -> String {
+    std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| client.default_namespace().to_string())
 }
 
 async fn bind(addr: Option<SocketAddr>) -> Result<Option<TcpListener>, Error> {
@@ -257,6 +283,8 @@ struct WebhookServerOptions {
     cert_dir: std::path::PathBuf,
     cert_name: String,
     key_name: String,
+    /// --webhook-cert-secret: the certificates' namespace and settings.
+    certificates: Option<(String, WebhookCertificates)>,
     intake: Intake,
 }
 
@@ -294,7 +322,23 @@ impl Manager {
         let o = &self.webhook_server;
         let gate = self.shared.readiness.gate("webhook-server");
         let addr = SocketAddr::from(([0, 0, 0, 0], o.port));
-        let tls = secure::webhook_tls_config(&o.cert_dir, &o.cert_name, &o.key_name)?;
+        let (tls, follower) = match &o.certificates {
+            None => (
+                secure::webhook_tls_config(&o.cert_dir, &o.cert_name, &o.key_name)?,
+                None,
+            ),
+            // Ready once the Secret's certificate is served: until then every handshake fails.
+            Some((namespace, certificates)) => {
+                let (tls, cert) = crate::webhook_certs::tls_config()?;
+                let secrets = kube::Api::namespaced(self.shared.client.clone(), namespace);
+                let follow =
+                    crate::webhook_certs::follow(secrets, certificates.secret.clone(), cert, {
+                        let gate = gate.clone();
+                        move || gate.set_ready()
+                    });
+                (tls, Some(AbortOnDrop(tokio::spawn(follow))))
+            }
+        };
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| Error::Listen { addr, source })?;
@@ -305,14 +349,25 @@ impl Manager {
             metrics: self.shared.metrics.clone(),
             intake: o.intake.clone(),
         };
-        gate.set_ready();
-        Ok(AbortOnDrop(tokio::spawn(server::serve(
-            listener,
-            Some(tls),
-            endpoints,
-            self.server_limits,
-            until_true(stop),
-        ))))
+        if follower.is_none() {
+            gate.set_ready();
+        }
+        let limits = self.server_limits;
+        Ok(AbortOnDrop(tokio::spawn(async move {
+            // The Secret is followed for as long as the server runs (dropped, it stops).
+            let _follower = follower;
+            server::serve(listener, Some(tls), endpoints, limits, until_true(stop)).await
+        })))
+    }
+
+    /// The leader's certificate writer of --webhook-cert-secret, when set (see [`crate::webhook_certs`]).
+    fn start_certificate_writer(&self) -> Option<AbortOnDrop<std::io::Result<()>>> {
+        let (namespace, certificates) = self.webhook_server.certificates.clone()?;
+        let ctx = self.context();
+        Some(AbortOnDrop(tokio::spawn(async move {
+            crate::webhook_certs::write(ctx, namespace, certificates).await;
+            Ok(())
+        })))
     }
 }
 
@@ -351,6 +406,7 @@ impl Manager {
             watch_namespaces: None,
             streaming_lists: false,
             graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
+            webhook_certificates: None,
         }
     }
 
@@ -535,6 +591,7 @@ impl Manager {
         let webhooks = std::mem::take(self.webhooks.get_mut().unwrap_or_else(|e| e.into_inner()));
         if !webhooks.is_empty() {
             servers.push(self.start_webhook_server(webhooks, stop.clone()).await?);
+            servers.extend(self.start_certificate_writer());
         }
         if let Some(listener) = self.health_listener.take() {
             tracing::info!(addr = ?listener.local_addr().ok(), "serving health probes");

@@ -59,6 +59,19 @@ pub struct ManagerOptions {
     pub webhook_cert_name: String,
     /// `--webhook-cert-key`: the key's file name in the directory.
     pub webhook_cert_key: String,
+    /// `--webhook-cert-secret`: the Secret in which the manager keeps a CA and serving certificate it makes, injects
+    /// and rotates itself (see [`crate::webhook_certs`]); None: serve the files in --webhook-cert-path.
+    pub webhook_cert_secret: Option<String>,
+    /// `--webhook-ca-mutating`: MutatingWebhookConfigurations that get the CA bundle (with --webhook-cert-secret).
+    pub webhook_ca_mutating: Vec<String>,
+    /// `--webhook-ca-validating`: ValidatingWebhookConfigurations that get the CA bundle.
+    pub webhook_ca_validating: Vec<String>,
+    /// `--webhook-ca-crds`: CRDs whose conversion webhook gets the CA bundle.
+    pub webhook_ca_crds: Vec<String>,
+    /// `--webhook-cert-validity`: how long a CA and certificate the manager makes are valid.
+    pub webhook_cert_validity: Duration,
+    /// `--webhook-cert-renew-before`: a rotation starts when less than this is left.
+    pub webhook_cert_renew_before: Duration,
     /// `--webhook-max-request-bytes`: the largest webhook request body read; a larger one gets 413.
     pub webhook_max_request_bytes: usize,
     /// `--webhook-max-in-flight-bytes`: what the webhook request bodies being read and decoded at once may total; a
@@ -260,6 +273,53 @@ pub const FLAGS: &[Flag] = &[
         set: |o, v| store(&mut o.webhook_cert_key, v),
     },
     Flag {
+        name: "webhook-cert-secret",
+        value: Some("NAME"),
+        default: "",
+        help: "Make, serve and rotate the webhook certificate in this Secret of the manager's namespace instead of reading --webhook-cert-path: the leader issues a CA and certificate, injects the CA into the objects named by --webhook-ca-*, and rotates both before expiry; every replica serves from the Secret.",
+        set: |o, v| {
+            put(
+                &mut o.webhook_cert_secret,
+                Ok((!v.is_empty()).then(|| v.to_string())),
+            )
+        },
+    },
+    Flag {
+        name: "webhook-ca-mutating",
+        value: Some("NAME[,NAME]"),
+        default: "",
+        help: "MutatingWebhookConfigurations whose webhooks get the CA bundle of --webhook-cert-secret (repeatable).",
+        set: |o, v| append_names(&mut o.webhook_ca_mutating, v),
+    },
+    Flag {
+        name: "webhook-ca-validating",
+        value: Some("NAME[,NAME]"),
+        default: "",
+        help: "ValidatingWebhookConfigurations whose webhooks get the CA bundle of --webhook-cert-secret (repeatable).",
+        set: |o, v| append_names(&mut o.webhook_ca_validating, v),
+    },
+    Flag {
+        name: "webhook-ca-crds",
+        value: Some("NAME[,NAME]"),
+        default: "",
+        help: "CustomResourceDefinitions whose conversion webhook gets the CA bundle of --webhook-cert-secret (repeatable).",
+        set: |o, v| append_names(&mut o.webhook_ca_crds, v),
+    },
+    Flag {
+        name: "webhook-cert-validity",
+        value: Some("DURATION"),
+        default: "8760h",
+        help: "How long a CA and certificate made for --webhook-cert-secret are valid.",
+        set: |o, v| put(&mut o.webhook_cert_validity, parse_duration(v)),
+    },
+    Flag {
+        name: "webhook-cert-renew-before",
+        value: Some("DURATION"),
+        default: "720h",
+        help: "How long before expiry the certificate of --webhook-cert-secret is rotated (new CA trusted first, then served, then the old one dropped).",
+        set: |o, v| put(&mut o.webhook_cert_renew_before, parse_duration(v)),
+    },
+    Flag {
         name: "webhook-max-request-bytes",
         value: Some("BYTES"),
         default: "8Mi",
@@ -333,6 +393,18 @@ fn store(field: &mut String, value: &str) -> Result<(), String> {
     put(field, Ok(value.to_string()))
 }
 
+/// Adds the comma-separated names of a repeatable flag (an empty value adds none).
+fn append_names(field: &mut Vec<String>, value: &str) -> Result<(), String> {
+    field.extend(
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(String::from),
+    );
+    Ok(())
+}
+
 /// Go's strconv.ParseBool, which kubebuilder's flags use.
 fn parse_bool(v: &str) -> Result<bool, String> {
     match v {
@@ -388,6 +460,12 @@ impl Default for ManagerOptions {
             webhook_cert_path: PathBuf::new(),
             webhook_cert_name: String::new(),
             webhook_cert_key: String::new(),
+            webhook_cert_secret: None,
+            webhook_ca_mutating: Vec::new(),
+            webhook_ca_validating: Vec::new(),
+            webhook_ca_crds: Vec::new(),
+            webhook_cert_validity: Duration::ZERO,
+            webhook_cert_renew_before: Duration::ZERO,
             webhook_max_request_bytes: 0,
             webhook_max_in_flight_bytes: 0,
             enable_http2: false,
@@ -658,6 +736,19 @@ impl ManagerOptions {
             return invalid("--webhook-max-in-flight-bytes must be below 4Gi");
         }
         Ok(())
+    }
+
+    /// The certificates of --webhook-cert-secret and --webhook-ca-*, when the Secret is named.
+    pub fn webhook_certificates(&self) -> Option<crate::webhook_certs::WebhookCertificates> {
+        let secret = self.webhook_cert_secret.as_ref()?;
+        Some(crate::webhook_certs::WebhookCertificates {
+            mutating_configurations: self.webhook_ca_mutating.clone(),
+            validating_configurations: self.webhook_ca_validating.clone(),
+            crds: self.webhook_ca_crds.clone(),
+            validity: self.webhook_cert_validity,
+            renew_before: self.webhook_cert_renew_before,
+            ..crate::webhook_certs::WebhookCertificates::new(secret)
+        })
     }
 
     /// The namespaces to watch: WATCH_NAMESPACE's comma-separated list when --namespaced is set (one namespace or
@@ -953,6 +1044,67 @@ mod tests {
         assert!(
             refused(&["--webhook-max-in-flight-bytes=4Gi"])
                 .contains("--webhook-max-in-flight-bytes must be below 4Gi")
+        );
+    }
+
+    #[test]
+    fn webhook_certificates_are_opt_in_and_checked() {
+        assert_eq!(ManagerOptions::default().webhook_certificates(), None);
+        // As config/webhook-certs passes them: each name a separate argument, kustomize's prefix applied.
+        let o = parse(&[
+            "--webhook-cert-secret",
+            "cronjob-webhook-server-cert",
+            "--webhook-ca-mutating",
+            "cronjob-mutating-webhook-configuration",
+            "--webhook-ca-crds=cronjobs.batch.tutorial.kubebuilder.io,other.example.com",
+            "--webhook-ca-crds=third.example.com",
+        ])
+        .unwrap();
+        let c = o.webhook_certificates().unwrap();
+        assert_eq!(c.secret, "cronjob-webhook-server-cert");
+        assert_eq!(
+            c.mutating_configurations,
+            ["cronjob-mutating-webhook-configuration"]
+        );
+        assert!(c.validating_configurations.is_empty());
+        assert_eq!(
+            c.crds,
+            [
+                "cronjobs.batch.tutorial.kubebuilder.io",
+                "other.example.com",
+                "third.example.com"
+            ]
+        );
+        assert_eq!(
+            (c.validity, c.renew_before),
+            (
+                Duration::from_secs(365 * 24 * 3600),
+                Duration::from_secs(30 * 24 * 3600)
+            )
+        );
+        c.validate().unwrap();
+        let refused = |args: &[&str]| {
+            parse(args)
+                .unwrap()
+                .webhook_certificates()
+                .unwrap()
+                .validate()
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            refused(&["--webhook-cert-secret=s"]),
+            "invalid options: --webhook-cert-secret needs the objects to inject the CA into: --webhook-ca-mutating, \
+             --webhook-ca-validating or --webhook-ca-crds"
+        );
+        assert_eq!(
+            refused(&[
+                "--webhook-cert-secret=s",
+                "--webhook-ca-crds=c",
+                "--webhook-cert-renew-before=1m"
+            ]),
+            "invalid options: --webhook-cert-renew-before must be below --webhook-cert-validity and leave time for \
+             a rotation (propagation + grace + 4 resyncs)"
         );
     }
 

@@ -13,6 +13,8 @@
 //!   rewrites a certificate it did not generate.
 //! - Certificates rkb generates are valid for one year from an hour ago, and one it wrote to disk is replaced
 //!   when less than 30 days are left, at startup or at a handshake (self_signed.rs).
+//! - With `--webhook-cert-secret` the webhook server reads no files: the manager makes, injects and rotates its
+//!   certificate itself and serves it from a Secret ([`webhook_certs`]).
 //! - The webhook server without certificate files: in a pod (KUBERNETES_SERVICE_HOST set) a startup error naming
 //!   the files and the scaffold's Secret `webhook-server-cert`; outside one a self-signed certificate written to
 //!   --webhook-cert-path (created 0700; refused when another user owns it or others may write to it).
@@ -32,6 +34,7 @@ use crate::Error;
 
 mod authorizer;
 mod self_signed;
+pub mod webhook_certs;
 
 pub(crate) use authorizer::Authorizer;
 
