@@ -108,8 +108,8 @@ fn stored_version_removed_and_served_version_removed() {
     assert_eq!(
         compare(&old, &new),
         [
+            // One finding for v1: its removal as the storage version says its clients get 404 too.
             at(Rule::StoredVersionRemoved, "v1", "storage"),
-            at(Rule::ServedVersionRemoved, "v1", "served"),
             at(Rule::ServedVersionRemoved, "v1beta1", "served"),
         ]
     );
@@ -130,8 +130,11 @@ fn stored_version_removed_and_served_version_removed() {
     );
 }
 
+/// A deprecated version may stop being served (its clients were warned) and a new storage version may come; a
+/// deprecated version removed from the CRD may still be in `status.storedVersions`, which the YAML does not show:
+/// it is `stored-version-removed`, acknowledged once the storage migration ran.
 #[test]
-fn a_deprecated_served_version_may_go_and_a_new_storage_version_may_come() {
+fn a_deprecated_version_may_stop_being_served_and_its_removal_is_a_stored_version_finding() {
     let s = json!({"type": "object"});
     let mut old = crd_with(
         "Namespaced",
@@ -141,14 +144,32 @@ fn a_deprecated_served_version_may_go_and_a_new_storage_version_may_come() {
         ],
     );
     old["spec"]["versions"][1]["deprecated"] = json!(true);
-    let new = crd_with(
+    let unserved = crd_with(
+        "Namespaced",
+        &[
+            ("v1", true, false, s.clone()),
+            ("v1beta1", false, false, s.clone()),
+            ("v2", true, true, s.clone()),
+        ],
+    );
+    assert_eq!(compare(&old, &unserved), []);
+    let removed = crd_with(
         "Namespaced",
         &[
             ("v1", true, false, s.clone()),
             ("v2", true, true, s.clone()),
         ],
     );
-    assert_eq!(compare(&old, &new), []);
+    assert_eq!(
+        compare(&old, &removed),
+        [Finding {
+            rule: Rule::StoredVersionRemoved,
+            version: "v1beta1".into(),
+            path: String::new(),
+            old: "deprecated".into(),
+            new: String::new(),
+        }]
+    );
 }
 
 #[test]

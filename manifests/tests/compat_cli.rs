@@ -148,7 +148,7 @@ error: [limit-tightened] `.spec.replicas` of Widget v1 is narrowed from `maximum
    |
 12 |     /// +kubebuilder:validation:Maximum=5
    |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-   = help: stored objects outside the new limit fail their next update, and clients that send such values are refused. Instead: keep the old limit (relaxing a limit is safe); or tighten it in a new API version, with a conversion; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=limit-tightened,reason=\"...\"` on the field
+   = help: a manifest with a value outside the new limit is refused as a new object (HTTP 422) (a re-install, another namespace, a restore from backup), and so is an update of a stored object to another value it refuses; a stored object's own manifest, unchanged, still applies (the API server ratchets unchanged values). Instead: keep the old limit (relaxing a limit is safe); or tighten it in a new API version, with a conversion; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=limit-tightened,reason=\"...\"` on the field
 
 error: nothing written: 1 breaking CRD change against the files on disk
 ";
@@ -182,7 +182,7 @@ error: [field-removed] field `.spec.replicas` of Widget v1 is removed (it was in
    |
 10 | pub struct WidgetSpec {
    |            ^^^^^^^^^^
-   = help: stored objects that set it lose it on their next write (pruned), and clients that set it have it dropped without an error. Instead: keep the field and say in its doc comment that it is deprecated; or remove it in a new API version, with a conversion that carries its value; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=field-removed,field=replicas,reason=\"...\"` on the struct that lost it
+   = help: its value disappears from every read of the stored objects at once (pruned on read, lost for good at their next write); a create that sets it succeeds with the value dropped, and a server-side apply that sets it fails (HTTP 500, `field not declared in schema`, under kubectl's strict field validation). Instead: keep the field and say in its doc comment that it is deprecated; or remove it in a new API version, with a conversion that carries its value; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=field-removed,field=replicas,reason=\"...\"` on the struct that lost it
 
 error: nothing written: 1 breaking CRD change against the files on disk
 "
@@ -290,7 +290,7 @@ error: `+rkb:compat:allow` names no rule `limit-tighten`
    |
 13 |     /// +rkb:compat:allow:rule=limit-tighten,reason=\"more than five never worked\"
    |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-   = help: did you mean `limit-tightened`? The rules: scope-changed, stored-version-removed, served-version-removed, field-removed, type-changed, required-added, default-added, default-changed, default-removed, enum-added, enum-value-removed, limit-tightened, limit-added, preserve-unknown-fields-narrowed, list-type-changed, cel-rule-added, cel-rule-changed, nullable-changed
+   = help: did you mean `limit-tightened`? The rules: scope-changed, stored-version-removed, served-version-removed, field-removed, type-changed, required-added, default-added, default-changed, default-removed, enum-added, enum-value-removed, limit-tightened, limit-added, preserve-unknown-fields-narrowed, list-type-changed, cel-rule-added, cel-rule-changed, nullable-changed, crd-removed
 
 error: aborting due to 1 previous error; no file written
 
@@ -324,16 +324,9 @@ error: [stored-version-removed] version v1 of Widget, the baseline's storage ver
    |
 26 | pub struct Widget {
    |            ^^^^^^
-   = help: objects stored in it stay so until each is rewritten, and the API server refuses a CRD that leaves out a version of `status.storedVersions`. Instead: keep the version (stop serving it with `+kubebuilder:unservedversion`) until the storage-version migration has rewritten every object and dropped it from `status.storedVersions`; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=stored-version-removed,version=v1,reason=\"...\"` on the kind
+   = help: the API server refuses the new CRD while the version is in `status.storedVersions` (objects stored in it stay so until each is rewritten), and clients that use it get 404 Not Found once it is gone. Instead: keep the version (stop serving it with `+kubebuilder:unservedversion`) until a storage-version migration (rkb-runtime's `StorageMigration`, docs/webhooks.md) has rewritten every object and dropped it from `status.storedVersions`; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=stored-version-removed,version=v1,reason=\"...\"` on the kind
 
-error: [served-version-removed] served version v1 of Widget is removed without being deprecated first (against config/crd/bases/example.my.domain_widgets.yaml)
-  --> src/api/v2/widget_types.rs:26:12
-   |
-26 | pub struct Widget {
-   |            ^^^^^^
-   = help: clients that use it get 404 Not Found, without a warning beforehand. Instead: first release it deprecated (`+kubebuilder:deprecatedversion`), so clients are warned; stop serving it in a later release; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=served-version-removed,version=v1,reason=\"...\"` on the kind
-
-error: nothing written: 2 breaking CRD changes against the files on disk
+error: nothing written: 1 breaking CRD change against the files on disk
 "
     );
     assert_eq!(read(dir.path(), CRD), before);
@@ -342,13 +335,122 @@ error: nothing written: 2 breaking CRD changes against the files on disk
     let acknowledged = text.replace(
         "/// +kubebuilder:object:root=true\n",
         "/// +kubebuilder:object:root=true\n\
-         /// +rkb:compat:allow:rule=stored-version-removed,version=v1,reason=\"no v1 object was ever stored\"\n\
-         /// +rkb:compat:allow:rule=served-version-removed,version=v1,reason=\"v1 was never announced\"\n",
+         /// +rkb:compat:allow:rule=stored-version-removed,version=v1,reason=\"no v1 object was ever stored\"\n",
     );
     std::fs::write(&types, acknowledged).unwrap();
     let o = rkb(dir.path(), &["manifests"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stderr(&o), "", "acknowledged: no warning");
+}
+
+/// The released project with a second kind, Gadget, whose CRD the release has and the sources then lose.
+fn released_with_gadget() -> tempfile::TempDir {
+    let dir = released();
+    std::fs::write(
+        dir.path().join(GADGET_TYPES),
+        WIDGET_TYPES
+            .replace("Widget", "Gadget")
+            .replace("widget", "gadget"),
+    )
+    .unwrap();
+    let module = dir.path().join("src/api/v1/mod.rs");
+    let text = std::fs::read_to_string(&module).unwrap();
+    std::fs::write(&module, format!("{text}pub mod gadget_types;\n")).unwrap();
+    let o = rkb(dir.path(), &["manifests"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    dir
+}
+
+const GADGET_TYPES: &str = "src/api/v1/gadget_types.rs";
+const GADGET_CRD: &str = "config/crd/bases/example.my.domain_gadgets.yaml";
+
+/// Removes Gadget from the sources, as a user drops a kind.
+fn drop_gadget(dir: &Path) {
+    std::fs::remove_file(dir.join(GADGET_TYPES)).unwrap();
+    let module = dir.join("src/api/v1/mod.rs");
+    let text = std::fs::read_to_string(&module).unwrap();
+    std::fs::write(&module, text.replace("pub mod gadget_types;\n", "")).unwrap();
+}
+
+const GADGET_REMOVED: &str = "\
+error: [crd-removed] CRD gadgets.example.my.domain is no longer generated: no type `Gadget` is left in group example.my.domain (against config/crd/bases/example.my.domain_gadgets.yaml)
+ --> config/crd/bases/example.my.domain_gadgets.yaml:7:9
+  |
+7 |   name: gadgets.example.my.domain
+  |         ^^^^^^^^^^^^^^^^^^^^^^^^^
+  = help: applied with pruning (`kubectl apply --prune`, a GitOps tool), the release deletes the CRD, and the API server deletes every object of it with it; applied without, the CRD and its objects stay, and no controller acts on them. Instead: keep the kind (its versions deprecated with `+kubebuilder:deprecatedversion`) until its objects are moved or deleted on purpose; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=crd-removed,crd=gadgets.example.my.domain,reason=\"...\"` on any type of the project (the kind that replaces it, say)
+
+error: nothing written: 1 breaking CRD change against the files on disk
+";
+
+#[test]
+fn a_crd_no_longer_generated_is_refused_at_the_baseline_file() {
+    let dir = released_with_gadget();
+    drop_gadget(dir.path());
+    let before = read(dir.path(), GADGET_CRD);
+    let o = rkb(dir.path(), &["manifests", "--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), GADGET_REMOVED);
+    assert_eq!(read(dir.path(), GADGET_CRD), before);
+    // Against the release the same, once a plain run removed the file (with a warning).
+    tag_release(dir.path());
+    let o = rkb(dir.path(), &["manifests"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("warning: [crd-removed] CRD gadgets.example.my.domain"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.path().join(GADGET_CRD).exists());
+    let o = rkb(dir.path(), &["manifests", "--check", "--against", "v0.1.0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let against_tag = GADGET_REMOVED
+        .replace("(against config/crd/", "(against v0.1.0:config/crd/")
+        .replace(" --> config/crd/", " --> v0.1.0:config/crd/")
+        .replace("against the files on disk", "against `v0.1.0`");
+    assert_eq!(stderr(&o), against_tag);
+}
+
+#[test]
+fn a_removed_crd_is_acknowledged_on_any_type_and_needs_crd() {
+    let dir = released_with_gadget();
+    tag_release(dir.path());
+    drop_gadget(dir.path());
+    edit(
+        dir.path(),
+        "/// +kubebuilder:object:root=true\n",
+        "/// +kubebuilder:object:root=true\n/// +rkb:compat:allow:rule=crd-removed,reason=\"gadgets were never used\"\n",
+    );
+    let o = rkb(dir.path(), &["manifests", "--check", "--against", "v0.1.0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "\
+error: `+rkb:compat:allow:rule=crd-removed` needs `crd=<plural>.<group>`: which removed CRD it acknowledges
+  --> src/api/v1/widget_types.rs:25:5
+   |
+25 | /// +rkb:compat:allow:rule=crd-removed,reason=\"gadgets were never used\"
+   |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = help: name the CRD as its `metadata.name` does, e.g. `crd=widgets.example.my.domain`
+
+error: aborting due to 1 previous error; no file written
+
+"
+    );
+    edit(
+        dir.path(),
+        "rule=crd-removed,",
+        "rule=crd-removed,crd=gadgets.example.my.domain,",
+    );
+    let o = rkb(dir.path(), &["manifests", "--check", "--against", "v0.1.0"]);
+    // Acknowledged: what is left is the stale file on disk, which --check shows as usual.
+    assert!(!stderr(&o).contains("crd-removed"), "{}", stderr(&o));
+    let o = rkb(dir.path(), &["manifests", "--against", "v0.1.0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!dir.path().join(GADGET_CRD).exists());
+    let o = rkb(dir.path(), &["manifests", "--check", "--against", "v0.1.0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
 }
 
 /// The `run:` script of the scaffolded CI's manifests step, as the template writes it.

@@ -91,13 +91,15 @@ impl Family {
 /// `+rkb:compat:allow`: acknowledges one breaking change of the CRD, so `rkb manifests --check` lets it pass.
 /// It names the rule (`field-removed`, as rkb_manifests::compat names it: checked there, which knows the rules)
 /// and why; `field` names a removed property (on the struct that lost it), `version` the API version of a
-/// stored or served version removed (on the kind).
+/// stored or served version removed (on the kind), `crd` a CRD no longer generated (`<plural>.<group>`, on any
+/// type).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompatAllow {
     pub rule: String,
     pub reason: String,
     pub field: Option<String>,
     pub version: Option<String>,
+    pub crd: Option<String>,
 }
 
 impl CompatAllow {
@@ -107,6 +109,7 @@ impl CompatAllow {
             reason: a.string("reason"),
             field: a.opt_string("field"),
             version: a.opt_string("version"),
+            crd: a.opt_string("crd"),
         }
     }
 }

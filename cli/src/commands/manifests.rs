@@ -62,17 +62,27 @@ fn upgrade_safety(
     output: &rkb_manifests::Output,
 ) -> Result<Option<ExitCode>> {
     let baselines = baselines(args, output)?;
-    if baselines.is_empty() {
-        return Ok(None);
+    let removed = removed_crds(args, output)?;
+    let mut diags = Vec::new();
+    if !baselines.is_empty() {
+        diags = match rkb_manifests::compat_check(&args.dir, &baselines) {
+            Ok(diags) => diags,
+            Err(err @ rkb_manifests::Error::Diagnostics(_)) => {
+                eprintln!("{err}");
+                return Ok(Some(ExitCode::FAILURE));
+            }
+            Err(err) => return Err(err.into()),
+        };
     }
-    let diags = match rkb_manifests::compat_check(&args.dir, &baselines) {
-        Ok(diags) => diags,
-        Err(err @ rkb_manifests::Error::Diagnostics(_)) => {
-            eprintln!("{err}");
-            return Ok(Some(ExitCode::FAILURE));
-        }
-        Err(err) => return Err(err.into()),
-    };
+    let removed: Vec<rkb_manifests::compat::RemovedCrd> = removed
+        .iter()
+        .map(|r| rkb_manifests::compat::RemovedCrd {
+            source: &r.source,
+            text: &r.text,
+            why: &r.why,
+        })
+        .collect();
+    diags.extend(rkb_manifests::compat::removed_crds(&args.dir, &removed)?);
     if diags.is_empty() {
         return Ok(None);
     }
@@ -182,6 +192,63 @@ fn baselines(
             source,
             document,
         });
+    }
+    Ok(out)
+}
+
+/// A CRD file of the baseline without a generated CRD of its name.
+struct Removed {
+    /// Where it was read, as messages name it.
+    source: String,
+    text: String,
+    /// Why the project no longer generates it (`Output::why_not_generated`).
+    why: String,
+}
+
+/// The CRDs of the baseline this run no longer generates (the `crd-removed` rule): on disk, the files a plain
+/// `rkb manifests` removes (`stale_crds`: the CRD files rkb wrote); at `--against <ref>`, the files of the CRD
+/// directory there that rkb wrote (the same test: a CRD with controller-gen's version annotation) and no
+/// generated CRD has the name of.
+fn removed_crds(args: &ManifestsArgs, output: &rkb_manifests::Output) -> Result<Vec<Removed>> {
+    let removed = |source: String, text: String| Removed {
+        why: output.why_not_generated(&text),
+        source,
+        text,
+    };
+    let Some(git_ref) = &args.against else {
+        let mut out = Vec::new();
+        for rel in rkb_manifests::stale_crds(&args.dir, &options(args), output)? {
+            let text = std::fs::read_to_string(args.dir.join(&rel))
+                .map_err(|e| anyhow::Error::new(e).context(format!("reading {}", rel.display())))?;
+            out.push(removed(rel.display().to_string(), text));
+        }
+        return Ok(out);
+    };
+    let dir = format!("./{}/", args.crd_dir.display());
+    let listed = git(&args.dir, &["ls-tree", "--name-only", git_ref, "--", &dir])?;
+    if !listed.status.success() {
+        anyhow::bail!(
+            "git ls-tree {git_ref} {dir} failed: {}",
+            String::from_utf8_lossy(&listed.stderr).trim()
+        );
+    }
+    let mut out = Vec::new();
+    for rel in String::from_utf8(listed.stdout)?.lines() {
+        let rel = std::path::Path::new(rel);
+        let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if !name.ends_with(".yaml") || output.crds.iter().any(|c| c.file_name == name) {
+            continue;
+        }
+        let Some(text) = git_show(&args.dir, git_ref, rel)? else {
+            continue;
+        };
+        let written_by_rkb = text.contains("\nkind: CustomResourceDefinition\n")
+            && text.contains("    controller-gen.kubebuilder.io/version: ");
+        if written_by_rkb {
+            out.push(removed(format!("{git_ref}:{}", rel.display()), text));
+        }
     }
     Ok(out)
 }

@@ -11,6 +11,7 @@
 //! naming the version when it is given.
 
 use super::finding::{Finding, Rule};
+use super::rules;
 use crate::model::item_markers::{ItemMarkers, Written};
 use crate::model::{At, Model, Origin};
 use crate::plan::CrdPlan;
@@ -26,83 +27,161 @@ struct Explained {
     instead: &'static str,
 }
 
-/// Why each rule's change breaks (which objects or clients), and what to do instead.
+/// How the API server treats a stored object whose unchanged value a narrowed schema refuses (KEP-4008,
+/// validation ratcheting: on by default since Kubernetes 1.30, GA in 1.33): shared by the rules that narrow what is valid. What breaks
+/// is the same manifest as a new object, as `manifests/tests/upgrade_apiserver.rs` shows.
+macro_rules! ratcheted {
+    () => {
+        " (a re-install, another namespace, a restore from backup), and so is an update of a stored object to another value it refuses; a stored object's own manifest, unchanged, still applies (the API server ratchets unchanged values)"
+    };
+}
+
+/// Why each rule's change breaks (what the API server then does, as the tests in
+/// manifests/tests/upgrade_apiserver.rs show it on a real one), and what to do instead.
 fn explain(rule: Rule) -> Explained {
     let (why, instead) = match rule {
         Rule::ScopeChanged => (
-            "every stored object is named with (or without) a namespace, and none can be served under the other scope",
+            "the API server refuses the new CRD (`spec.scope` is immutable): every stored object is named with (or without) a namespace, and none can be served under the other scope",
             "keep the scope; a kind of the other scope is a new CRD (another kind or group)",
         ),
         Rule::StoredVersionRemoved => (
-            "objects stored in it stay so until each is rewritten, and the API server refuses a CRD that leaves out a version of `status.storedVersions`",
-            "keep the version (stop serving it with `+kubebuilder:unservedversion`) until the storage-version migration has rewritten every object and dropped it from `status.storedVersions`",
+            "the API server refuses the new CRD while the version is in `status.storedVersions` (objects stored in it stay so until each is rewritten), and clients that use it get 404 Not Found once it is gone",
+            "keep the version (stop serving it with `+kubebuilder:unservedversion`) until a storage-version migration (rkb-runtime's `StorageMigration`, docs/webhooks.md) has rewritten every object and dropped it from `status.storedVersions`",
         ),
         Rule::ServedVersionRemoved => (
             "clients that use it get 404 Not Found, without a warning beforehand",
             "first release it deprecated (`+kubebuilder:deprecatedversion`), so clients are warned; stop serving it in a later release",
         ),
         Rule::FieldRemoved => (
-            "stored objects that set it lose it on their next write (pruned), and clients that set it have it dropped without an error",
+            "its value disappears from every read of the stored objects at once (pruned on read, lost for good at their next write); a create that sets it succeeds with the value dropped, and a server-side apply that sets it fails (HTTP 500, `field not declared in schema`, under kubectl's strict field validation)",
             "keep the field and say in its doc comment that it is deprecated; or remove it in a new API version, with a conversion that carries its value",
         ),
         Rule::TypeChanged => (
-            "stored values of the old type fail validation on the object's next update, and clients that send the old type are refused",
+            "a manifest with a value of the old type is refused as a new object (HTTP 422, `must be of type`), and its server-side apply to a stored object fails even unchanged (HTTP 500: server-side apply types the manifest before validation, so nothing is ratcheted); stored values keep the old type, which clients decoding the new one fail on; only a merge patch that leaves the value as it is passes",
             "keep the type and add a field of the new type; or change it in a new API version, with a conversion",
         ),
         Rule::RequiredAdded => (
-            "stored objects without it fail their next update, and clients that leave it out are refused",
+            concat!(
+                "a manifest that leaves it out is refused as a new object (HTTP 422, `Required value`)",
+                ratcheted!()
+            ),
             "keep it optional (`+optional`) and treat it as absent in the controller; or require it in a new API version, with a conversion that fills it",
         ),
         Rule::DefaultAdded => (
-            "a default is applied when an object is read: stored objects without the field now read with this value, and what they meant changes",
+            "a default is applied whenever an object is read: a GET of a stored object without the field now returns this value, which nobody wrote, and the controller acts on it",
             "leave the field without a default and handle its absence in the controller; or add the default in a new API version",
         ),
         Rule::DefaultChanged => (
-            "stored objects without the field now read with the new value, and clients that leave it out get another behaviour",
+            "stored objects keep the old value (a default is written into an object when it is created), but the same manifest now creates a different object: one that leaves the field out gets the new value",
             "keep the default; or change it in a new API version, with a conversion",
         ),
         Rule::DefaultRemoved => (
-            "stored objects and clients that relied on the default now have the field absent",
+            "stored objects keep the old value (a default is written into an object when it is created), but the same manifest now creates a different object: one that leaves the field out has it absent",
             "keep the default; or remove it in a new API version, with a conversion that writes the old value",
         ),
         Rule::EnumAdded => (
-            "stored objects with another value fail their next update, and clients that send one are refused",
+            concat!(
+                "a manifest with another value is refused as a new object (HTTP 422, `Unsupported value`)",
+                ratcheted!()
+            ),
             "check the value in the controller (or a webhook, with a warning) first; or limit it in a new API version, with a conversion",
         ),
         Rule::EnumValueRemoved => (
-            "stored objects with the removed value fail their next update, and clients that send it are refused",
+            concat!(
+                "a manifest with the removed value is refused as a new object (HTTP 422, `Unsupported value`)",
+                ratcheted!()
+            ),
             "keep the value (the controller may map it to another); or drop it in a new API version, with a conversion",
         ),
         Rule::LimitTightened => (
-            "stored objects outside the new limit fail their next update, and clients that send such values are refused",
+            concat!(
+                "a manifest with a value outside the new limit is refused as a new object (HTTP 422)",
+                ratcheted!()
+            ),
             "keep the old limit (relaxing a limit is safe); or tighten it in a new API version, with a conversion",
         ),
         Rule::LimitAdded => (
-            "stored objects outside the new limit fail their next update, and clients that send such values are refused",
+            concat!(
+                "a manifest with a value outside the limit is refused as a new object (HTTP 422)",
+                ratcheted!()
+            ),
             "leave the field unlimited and check it in the controller; or limit it in a new API version, with a conversion",
         ),
         Rule::PreserveUnknownFieldsNarrowed => (
-            "stored objects lose the fields it kept on their next write (pruned), and clients that set them have them dropped",
+            "the fields it kept disappear from every read of the stored objects at once (pruned on read, lost for good at their next write), and clients that set them have them dropped without an error",
             "keep unknown fields (`+kubebuilder:pruning:PreserveUnknownFields`, or the map); or declare every field it kept",
         ),
         Rule::ListTypeChanged => (
-            "server-side apply merges the stored objects' entries another way: field managers gain or lose ownership, and a `set` or `map` list refuses stored duplicates",
+            "server-side apply merges the list or map another way: made a `set` or `map`, a manifest with repeated entries is refused as a new object (HTTP 422, `Duplicate value`) and its server-side apply to a stored object fails even unchanged (HTTP 500: nothing is ratcheted there; only a merge patch that leaves the list as it is passes); made `atomic`, field managers that each owned their own entries conflict on their next apply (HTTP 409)",
             "keep the list or map type; another one belongs to a new field or a new API version",
         ),
         Rule::CelRuleAdded => (
-            "stored objects it refuses fail every update that changes the field (the API server ratchets only unchanged values), and clients that send such values are refused",
+            concat!(
+                "a manifest with a value the rule refuses is refused as a new object (HTTP 422, `failed rule`)",
+                ratcheted!()
+            ),
             "write the rule so every stored object passes it (a transition rule on `oldSelf`, with `optionalOldSelf`), or check it in the controller; or add it in a new API version",
         ),
         Rule::NullableChanged => (
-            "taken away, stored nulls fail the object's next update and clients that send null are refused; given, clients read a null they never expected",
+            "taken away, a stored null disappears from every read at once (pruned), a create with null succeeds with the null dropped, and a server-side apply with null is refused (HTTP 422, `must be of type`); given, clients read a null they never expected",
             "keep `nullable` as it was; or change it in a new API version, with a conversion",
         ),
+        Rule::CrdRemoved => (
+            "applied with pruning (`kubectl apply --prune`, a GitOps tool), the release deletes the CRD, and the API server deletes every object of it with it; applied without, the CRD and its objects stay, and no controller acts on them",
+            "keep the kind (its versions deprecated with `+kubebuilder:deprecatedversion`) until its objects are moved or deleted on purpose",
+        ),
         Rule::CelRuleChanged => (
-            "stored objects the new rule refuses fail every update that changes the field (the API server ratchets only unchanged values), and clients that send such values are refused",
+            concat!(
+                "a manifest with a value the new rule refuses is refused as a new object (HTTP 422, `failed rule`)",
+                ratcheted!()
+            ),
             "keep the rule; or change it in a new API version, with a conversion",
         ),
     };
     Explained { why, instead }
+}
+
+/// A finding's error, not yet placed: `[rule] what changed (against the baseline)`, and the hint saying what
+/// breaks, the safe way and the acknowledgment.
+fn unplaced(f: &Finding, kind: &str, baseline: &str) -> Diagnostic {
+    let Explained { why, instead } = explain(f.rule);
+    let message = format!(
+        "[{}] {} (against {baseline})",
+        f.rule.name(),
+        headline(f, kind)
+    );
+    let hint = format!(
+        "{why}. Instead: {instead}; or, if the break is intended, acknowledge it with `{}` on {}",
+        allow_marker(f),
+        allow_place(f)
+    );
+    Diagnostic::error(message).with_hint(hint)
+}
+
+/// The acknowledgment a finding would need, as it is written.
+fn allow_marker(f: &Finding) -> String {
+    let extra = match f.rule {
+        Rule::FieldRemoved => format!(",field={}", split_last(&f.path).1),
+        Rule::StoredVersionRemoved | Rule::ServedVersionRemoved => {
+            format!(",version={}", f.version)
+        }
+        Rule::CrdRemoved => format!(",crd={}", f.old),
+        _ => String::new(),
+    };
+    format!(
+        "+rkb:compat:allow:rule={}{extra},reason=\"...\"",
+        f.rule.name()
+    )
+}
+
+/// Where the acknowledgment of a finding goes, as the hint says it.
+fn allow_place(f: &Finding) -> &'static str {
+    match f.rule {
+        Rule::ScopeChanged | Rule::StoredVersionRemoved | Rule::ServedVersionRemoved => "the kind",
+        Rule::FieldRemoved => "the struct that lost it",
+        Rule::CrdRemoved => "any type of the project (the kind that replaces it, say)",
+        _ => "the field",
+    }
 }
 
 /// What changed, as the message's first words say it.
@@ -110,6 +189,10 @@ fn headline(f: &Finding, kind: &str) -> String {
     let at = format!("`{}` of {kind} {}", f.path, f.version);
     match f.rule {
         Rule::ScopeChanged => format!("the scope of {kind} changed from {} to {}", f.old, f.new),
+        Rule::StoredVersionRemoved if f.old == rules::DEPRECATED => format!(
+            "version {} of {kind}, deprecated in the baseline, is removed: objects may still be stored in it",
+            f.version
+        ),
         Rule::StoredVersionRemoved => {
             format!(
                 "version {} of {kind}, the baseline's storage version, is removed",
@@ -158,6 +241,7 @@ fn headline(f: &Finding, kind: &str) -> String {
         Rule::CelRuleChanged => {
             format!("the CEL rule {} of {at} changed to {}", f.old, f.new)
         }
+        Rule::CrdRemoved => format!("CRD {} is no longer generated: {}", f.old, f.new),
     }
 }
 
@@ -326,47 +410,10 @@ impl Located<'_> {
     }
 
     fn diagnostic(&self, f: &Finding) -> Diagnostic {
-        let Explained { why, instead } = explain(f.rule);
-        let message = format!(
-            "[{}] {} (against {})",
-            f.rule.name(),
-            headline(f, &self.plan.kind),
-            self.baseline
-        );
-        let hint = format!(
-            "{why}. Instead: {instead}; or, if the break is intended, acknowledge it with `{}` on {}",
-            self.allow_marker(f),
-            self.allow_place(f)
-        );
-        let d = Diagnostic::error(message).with_hint(hint);
+        let d = unplaced(f, &self.plan.kind, self.baseline);
         match self.place(f) {
             Some(at) => self.model.locate(at, d),
             None => d,
-        }
-    }
-
-    /// The acknowledgment this finding would need, as it is written.
-    fn allow_marker(&self, f: &Finding) -> String {
-        let extra = match f.rule {
-            Rule::FieldRemoved => format!(",field={}", split_last(&f.path).1),
-            Rule::StoredVersionRemoved | Rule::ServedVersionRemoved => {
-                format!(",version={}", f.version)
-            }
-            _ => String::new(),
-        };
-        format!(
-            "+rkb:compat:allow:rule={}{extra},reason=\"...\"",
-            f.rule.name()
-        )
-    }
-
-    fn allow_place(&self, f: &Finding) -> &'static str {
-        match f.rule {
-            Rule::ScopeChanged | Rule::StoredVersionRemoved | Rule::ServedVersionRemoved => {
-                "the kind"
-            }
-            Rule::FieldRemoved => "the struct that lost it",
-            _ => "the field",
         }
     }
 
@@ -465,8 +512,8 @@ impl Located<'_> {
     }
 }
 
-/// Errors for acknowledgments that cannot count: an unknown rule, or `field-removed` without `field=`.
-pub fn check_allow_markers(model: &Model) -> Vec<Diagnostic> {
+/// Every `+rkb:compat:allow` of the project, on any type or field, with the file it is in.
+fn every_allow(model: &Model) -> Vec<(crate::model::FileId, &Written<CompatAllow>)> {
     let mut out = Vec::new();
     for (id, ty) in model.types_with_ids() {
         let fields = match &ty.kind {
@@ -476,18 +523,83 @@ pub fn check_allow_markers(model: &Model) -> Vec<Diagnostic> {
         let origins = std::iter::once(Origin::Type(id))
             .chain((0..fields as u32).map(|i| Origin::Field(id, i)));
         for origin in origins {
-            let Some((file, markers)) = model.markers_of(origin) else {
-                continue;
-            };
-            for m in &markers.compat {
-                if let Some(problem) = allow_problem(&m.value) {
-                    let d = Diagnostic::error(problem.0).with_hint(problem.1);
-                    out.push(model.locate(At { file, span: m.span }, d));
-                }
+            if let Some((file, markers)) = model.markers_of(origin) {
+                out.extend(markers.compat.iter().map(|m| (file, m)));
             }
         }
     }
     out
+}
+
+/// Errors for acknowledgments that cannot count: an unknown rule, or `field-removed` without `field=`,
+/// `crd-removed` without `crd=`.
+pub fn check_allow_markers(model: &Model) -> Vec<Diagnostic> {
+    every_allow(model)
+        .into_iter()
+        .filter_map(|(file, m)| {
+            let (message, hint) = allow_problem(&m.value)?;
+            let d = Diagnostic::error(message).with_hint(hint);
+            Some(model.locate(At { file, span: m.span }, d))
+        })
+        .collect()
+}
+
+/// A CRD of the baseline that the project no longer generates (the `crd-removed` rule).
+pub struct RemovedCrd<'a> {
+    /// Where the baseline was read, as messages name it (`config/crd/bases/x.yaml`, `v0.1.0:config/...`).
+    pub source: &'a str,
+    /// The baseline file's text: the error points at its `metadata.name`.
+    pub text: &'a str,
+    /// Why the project no longer generates it (`no type \`Widget\` is left in group ...`).
+    pub why: &'a str,
+}
+
+/// The `crd-removed` error of `removed`, at the CRD's name in the baseline file (there is no Rust item left to
+/// point at); `None` when a `+rkb:compat:allow:rule=crd-removed,crd=<its name>` on any type or field of the
+/// project acknowledges it. A file with no `metadata.name` is named by its file.
+pub fn removed_crd(model: &Model, removed: &RemovedCrd<'_>) -> Option<Diagnostic> {
+    let (line, col, name) = metadata_name(removed.text).unwrap_or((0, 0, ""));
+    let acknowledged = every_allow(model).into_iter().any(|(_, m)| {
+        m.value.rule == Rule::CrdRemoved.name() && m.value.crd.as_deref() == Some(name)
+    });
+    if acknowledged {
+        return None;
+    }
+    // `new` says why it is gone: there is no new CRD.
+    let f = Finding {
+        rule: Rule::CrdRemoved,
+        version: String::new(),
+        path: String::new(),
+        old: name.to_string(),
+        new: removed.why.to_string(),
+    };
+    let d = unplaced(&f, "", removed.source);
+    if line == 0 {
+        return Some(d.at(removed.source, 0, 0, 0));
+    }
+    let source_line = removed.text.lines().nth(line - 1).unwrap_or_default();
+    Some(
+        d.at(removed.source, line, col, name.len())
+            .with_source_line(source_line),
+    )
+}
+
+/// The line and column (1-based) of the CRD's name in its YAML text (`  name: <plural>.<group>` below
+/// `metadata:`, as rkb writes it), and the name.
+fn metadata_name(text: &str) -> Option<(usize, usize, &str)> {
+    let mut in_metadata = false;
+    for (i, line) in text.lines().enumerate() {
+        if !line.starts_with(' ') {
+            in_metadata = line == "metadata:";
+            continue;
+        }
+        if let Some(value) = in_metadata.then(|| line.strip_prefix("  name: ")).flatten() {
+            let name = value.trim().trim_matches(['\'', '"']);
+            let col = line.find(name).unwrap_or(0) + 1;
+            return Some((i + 1, col, name));
+        }
+    }
+    None
 }
 
 /// What is wrong with one acknowledgment, and the hint.
@@ -505,6 +617,11 @@ fn allow_problem(a: &CompatAllow) -> Option<(String, String)> {
             };
             Some((format!("`+rkb:compat:allow` names no rule `{}`", a.rule), hint))
         }
+        Some(Rule::CrdRemoved) if a.crd.is_none() => Some((
+            "`+rkb:compat:allow:rule=crd-removed` needs `crd=<plural>.<group>`: which removed CRD it acknowledges"
+                .into(),
+            "name the CRD as its `metadata.name` does, e.g. `crd=widgets.example.my.domain`".into(),
+        )),
         Some(Rule::FieldRemoved) if a.field.is_none() => Some((
             "`+rkb:compat:allow:rule=field-removed` needs `field=<json name>`: which removed field it acknowledges"
                 .into(),

@@ -39,6 +39,10 @@ pub enum Rule {
     CelRuleAdded,
     CelRuleChanged,
     NullableChanged,
+    /// A CRD of the baseline that the project no longer generates. [`compare`](super::compare) never reports it
+    /// (it compares one CRD with one); `rkb manifests` finds it among the baseline's files (see
+    /// `diagnostics::removed_crd`).
+    CrdRemoved,
 }
 
 /// Every rule with its name, in the order of the enum.
@@ -64,9 +68,10 @@ const NAMES: &[(Rule, &str)] = &[
     (Rule::CelRuleAdded, "cel-rule-added"),
     (Rule::CelRuleChanged, "cel-rule-changed"),
     (Rule::NullableChanged, "nullable-changed"),
+    (Rule::CrdRemoved, "crd-removed"),
 ];
 
-const ALL: [Rule; 18] = [
+const ALL: [Rule; 19] = [
     Rule::ScopeChanged,
     Rule::StoredVersionRemoved,
     Rule::ServedVersionRemoved,
@@ -85,6 +90,7 @@ const ALL: [Rule; 18] = [
     Rule::CelRuleAdded,
     Rule::CelRuleChanged,
     Rule::NullableChanged,
+    Rule::CrdRemoved,
 ];
 
 impl Rule {

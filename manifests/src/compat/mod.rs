@@ -13,18 +13,40 @@
 //! - Paths are written from the version's `openAPIV3Schema`: `.` is its root, `.spec.replicas` a property,
 //!   `[*]` an array's items, `{*}` a map's values (`additionalProperties`). CRD-wide findings have the empty
 //!   version and path; version-wide ones (a stored or served version) the empty path.
+//! - A CRD the baseline has and the project no longer generates (`crd-removed`) is no pair: [`removed_crds`]
+//!   reports it, for the baseline files the caller found without a generated CRD.
 
 pub(crate) mod diagnostics;
 mod finding;
 mod rules;
 mod walk;
 
+pub use diagnostics::RemovedCrd;
 pub use finding::{Finding, Rule};
 
 use serde_json::Value;
+use std::path::Path;
 
 /// Every breaking change from `old` to `new`, two CustomResourceDefinition documents: CRD-wide first, then
 /// version by version in `old`'s order, each version's schema depth first in key order.
 pub fn compare(old: &Value, new: &Value) -> Vec<Finding> {
     walk::compare_crds(old, new)
+}
+
+/// The `crd-removed` errors of the project at `project_root`: one for each CRD of the baseline it no longer
+/// generates (`removed`, found by the caller among the baseline's files), at the CRD's name in that file, unless
+/// a `+rkb:compat:allow:rule=crd-removed,crd=<plural>.<group>` on any type or field acknowledges it. Reads the
+/// sources (for the acknowledgments) only when there is one.
+pub fn removed_crds(
+    project_root: &Path,
+    removed: &[RemovedCrd<'_>],
+) -> Result<Vec<rkb_markers::Diagnostic>, crate::Error> {
+    if removed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let model = crate::analyze(project_root)?.model;
+    Ok(removed
+        .iter()
+        .filter_map(|r| diagnostics::removed_crd(&model, r))
+        .collect())
 }

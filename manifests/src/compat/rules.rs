@@ -81,19 +81,33 @@ fn flag(v: &Map<String, Value>, key: &str) -> bool {
     v.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
-/// Objects stored in the baseline's storage version stay stored in it until each is rewritten; the API server
-/// refuses a CRD whose versions leave out one of `status.storedVersions`.
+/// What a `stored-version-removed` finding's `old` says of a removed version that was only deprecated in the
+/// baseline (not its storage version): it may still be stored (below).
+pub const DEPRECATED: &str = "deprecated";
+
+/// Objects stored in a version stay stored in it until each is rewritten; the API server refuses a CRD whose
+/// versions leave out one of `status.storedVersions`. The baseline's storage version surely is there. A
+/// deprecated version may be too: deprecating a version usually follows moving the storage to another one, and
+/// objects written before stay in the old one until a storage migration rewrites them. The status is not in the
+/// YAML the gate reads, so a removed deprecated version is a finding as well: acknowledging it says the migration
+/// ran (or that it never was stored). A removed version neither stored nor deprecated is `served-version-removed`.
 fn stored_versions_kept(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     let new_versions = versions(new);
     for (name, v) in versions(old) {
-        if flag(v, "storage") && find(&new_versions, name).is_none() {
+        if find(&new_versions, name).is_some() {
+            continue;
+        }
+        if flag(v, "storage") {
             r.add_at_version(Rule::StoredVersionRemoved, name, "storage", "");
+        } else if flag(v, "deprecated") {
+            r.add_at_version(Rule::StoredVersionRemoved, name, DEPRECATED, "");
         }
     }
 }
 
 /// Clients written against a served version get 404 once it is gone or no longer served; a version deprecated
-/// in the baseline (`deprecated: true`) has warned them, and may go.
+/// in the baseline (`deprecated: true`) has warned them, and may go. The baseline's storage version, removed, is
+/// `stored-version-removed` alone (one finding per version: its help says clients get 404 too).
 fn served_versions_kept(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     let new_versions = versions(new);
     for (name, v) in versions(old) {
@@ -101,6 +115,7 @@ fn served_versions_kept(old: &Map<String, Value>, new: &Map<String, Value>, r: &
             continue;
         }
         match find(&new_versions, name) {
+            None if flag(v, "storage") => {}
             None => r.add_at_version(Rule::ServedVersionRemoved, name, "served", ""),
             Some(n) if !flag(n, "served") => {
                 r.add_at_version(Rule::ServedVersionRemoved, name, "served", "served: false")
@@ -144,8 +159,8 @@ pub const NODE_RULES: &[NodeRule] = &[
     nullable_unchanged,
 ];
 
-/// A property of the baseline that is gone: stored objects that set it lose it (pruned on the next write), and
-/// clients that set it have it dropped.
+/// A property of the baseline that is gone: its value disappears from every read of the stored objects (pruned on
+/// read, lost at their next write), a create that sets it drops it without an error, a server-side apply fails.
 fn fields_kept(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     let Some(old_props) = old.get("properties").and_then(Value::as_object) else {
         return;
@@ -175,7 +190,8 @@ pub fn type_name(schema: &Value) -> String {
     }
 }
 
-/// A stored value of the old type fails validation under the new one on its next update.
+/// A manifest with a value of the old type is refused as a new object, and its server-side apply fails even
+/// unchanged (server-side apply types it before validation: no ratcheting); stored values keep the old type.
 fn type_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     let (o, n) = (
         type_name(&Value::Object(old.clone())),
@@ -195,8 +211,8 @@ fn string_set(m: &Map<String, Value>, key: &str) -> Vec<String> {
         .collect()
 }
 
-/// A field required now that was not: stored objects without it fail their next update, and clients that do
-/// not set it are refused.
+/// A field required now that was not: a manifest without it is refused as a new object (a stored object's own,
+/// unchanged, is ratcheted).
 fn no_new_required(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     let was = string_set(old, "required");
     for name in string_set(new, "required") {
@@ -207,8 +223,9 @@ fn no_new_required(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut R
     }
 }
 
-/// A default is applied when an object is read from storage: a new, changed or removed default changes what
-/// every stored object without the field means, and what clients that leave it out get.
+/// A default is applied when an object is read from storage and written in when it is created: a new one shows
+/// in every read of a stored object without the field; a changed or removed one leaves stored objects as they are
+/// and makes the same manifest create a different object.
 fn defaults_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     match (old.get("default"), new.get("default")) {
         (None, Some(n)) => r.add(Rule::DefaultAdded, "", show(n)),
@@ -218,8 +235,8 @@ fn defaults_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &mu
     }
 }
 
-/// An enum on a field that had none, or a value taken out of one: stored objects with another value fail their
-/// next update, and clients that send it are refused.
+/// An enum on a field that had none, or a value taken out of one: a manifest with another value is refused as a
+/// new object, and so is an update to one (a stored object's own value, unchanged, is ratcheted).
 fn enums_not_narrowed(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     let Some(new_enum) = new.get("enum").and_then(Value::as_array) else {
         return;
@@ -264,8 +281,8 @@ const LIMITS: &[(&str, Bound)] = &[
     ("maxProperties", Bound::Upper),
 ];
 
-/// A limit added, or moved so fewer values pass: stored objects outside it fail their next update, clients that
-/// send such values are refused. `pattern` counts as tightened whenever its text changed (two regular
+/// A limit added, or moved so fewer values pass: a manifest with a value outside it is refused as a new object,
+/// and so is an update to one (a stored object's own value, unchanged, is ratcheted). `pattern` counts as tightened whenever its text changed (two regular
 /// expressions cannot be compared in general); `exclusiveMinimum`/`exclusiveMaximum` tighten when they turn on.
 fn limits_not_narrowed(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     for &(key, bound) in LIMITS {
@@ -308,7 +325,7 @@ fn limits_not_narrowed(old: &Map<String, Value>, new: &Map<String, Value>, r: &m
 }
 
 /// Unknown fields kept by the baseline (`x-kubernetes-preserve-unknown-fields`, a map's `additionalProperties`)
-/// and pruned now: stored objects lose them on their next write, clients that set them have them dropped.
+/// and pruned now: they disappear from every read of the stored objects, clients that set them have them dropped.
 fn unknown_fields_kept(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
     if flag(old, PRESERVE) && !flag(new, PRESERVE) {
@@ -337,7 +354,8 @@ fn unknown_fields_kept(old: &Map<String, Value>, new: &Map<String, Value>, r: &m
 }
 
 /// How server-side apply merges a list or map: a changed list type, map keys or map type changes who owns
-/// which entries of stored objects, and a `set` or `map` list refuses stored duplicates.
+/// which entries of stored objects (field managers conflict), and a `set` or `map` list refuses duplicates, in a
+/// new object and in the server-side apply of a stored one's unchanged manifest (no ratcheting there).
 fn list_types_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     let is_array = |m: &Map<String, Value>| m.get("type").and_then(Value::as_str) == Some("array");
     let is_object =
@@ -367,8 +385,8 @@ fn list_types_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &
     }
 }
 
-/// A CEL rule added or changed: stored objects it refuses fail their next update that changes the field (the
-/// API server ratchets only unchanged values), and clients that send such values are refused.
+/// A CEL rule added or changed: a manifest with a value it refuses is refused as a new object, and so is an
+/// update that changes the field to another such value (the API server ratchets only unchanged values).
 fn cel_rules_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     let rules = |m: &Map<String, Value>| -> Vec<String> {
         m.get("x-kubernetes-validations")
@@ -399,8 +417,9 @@ fn cel_rules_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &m
     }
 }
 
-/// `nullable` either way: taken away, stored nulls fail the object's next update and clients that send null are
-/// refused; given, clients written against the baseline read a null they never expected.
+/// `nullable` either way: taken away, stored nulls disappear from every read (pruned), a create drops a null
+/// without an error and a server-side apply with one is refused; given, clients written against the baseline read
+/// a null they never expected.
 fn nullable_unchanged(old: &Map<String, Value>, new: &Map<String, Value>, r: &mut Report<'_>) {
     let (o, n) = (flag(old, "nullable"), flag(new, "nullable"));
     if o != n {
