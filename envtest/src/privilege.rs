@@ -223,17 +223,30 @@ impl fmt::Display for PrivilegeReport {
     }
 }
 
-/// The request, and when it was a `patch` or `update` that made the object (answered 201 Created: a server-side
-/// apply of a new object, a PUT that creates), the `create` the API server also authorised inside that request.
-fn with_implied_create(event: &AuditEvent) -> Vec<AuditEvent> {
-    let mut implied = vec![event.clone()];
+/// The request, and the verbs the API server authorised with it that the audit log shows no request of (module
+/// docs): the `create` of a `patch` or `update` that made its object (answered 201 Created: a server-side apply of
+/// a new object, a PUT that creates), the `list` of a streaming list's `watch`.
+fn with_implied_uses(event: &AuditEvent) -> Vec<AuditEvent> {
+    let implied = |verb: &str| AuditEvent {
+        verb: verb.into(),
+        ..event.clone()
+    };
+    let mut uses = vec![event.clone()];
     if (event.verb == "patch" || event.verb == "update") && event.code == Some(201) {
-        implied.push(AuditEvent {
-            verb: "create".into(),
-            ..event.clone()
-        });
+        uses.push(implied("create"));
     }
-    implied
+    if event.verb == "watch" && is_streaming_list(&event.request_uri) {
+        uses.push(implied("list"));
+    }
+    uses
+}
+
+/// Whether a request URI asks for the initial state as watch events (`sendInitialEvents=true`).
+fn is_streaming_list(request_uri: &str) -> bool {
+    let query = request_uri.split_once('?').map_or("", |(_, query)| query);
+    query
+        .split('&')
+        .any(|parameter| parameter == "sendInitialEvents=true")
 }
 
 /// Compares `permissions` with the resource requests `user` made among `events`, as the module docs say.
@@ -246,7 +259,7 @@ pub fn compare(
     let requests: Vec<AuditEvent> = events
         .iter()
         .filter(|e| e.user == user && !e.is_non_resource())
-        .flat_map(with_implied_create)
+        .flat_map(with_implied_uses)
         .collect();
     let used = |p: &Permission| requests.iter().any(|e| p.authorises(e));
     let (wildcards, exact): (Vec<&Permission>, Vec<&Permission>) =
@@ -434,5 +447,33 @@ rules:
         }];
         let report = compare("op", &permissions, &events, &allow);
         assert!(report.is_least(), "{report}");
+    }
+
+    #[test]
+    fn a_streaming_list_uses_list_and_a_plain_watch_does_not() {
+        let permissions = permissions(ROLES).unwrap();
+        let uri = "/apis/apps/v1/namespaces/default/deployments?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&timeoutSeconds=290&watch=true";
+        let mut streaming = request("watch", "apps", "deployments", "default");
+        streaming.request_uri = uri.into();
+        let delete = request("delete", "apps", "deployments", "default");
+        let lease = request("get", "coordination.k8s.io", "leases", "system");
+        let report = compare(
+            "op",
+            &permissions,
+            &[streaming, delete.clone(), lease.clone()],
+            &[],
+        );
+        assert!(report.is_least(), "{report}");
+
+        // The same watch resumed (no initial events) reads no list.
+        let mut resumed = request("watch", "apps", "deployments", "default");
+        resumed.request_uri = uri.replace("sendInitialEvents=true", "sendInitialEvents=false");
+        let report = compare("op", &permissions, &[resumed, delete, lease], &[]);
+        assert_eq!(
+            report.to_string(),
+            "op: the roles are not least privilege:
+  granted, never used: list apps deployments (ClusterRole manager-role)
+"
+        );
     }
 }
