@@ -16,6 +16,23 @@ static WEBHOOK: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/webhook");
 /// symlink to it, so the script rkb scaffolds is the one rkb's own tests run.
 pub const SETUP_ENVTEST_SH: &str = include_str!("../assets/setup-envtest.sh");
 
+/// The files `rkb edit --plugins grafana` writes, by their path in the project. They are plain files, not
+/// handlebars: Grafana's legend formats use `{{label}}` themselves.
+pub const GRAFANA: [(&str, &str); 3] = [
+    (
+        "grafana/controller-runtime-metrics.json",
+        include_str!("../grafana/controller-runtime-metrics.json"),
+    ),
+    (
+        "grafana/controller-resources-metrics.json",
+        include_str!("../grafana/controller-resources-metrics.json"),
+    ),
+    (
+        "grafana/custom-metrics/config.yaml",
+        include_str!("../grafana/custom-metrics/config.yaml"),
+    ),
+];
+
 /// A template: its path below `init/` or `api/` (without `.hbs`) and its handlebars source.
 #[derive(Debug, Clone, Copy)]
 pub struct Template {

@@ -13,8 +13,11 @@
 //!   next `rkb manifests` writes a Role (or ClusterRole). Each edit finds the lines `init` wrote; a file edited past
 //!   recognition refuses the run, naming the file and the line to change by hand.
 //!
+//! - `--plugins grafana` writes kubebuilder's Grafana dashboards for the metrics rkb exports (see [`grafana`]).
+//!
 //! All changes go through one [`Plan`]: a refusal leaves the tree byte-identical.
 
+mod grafana;
 mod multigroup;
 
 use std::path::{Path, PathBuf};
@@ -27,20 +30,19 @@ use crate::scaffold::Plan;
 
 pub fn run(args: &EditArgs) -> Result<()> {
     let dir = &args.dir;
-    if let Some(plugins) = &args.plugins {
-        bail!(
-            "--plugins {plugins}: rkb has no optional plugins yet (kubebuilder's helm, grafana and deploy-image plugins are not ported; see issue #26), so `rkb edit` takes only --multigroup and --namespaced"
-        );
-    }
+    let grafana = match args.plugins.as_deref() {
+        None => false,
+        Some(plugins) => wants_grafana(plugins)?,
+    };
     if !dir.join(project_config::FILE_NAME).exists() {
         bail!(
             "{} is not an rkb project (no PROJECT file): run `rkb edit` in the project, or pass --dir <project>",
             dir.display()
         );
     }
-    if args.multigroup.is_none() && args.namespaced.is_none() {
+    if args.multigroup.is_none() && args.namespaced.is_none() && !grafana {
         bail!(
-            "nothing to edit: pass --multigroup, --namespaced or --namespaced=false (rkb edit --help lists what each changes)"
+            "nothing to edit: pass --multigroup, --namespaced, --namespaced=false or --plugins grafana (rkb edit --help lists what each changes)"
         );
     }
     let mut config = ProjectConfig::load(dir)?;
@@ -83,12 +85,27 @@ pub fn run(args: &EditArgs) -> Result<()> {
             ));
         }
     }
+    if grafana {
+        done.extend(grafana::plan(&mut plan)?);
+    }
     plan.update(project_config::FILE_NAME, config.render()?)?;
     plan.finish()?;
     for line in done {
         println!("{line}");
     }
     Ok(())
+}
+
+/// `--plugins`: a comma-separated list, as kubebuilder takes it; rkb ports only grafana.
+fn wants_grafana(plugins: &str) -> Result<bool> {
+    for plugin in plugins.split(',').map(str::trim) {
+        if !matches!(plugin, "grafana" | "grafana.kubebuilder.io/v1-alpha") {
+            bail!(
+                "--plugins {plugins}: rkb has no plugin `{plugin}`: `rkb edit` takes --plugins grafana (kubebuilder's grafana.kubebuilder.io/v1-alpha); kubebuilder's helm and deploy-image plugins are not ported"
+            );
+        }
+    }
+    Ok(true)
 }
 
 fn layout_name(multigroup: bool) -> &'static str {
