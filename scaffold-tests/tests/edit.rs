@@ -59,7 +59,7 @@ fn what_is_not_safe_or_not_supported_is_refused() {
         &dir,
         &["edit"],
         &[
-            "error: nothing to edit: pass --multigroup, --namespaced or --namespaced=false (rkb edit --help lists what each changes)",
+            "error: nothing to edit: pass --multigroup, --namespaced, --namespaced=false or --plugins grafana (rkb edit --help lists what each changes)",
         ],
     );
     refused(
