@@ -831,6 +831,13 @@ fn add_project_files(plan: &mut Plan, render: &dyn Fn(&str) -> Result<String>) -
             plan.create(file, render(file)?, false)?;
         }
     }
+    // `rkb init` writes config/certmanager for the metrics certificate; the webhook's certificate joins it.
+    ensure_line_after(
+        plan,
+        Path::new("config/certmanager/kustomization.yaml"),
+        "resources:",
+        "- certificate-webhook.yaml",
+    )?;
     ensure_line_after(
         plan,
         Path::new("config/network-policy/kustomization.yaml"),
@@ -866,12 +873,19 @@ fn enable_in_config_default(plan: &mut Plan, data: &WebhookData) -> Result<()> {
             );
         };
         let mut lines: Vec<&str> = text.lines().collect();
-        lines.splice(at + 1..at + 1, [
-            "# [WEBHOOK] The webhook configurations and their Service.",
-            "- ../webhook",
-            "# [CERTMANAGER] The webhook server's certificate, issued by cert-manager (needs cert-manager installed).",
-            "- ../certmanager",
-        ]);
+        // Already there when the metrics certificate was enabled ([METRICS-WITH-CERTS]); kustomize refuses it twice.
+        let certmanager = lines.iter().any(|l| l.trim() == "- ../certmanager");
+        lines.splice(
+            at + 1..at + 1,
+            [
+                "# [WEBHOOK] The webhook configurations and their Service.",
+                "- ../webhook",
+                "# [CERTMANAGER] The webhook server's certificate, issued by cert-manager (needs cert-manager installed).",
+                "- ../certmanager",
+            ]
+            .into_iter()
+            .take(if certmanager { 2 } else { 4 }),
+        );
         text = lines.join("\n") + "\n";
     }
     if !text.contains("path: manager_webhook_patch.yaml") {
