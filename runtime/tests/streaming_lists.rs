@@ -106,9 +106,10 @@ async fn resize(widgets: &Api<Widget>, name: &str, size: i64) {
         .expect("patch");
 }
 
-/// Runs a Widget controller (its manager asking for streaming lists if `streaming`) on an envtest started with
+/// Runs a Widget controller (its manager built with `streaming_lists(streaming)`, or the default if None) on an
+/// envtest started with
 /// `apiserver_args`, then a second one, then both through a 410 Gone; returns what kube-apiserver served for widgets after each step (the last since its restart).
-async fn initial_syncs(streaming: bool, apiserver_args: &[&str]) -> [Served; 3] {
+async fn initial_syncs(streaming: Option<bool>, apiserver_args: &[&str]) -> [Served; 3] {
     let mut builder = Environment::builder();
     for arg in apiserver_args {
         builder = builder.apiserver_arg(*arg);
@@ -136,8 +137,11 @@ async fn initial_syncs(streaming: bool, apiserver_args: &[&str]) -> [Served; 3] 
             .await
             .unwrap();
     }
-    let mgr = Manager::builder("rkb-streaming-lists-test")
-        .streaming_lists(streaming)
+    let mut mgr = Manager::builder("rkb-streaming-lists-test");
+    if let Some(streaming) = streaming {
+        mgr = mgr.streaming_lists(streaming);
+    }
+    let mgr = mgr
         .client(client.clone())
         .options(quiet_options())
         .build()
@@ -199,7 +203,7 @@ async fn watches_stream_their_initial_state_and_again_after_a_410() {
         lists: 0.0,
         refused_watches: 0.0,
     };
-    let [first, with_late, after_restart] = initial_syncs(true, &[]).await;
+    let [first, with_late, after_restart] = initial_syncs(None, &[]).await;
     assert_eq!(first, streamed(1.0), "the first controller's sync");
     assert_eq!(with_late, streamed(2.0), "the second controller's");
     assert_eq!(after_restart, streamed(2.0), "both again, after 410 Gone");
@@ -213,7 +217,7 @@ async fn without_the_watch_list_feature_watches_list_and_the_manager_remembers()
         refused_watches,
     };
     let [first, with_late, after_restart] =
-        initial_syncs(true, &["--feature-gates=WatchList=false"]).await;
+        initial_syncs(None, &["--feature-gates=WatchList=false"]).await;
     assert_eq!(first, listed(1.0, 1.0), "one refusal, then a list");
     assert_eq!(
         with_late,
@@ -224,13 +228,13 @@ async fn without_the_watch_list_feature_watches_list_and_the_manager_remembers()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn by_default_watches_list_then_watch() {
+async fn told_not_to_stream_watches_list_then_watch() {
     let listed = |lists| Served {
         streaming_lists: 0.0,
         lists,
         refused_watches: 0.0,
     };
-    let [first, with_late, after_restart] = initial_syncs(false, &[]).await;
+    let [first, with_late, after_restart] = initial_syncs(Some(false), &[]).await;
     assert_eq!(first, listed(1.0), "the first controller's sync");
     assert_eq!(with_late, listed(2.0), "the second controller's");
     assert_eq!(after_restart, listed(2.0), "both again, after 410 Gone");

@@ -3,6 +3,9 @@
 //! compaction passes their last change; then kube-apiserver is killed and started again, so every watch resumes from a compacted
 //! resourceVersion (410 Gone) and must list again, while the ConfigMaps change once more. The controller must still
 //! see the last state of every object.
+//!
+//! The manager keeps its default, streaming lists: without a watch cache a streaming relist can stall before the
+//! bookmark that ends it, and the watch must then fall back to a list (informer/initial_list.rs) in time.
 
 mod common;
 

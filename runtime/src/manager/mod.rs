@@ -42,7 +42,7 @@ pub struct ManagerBuilder {
     client: Option<Client>,
     config: Option<kube::Config>,
     identity: Option<String>,
-    /// Whether watches ask for streaming lists first (initial_list.rs).
+    /// Whether watches ask for streaming lists first (initial_list.rs); default true.
     streaming_lists: bool,
     /// The namespaces given by [`Self::watch_namespace`] or [`Self::watch_namespaces`]; WATCH_NAMESPACE's otherwise.
     watch_namespaces: Option<Vec<String>>,
@@ -101,11 +101,11 @@ impl ManagerBuilder {
         self
     }
 
-    /// Whether the controllers' watches get their initial state by a streaming list where the API server supports
-    /// one (WatchList; a server that refuses one makes them list, logged once): see the `informer::initial_list`
-    /// module. Off by default, so watches list, then watch, as kube-runtime's and controller-runtime's do: a
-    /// streaming list uses only the `watch` verb, so a role granting `list` (kubebuilder's get;list;watch) would
-    /// hold a verb it never uses, and a kube-apiserver run without its watch cache can stall one.
+    /// Whether the controllers' watches get their initial state by a streaming list (WatchList) where the API
+    /// server supports one (default true): see the `informer::initial_list` module. A server that refuses one, or
+    /// stalls one (kube-apiserver without its watch cache), makes them list, then watch, logged once. `false` makes
+    /// them list, then watch, from the start, as kube-runtime's and controller-runtime's do by default. Either way
+    /// the role needs `list` (and `watch`): a streaming list is authorized as `watch`, the fallback lists.
     pub fn streaming_lists(mut self, streaming: bool) -> Self {
         self.streaming_lists = streaming;
         self
@@ -404,7 +404,7 @@ impl Manager {
             config: None,
             identity: None,
             watch_namespaces: None,
-            streaming_lists: false,
+            streaming_lists: true,
             graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
             webhook_certificates: None,
         }
