@@ -56,7 +56,7 @@ fn one(old: Value, new: Value) -> Vec<Finding> {
 #[test]
 fn rule_names_are_kebab_case_and_unique() {
     let names: Vec<&str> = Rule::all().iter().map(Rule::name).collect();
-    assert_eq!(names.len(), 18);
+    assert_eq!(names.len(), 19);
     assert_eq!(Rule::FieldRemoved.name(), "field-removed");
     assert_eq!(
         Rule::PreserveUnknownFieldsNarrowed.name(),

@@ -148,7 +148,7 @@ error: [limit-tightened] `.spec.replicas` of Widget v1 is narrowed from `maximum
    |
 12 |     /// +kubebuilder:validation:Maximum=5
    |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-   = help: a manifest with a value outside the new limit is refused as a new object (HTTP 422) (a re-install, another namespace, a restore from backup), and so is an update of a stored object to another value it refuses; a stored object's own manifest, unchanged, still applies (the API server ratchets unchanged values). Instead: keep the old limit (relaxing a limit is safe); or tighten it in a new API version, with a conversion; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=limit-tightened,reason=\"...\"` on the field
+   = help: a manifest with a value outside the new limit is refused as a new object (HTTP 422), as a re-install, another namespace or a restore from backup makes one, and so is an update of a stored object to another value it refuses; a stored object's own manifest, unchanged, still applies (the API server ratchets unchanged values). Instead: keep the old limit (relaxing a limit is safe); or tighten it in a new API version, with a conversion; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=limit-tightened,reason=\"...\"` on the field
 
 error: nothing written: 1 breaking CRD change against the files on disk
 ";

@@ -938,6 +938,45 @@ fn rule_nullable_changed() {
     });
 }
 
+/// A CRD the next release no longer has: applied with pruning (`kubectl apply --prune`, a GitOps tool), the
+/// release deletes it, and the API server deletes every object of it with it (before the CRD itself goes), so
+/// installing the CRD again (rolling the release back) brings none back. `compare` compares one CRD with one and
+/// never reports this rule: `rkb manifests` finds the baseline's file without a generated CRD (its verdict:
+/// tests/compat_cli.rs, `a_crd_no_longer_generated_is_refused_at_the_baseline_file`).
+#[test]
+fn rule_crd_removed() {
+    on_server(|env| async move {
+        let name = Rule::CrdRemoved.name();
+        let old = crd(name, object(json!({"replicas": {"type": "integer"}})));
+        let up = Upgrade::install(env, name, old.clone(), Value::Null).await;
+        up.apply("x", &json!({"replicas": 3})).await.unwrap();
+        assert_eq!(up.get("x").await, json!({"replicas": 3}));
+
+        let crds: Api<CustomResourceDefinition> = Api::all(env.client());
+        let crd_name = format!("things.{}", group(name));
+        crds.delete(&crd_name, &Default::default()).await.unwrap();
+        eventually("the CRD is gone", WAIT, || async {
+            match crds.get_opt(&crd_name).await {
+                Ok(found) => Ok(found.is_none().then_some(())),
+                Err(err) => Err(err.to_string()),
+            }
+        })
+        .await
+        .unwrap();
+        let again: CustomResourceDefinition = serde_json::from_value(old).unwrap();
+        env.install_crds([again])
+            .await
+            .unwrap_or_else(|err| panic!("{name}: the CRD installed again is refused:\n{err:?}"));
+        let things = up.things("v1").list(&Default::default()).await.unwrap();
+        assert_eq!(
+            things.items.len(),
+            0,
+            "every object went with the CRD: {:?}",
+            things.items
+        );
+    });
+}
+
 /// Every rule of the checker has its proof here, a test named `rule_<rule>`: a rule added to `compat` without one
 /// fails this.
 #[test]

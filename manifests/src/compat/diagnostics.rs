@@ -32,7 +32,7 @@ struct Explained {
 /// is the same manifest as a new object, as `manifests/tests/upgrade_apiserver.rs` shows.
 macro_rules! ratcheted {
     () => {
-        " (a re-install, another namespace, a restore from backup), and so is an update of a stored object to another value it refuses; a stored object's own manifest, unchanged, still applies (the API server ratchets unchanged values)"
+        ", as a re-install, another namespace or a restore from backup makes one, and so is an update of a stored object to another value it refuses; a stored object's own manifest, unchanged, still applies (the API server ratchets unchanged values)"
     };
 }
 

@@ -36,15 +36,18 @@ pub fn compare(old: &Value, new: &Value) -> Vec<Finding> {
 /// The `crd-removed` errors of the project at `project_root`: one for each CRD of the baseline it no longer
 /// generates (`removed`, found by the caller among the baseline's files), at the CRD's name in that file, unless
 /// a `+rkb:compat:allow:rule=crd-removed,crd=<plural>.<group>` on any type or field acknowledges it. Reads the
-/// sources (for the acknowledgments) only when there is one.
+/// sources (for the acknowledgments) only when there is one; call it after `generate` passed: the problems of
+/// the sources are that run's to report, and are not reported again here.
 pub fn removed_crds(
     project_root: &Path,
     removed: &[RemovedCrd<'_>],
-) -> Result<Vec<rkb_markers::Diagnostic>, crate::Error> {
+) -> Result<Vec<rkb_markers::Diagnostic>, crate::error::Error> {
     if removed.is_empty() {
         return Ok(Vec::new());
     }
-    let model = crate::analyze(project_root)?.model;
+    let mut reported_by_generate = Vec::new();
+    let files = crate::read::load::load_sources(project_root, &mut reported_by_generate)?;
+    let model = crate::model::Model::build(files, &mut reported_by_generate);
     Ok(removed
         .iter()
         .filter_map(|r| diagnostics::removed_crd(&model, r))
