@@ -5,7 +5,9 @@
 //! Each `rule_<rule>` test installs an old CRD (a group of its own, `<rule>.upgrade.rkb.test`, so the tests run
 //! side by side), stores an object under it the way a client does (server-side apply of a manifest, strict field
 //! validation as kubectl sends it), replaces the CRD with the new one and shows the break where it happens on
-//! the server, then asserts that `compare(old, new)` reports exactly that rule at that place.
+//! the server, then asserts that `compare(old, new)` reports exactly that rule at that place. `rule_crd_removed`
+//! has no new CRD: it deletes the old one, as a release without it applied with pruning does (its verdict is the
+//! CLI's, in tests/compat_cli.rs).
 //! `safe_changes_pass` is the counterpart: changes the checker lets through, and the server keeps accepting the
 //! old manifest. Two more cases the rules' documentation needs: `rule_list_type_changed_to_atomic` (a change
 //! that refuses no value and still breaks the list's co-owners) and
