@@ -33,7 +33,8 @@
 //!    `rules` on each pair (one function per rule: a field removed, a limit tightened, ...); `compare` is the one
 //!    implementation. [`compat_check`] builds the schemas again with their provenance and `diagnostics` turns
 //!    each finding into an error at the Rust field or marker behind it, unless a `+rkb:compat:allow` on it
-//!    acknowledges the break.
+//!    acknowledges the break. A baseline CRD the project no longer generates is a `crd-removed` error at the
+//!    baseline file (`removed_crds`).
 //!
 //! ```no_run
 //! let root = std::path::Path::new(".");
@@ -616,7 +617,7 @@ pub struct Baseline {
 /// Stage 8, compat: an error for each breaking change from a baseline to the CRD the project generates now
 /// (`compat::compare`'s findings, at the Rust field or marker behind each), leaving out those a
 /// `+rkb:compat:allow` acknowledges (one that names no rule fails every run, in `analyze`). A baseline whose
-/// CRD the project no longer generates is not compared here (`rkb manifests` reports the removed file).
+/// CRD the project no longer generates is not compared here: `compat::removed_crds` reports it as `crd-removed`.
 /// Builds the schemas again, with their provenance: call it only for baselines that differ from the output.
 pub fn compat_check(project_root: &Path, baselines: &[Baseline]) -> Result<Vec<Diagnostic>, Error> {
     let Resolved {
