@@ -34,7 +34,9 @@
 //! One watch per child kind: [`ChildIndex::owner_requests`] turns the index's watch events into reconcile requests
 //! for the children's owners, in place of the controller's own `.owns()` watches of the same children (the API
 //! server then serves one watch per child kind, not two). A request is sent after the index has taken the event in,
-//! so the reconcile it starts sees the change.
+//! so the reconcile it starts sees the change. Under a WATCH_NAMESPACE list that is one watch per watched namespace
+//! ([`Context::apis`]), as for the controller's own kind, so a Role in each namespace is all the index needs; a
+//! namespace's relist replaces what the index knows of that namespace only.
 //!
 //! Status writes: [`ChildIndex::apply_status`] skips a status the object already shows (as
 //! [`crate::apply::apply_status_if_changed`]), and also one this index wrote while the object's copy in the cache is
@@ -52,7 +54,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, OwnerReference};
 use kube::api::PartialObjectMeta;
 use kube::runtime::watcher;
@@ -138,15 +140,19 @@ struct OwnerSink {
     requests: tokio::sync::mpsc::UnboundedSender<(Option<String>, String)>,
 }
 
+/// One watch of the index: a kind, and the namespace it watches (None: the whole watch scope).
+type Listing = (&'static str, Option<String>);
+
 /// Shared by the reconciles and the watches of one controller. Cheap to clone.
 #[derive(Clone)]
 pub struct ChildIndex {
     state: Arc<Mutex<State>>,
     owner_sinks: Arc<Mutex<Vec<OwnerSink>>>,
     counting: Arc<OnceLock<Counting>>,
-    /// The kinds whose watch started and has not yet listed them (nor failed): their applies wait for the list,
-    /// which may show them applied already (by an earlier process).
-    listing: Arc<tokio::sync::watch::Sender<HashSet<&'static str>>>,
+    /// The watches (kind, namespace or None for one of the whole scope) that started and have not yet listed
+    /// (nor failed): applies of their kind wait for the lists, which may show children applied already (by an
+    /// earlier process).
+    listing: Arc<tokio::sync::watch::Sender<HashSet<Listing>>>,
 }
 
 impl Default for ChildIndex {
@@ -378,15 +384,18 @@ impl ChildIndex {
         }
     }
 
-    /// Waits until the watch of `kind`, if one started, has listed it or failed.
+    /// Waits until every watch of `kind`, if any started, has listed it or failed.
     async fn listed(&self, kind: &'static str) {
         let mut listing = self.listing.subscribe();
         // The sender lives as long as `self`: waiting cannot fail.
-        let _ = listing.wait_for(|kinds| !kinds.contains(kind)).await;
+        let _ = listing
+            .wait_for(|watches| !watches.iter().any(|(k, _)| *k == kind))
+            .await;
     }
 
-    fn done_listing(&self, kind: &'static str) {
-        self.listing.send_if_modified(|kinds| kinds.remove(kind));
+    fn done_listing(&self, watch: &Listing) {
+        self.listing
+            .send_if_modified(|watches| watches.remove(watch));
     }
 
     /// Forgets what was applied to a child (after deleting it).
@@ -405,43 +414,65 @@ impl ChildIndex {
     }
 
     /// Keeps the index current for the children of kind K that `config` selects (usually a label selector) in the
-    /// controller's watch scope, until the manager shuts down ([`crate::ControllerBuilder::owns_indexed`] runs it). Children applied by `ctx.field_manager()` in an
-    /// earlier process are taken as applied (module docs), so from this call until the watch's first list, applies
-    /// of K wait for it. Watch errors are retried with backoff; meanwhile the index only lags (and applies stop
-    /// waiting for the list), which costs extra applies, never wrong ones.
+    /// controller's watch scope, until the manager shuts down ([`crate::ControllerBuilder::owns_indexed`] runs it):
+    /// one watch per Api of [`Context::apis`] (each watched namespace of a WATCH_NAMESPACE list, so the rights of a
+    /// Role in each suffice), each relist replacing only what is known of its own namespace. Children applied by
+    /// `ctx.field_manager()` in an earlier process are taken as applied (module docs), so from this call until
+    /// every watch's first list, applies of K wait for them. Watch errors are retried with backoff; meanwhile the
+    /// index only lags (and applies stop waiting for the list), which costs extra applies, never wrong ones.
     pub fn watch<K>(self, ctx: Context, config: watcher::Config) -> impl Future<Output = ()> + Send
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
         K::Scope: crate::scope::KindScope,
     {
-        self.listing.send_modify(|kinds| {
-            kinds.insert(kind_name::<K>());
+        let apis = ctx.apis::<PartialObjectMeta<K>>();
+        let namespaces: Vec<Option<String>> = if apis.len() > 1 {
+            ctx.namespaces().iter().cloned().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        let watches: Vec<Listing> = namespaces
+            .into_iter()
+            .map(|namespace| (kind_name::<K>(), namespace))
+            .collect();
+        self.listing
+            .send_modify(|listing| listing.extend(watches.iter().cloned()));
+        let each = apis.into_iter().zip(watches).map(|(api, watch)| {
+            self.clone()
+                .watch_listed::<K>(ctx.clone(), api, config.clone(), watch)
         });
-        self.watch_listed::<K>(ctx, config)
+        futures::future::join_all(each).map(|_| ())
     }
 
-    async fn watch_listed<K>(self, ctx: Context, config: watcher::Config)
-    where
+    /// The watch `watch` of K through `api`, until the manager shuts down.
+    async fn watch_listed<K>(
+        self,
+        ctx: Context,
+        // An Api of PartialObjectMeta makes metadata-only requests: no spec or status is transferred or decoded.
+        api: Api<PartialObjectMeta<K>>,
+        config: watcher::Config,
+        watch: Listing,
+    ) where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
-        K::Scope: crate::scope::KindScope,
     {
         // However this ends before its first list (shutdown, the task aborted), applies of K wait no more.
-        let _listed = ListedOnDrop(self.clone(), kind_name::<K>());
-        // An Api of PartialObjectMeta makes metadata-only requests: no spec or status is transferred or decoded.
-        let api: Api<PartialObjectMeta<K>> = ctx.api::<PartialObjectMeta<K>>();
+        let _listed = ListedOnDrop(self.clone(), watch.clone());
         let manager = ctx.field_manager().to_string();
-        // On the API server's clock during an outage, relisting at once after 410 (watch_retry.rs).
-        let events = crate::watch_retry::retrying(watcher(api, config), &ctx);
+        // Streaming its initial state where the server can (initial_list.rs); on the API server's clock during an
+        // outage, relisting at once after 410 (watch_retry.rs).
+        let events = crate::initial_list::initial_sync(api, config, ctx.streaming_lists());
+        let events = crate::watch_retry::retrying(events, &ctx);
         let mut events = std::pin::pin!(events.take_until(ctx.shutdown_signal()));
-        // A relist (Init .. InitDone) replaces everything known of K; its children's owners are asked for after.
+        // A relist (Init .. InitDone) replaces everything known of K in the watch's namespace; its children's
+        // owners are asked for after.
         let mut relisted: Option<Vec<(Key, Seen)>> = None;
         let mut listed_owners: Vec<Owners> = Vec::new();
         while let Some(event) = events.next().await {
             let event = match event {
                 Ok(event) => event,
                 Err(e) => {
-                    tracing::warn!(kind = kind_name::<K>(), error = %e, "child index watch failed, retrying");
-                    self.done_listing(kind_name::<K>());
+                    tracing::warn!(kind = watch.0, namespace = ?watch.1, error = %e, "child index watch failed, retrying");
+                    self.done_listing(&watch);
                     continue;
                 }
             };
@@ -457,8 +488,8 @@ impl ChildIndex {
                     listed_owners.push(owners_of(&obj));
                 }
                 watcher::Event::InitDone => {
-                    self.relisted(kind_name::<K>(), relisted.take().unwrap_or_default());
-                    self.done_listing(kind_name::<K>());
+                    self.relisted(&watch, relisted.take().unwrap_or_default());
+                    self.done_listing(&watch);
                     // Only now that the list is taken in: a reconcile started earlier could skip an apply on
                     // what the index knew before the list.
                     for owners in listed_owners.drain(..) {
@@ -510,16 +541,20 @@ impl ChildIndex {
         state.applied.remove(key);
     }
 
-    /// A relist of `kind` (after a watch could not resume) replaces everything known of it.
-    fn relisted(&self, kind: &'static str, fresh: Vec<(Key, Seen)>) {
+    /// A relist by watch `watch` (after a watch could not resume) replaces everything known of its kind in its
+    /// namespace (in every namespace for a watch of the whole scope).
+    fn relisted(&self, watch: &Listing, fresh: Vec<(Key, Seen)>) {
+        let (kind, namespace) = watch;
+        let listed_by =
+            |k: &Key| k.kind == *kind && namespace.as_ref().is_none_or(|ns| k.namespace == *ns);
         let mut state = self.lock();
-        state.seen.retain(|k, _| k.kind != kind);
+        state.seen.retain(|k, _| !listed_by(k));
         state.seen.extend(fresh);
         // Events may have been missed: whatever is newer than what was applied is suspect, whatever is gone is
         // forgotten.
         let State { seen, applied, .. } = &mut *state;
         applied.retain(|k, a| {
-            if k.kind != kind {
+            if !listed_by(k) {
                 return true;
             }
             let Some(now) = seen.get(k) else { return false };
@@ -527,7 +562,7 @@ impl ChildIndex {
                 && now.applied_last != Some(a.content);
             true
         });
-        for (key, now) in seen.iter().filter(|(k, _)| k.kind == kind) {
+        for (key, now) in seen.iter().filter(|(k, _)| listed_by(k)) {
             if !applied.contains_key(key) {
                 adopt(applied, key, now);
             }
@@ -542,12 +577,12 @@ fn owners_of<K: Resource>(child: &PartialObjectMeta<K>) -> Owners {
     (child.namespace(), child.owner_references().to_vec())
 }
 
-/// Ends the wait for a kind's first list when dropped.
-struct ListedOnDrop(ChildIndex, &'static str);
+/// Ends the wait for a watch's first list when dropped.
+struct ListedOnDrop(ChildIndex, Listing);
 
 impl Drop for ListedOnDrop {
     fn drop(&mut self) {
-        self.0.done_listing(self.1);
+        self.0.done_listing(&self.1);
     }
 }
 
@@ -636,6 +671,29 @@ mod tests {
         Key::of::<ConfigMap>("ns", "cm")
     }
 
+    /// The one watch of ConfigMaps over the whole watch scope.
+    fn whole_scope() -> Listing {
+        (kind_name::<ConfigMap>(), None)
+    }
+
+    #[test]
+    fn a_namespace_relist_replaces_that_namespace_only() {
+        let index = ChildIndex::default();
+        let in_ns = |ns: &str| Key::of::<ConfigMap>(ns, "cm");
+        for ns in ["a", "b"] {
+            index.record_applied(in_ns(ns), 1, Some("10".into()));
+            index.applied_event(in_ns(ns), seen("10"));
+        }
+        let watch_of = |ns: &str| (kind_name::<ConfigMap>(), Some(ns.to_string()));
+        // "b"'s watch relists and finds its child gone: "a"'s child is still known and current.
+        index.relisted(&watch_of("b"), vec![]);
+        assert!(!index.exists(&in_ns("b")) && !index.is_current(&in_ns("b"), 1));
+        assert!(index.exists(&in_ns("a")) && index.is_current(&in_ns("a"), 1));
+        // "a"'s relist shows a later change: dirty, while "b" is untouched by it.
+        index.relisted(&watch_of("a"), vec![(in_ns("a"), seen("12"))]);
+        assert!(index.exists(&in_ns("a")) && !index.is_current(&in_ns("a"), 1));
+    }
+
     #[test]
     fn an_applied_child_is_current_until_someone_else_changes_it() {
         let index = ChildIndex::default();
@@ -678,12 +736,12 @@ mod tests {
 
         index.record_applied(key(), 1, Some("20".into()));
         index.applied_event(key(), seen("20"));
-        index.relisted(kind_name::<ConfigMap>(), vec![(key(), seen("25"))]);
+        index.relisted(&whole_scope(), vec![(key(), seen("25"))]);
         assert!(
             !index.is_current(&key(), 1),
             "changed while the watch was down"
         );
-        index.relisted(kind_name::<ConfigMap>(), vec![]);
+        index.relisted(&whole_scope(), vec![]);
         assert!(!index.exists(&key()));
     }
 
@@ -706,7 +764,7 @@ mod tests {
         assert!(!index.is_current(&key(), 1), "someone else wrote after us");
 
         let relisted = ChildIndex::default();
-        relisted.relisted(kind_name::<ConfigMap>(), vec![(key(), ours("20", 3))]);
+        relisted.relisted(&whole_scope(), vec![(key(), ours("20", 3))]);
         assert!(relisted.is_current(&key(), 3), "adopted from a relist too");
     }
 
