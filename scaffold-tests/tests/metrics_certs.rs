@@ -2,7 +2,8 @@
 //! [METRICS-WITH-CERTS], [PROMETHEUS] and [PROMETHEUS-WITH-CERTS] sections uncommented, `kubectl kustomize
 //! config/default` renders the Certificate named for the metrics Service, the manager mounting its Secret with
 //! --metrics-cert-path, and a ServiceMonitor that verifies the server instead of `insecureSkipVerify: true`; with a
-//! webhook created afterwards, both certificates render from the one config/certmanager.
+//! webhook created afterwards, both certificates render from the one config/certmanager; with a webhook but the
+//! sections left commented, only the webhook's.
 
 use std::path::Path;
 use std::process::Command;
@@ -51,6 +52,10 @@ fn enable_metrics_certs(dir: &Path) {
     uncomment(
         &dir.join("config/default/kustomization.yaml"),
         &["METRICS-WITH-CERTS", "PROMETHEUS"],
+    );
+    uncomment(
+        &dir.join("config/certmanager/kustomization.yaml"),
+        &["METRICS-WITH-CERTS"],
     );
     uncomment(
         &dir.join("config/prometheus/kustomization.yaml"),
@@ -122,6 +127,24 @@ fn uncommented_metrics_cert_sections_render_a_verified_metrics_endpoint() {
         plain.iter().all(|d| d["kind"] != "Certificate"),
         "cert-manager is opt-in"
     );
+    // With webhooks but the metrics sections still commented, cert-manager issues the webhook certificate only
+    // (not a metrics one whose DNS names no replacement fills).
+    let webhooks_only = tmp.path().join("webhooks-only");
+    std::fs::create_dir(&webhooks_only).unwrap();
+    for args in [
+        &["init", "--domain", "my.domain"][..],
+        &CREATE_DEMO_API,
+        &CREATE_DEMO_WEBHOOKS,
+        &["manifests"],
+    ] {
+        rkb_ok(&webhooks_only, args);
+    }
+    let certificates: Vec<_> = render(&webhooks_only)
+        .into_iter()
+        .filter(|d| d["kind"] == "Certificate")
+        .map(|d| d["metadata"]["name"].clone())
+        .collect();
+    assert_eq!(certificates, ["webhooks-only-serving-cert"]);
     enable_metrics_certs(&dir);
     assert_metrics_tls(&render(&dir));
 
