@@ -31,7 +31,8 @@ pub(crate) struct Shared {
     pub(crate) recorder: Recorder,
     /// Whether the API server answers (see outage.rs), shared by the manager's controllers.
     pub(crate) outage: crate::outage::Outage,
-    /// Whether the API server has refused a streaming list (initial_list.rs), shared by the manager's watches.
+    /// Whether watches ask for streaming lists, or list (told so, or the API server refused or stalled one:
+    /// initial_list.rs); shared by the manager's watches.
     pub(crate) streaming_lists: Arc<crate::initial_list::StreamingLists>,
 }
 
