@@ -17,7 +17,8 @@
 //!   feature gate is off, as on Kubernetes before 1.32 unless turned on) makes that watch list and watch from
 //!   then on;
 //! - so does a streaming list whose initial state stalls: once the server has answered the watch, no event for
-//!   [`STALLED_AFTER`] before the bookmark that ends the initial state. A server without a watch cache
+//!   [`STALLED_AFTER`] before the bookmark that ends the initial state (an error stops that clock until the
+//!   server answers the watch's next request). A server without a watch cache
 //!   (kube-apiserver `--watch-cache=false`) reads a streaming list from etcd, and sends that bookmark only at
 //!   etcd's next progress notification (seen on envtest: tens of seconds, or never before the watch times out).
 //!   A server with its cache sends the objects as fast as the client reads them and the bookmark right after
@@ -155,8 +156,10 @@ impl<K: Send + 'static> Streaming<K> {
                     self.fall_back(error);
                     continue;
                 }
-                Ok(Event::Init) => self.syncing = true,
-                Ok(Event::InitDone) => self.syncing = false,
+                Ok(Event::Init | Event::InitApply(_)) => self.syncing = true,
+                // After an error the watcher makes a new request: the server's answer (an Init, or the initial
+                // state going on) starts the clock again, so a slow or unreachable server is no stalled list.
+                Ok(Event::InitDone) | Err(_) => self.syncing = false,
                 _ => {}
             }
             return Some(event);
@@ -292,6 +295,32 @@ mod tests {
             .collect()
             .await;
         assert_eq!(told(&events), ["Init", "InitDone", "Apply late"]);
+        assert!(!lists.refused());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiting_on_a_server_after_an_error_is_no_stall() {
+        let lists = Arc::new(StreamingLists::default());
+        // The watch fails mid-list; the server takes long to answer the next request, then streams on.
+        let failed = Status::failure("etcdserver: leader changed", "InternalError").with_code(500);
+        let streaming = stream::iter([
+            Ok(Event::Init),
+            Err(watcher::Error::WatchError(Box::new(failed))),
+        ])
+        .chain(
+            stream::once(async {
+                tokio::time::sleep(STALLED_AFTER * 3).await;
+                Ok(Event::InitApply(cm("a")))
+            })
+            .boxed(),
+        )
+        .chain(stream::iter([Ok(Event::InitDone)]))
+        .boxed();
+        let (_, fallback) = stalling_after_a();
+        let events: Vec<_> = with_fallback(streaming, fallback, lists.clone())
+            .collect()
+            .await;
+        assert_eq!(events.len(), 4, "{:?}", told(&events));
         assert!(!lists.refused());
     }
 
