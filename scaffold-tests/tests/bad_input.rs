@@ -971,7 +971,8 @@ fn manifests_warnings(project: &Path) -> String {
 }
 
 /// A kind PROJECT lists that yields no CRD, or no version of its CRD, is warned about at its PROJECT line, naming
-/// the file PROJECT's path points at. The run goes on (exit 0): removing a kind is also how a user retires it.
+/// the file PROJECT's path points at. The run goes on (exit 0): removing a kind is also how a user retires it; the
+/// upgrade gate adds that the version the files on disk serve is gone (a warning until `--check`).
 #[test]
 fn a_listed_kind_without_its_crd_is_warned_about_at_its_project_line() {
     let p = project();
@@ -987,6 +988,14 @@ fn a_listed_kind_without_its_crd_is_warned_about_at_its_project_line() {
    |         ^^^^^^^^^^^^^^^^
    = help: PROJECT's path `demo::api::v2` points at src/api/v2/demomicroservice_types.rs, which does not exist: restore the type, or remove the entry from PROJECT if the kind (or this version) is gone
 
+warning: [served-version-removed] served version v2 of DemoMicroService is removed without being deprecated first (against config/crd/bases/devops.my.domain_demomicroservices.yaml)
+  --> src/api/v1/demomicroservice_types.rs:61:12
+   |
+61 | pub struct DemoMicroService {
+   |            ^^^^^^^^^^^^^^^^
+   = help: clients that use it get 404 Not Found, without a warning beforehand. Instead: first release it deprecated (`+kubebuilder:deprecatedversion`), so clients are warned; stop serving it in a later release; or, if the break is intended, acknowledge it with `+rkb:compat:allow:rule=served-version-removed,version=v2,reason=\"...\"` on the kind
+
+warning: 1 breaking CRD change against the files on disk, written anyway (`rkb manifests --check --against <release tag>` refuses them once released)
 "
     );
 
