@@ -32,6 +32,8 @@ pub fn require_clean(dir: &Path, command: &str) -> Result<()> {
     let status = capture(
         Command::new("git")
             .args(["status", "--porcelain", "--untracked-files=all", "--", "."])
+            // A status refreshes the index file when it can; a refusal must leave .git as it was.
+            .env("GIT_OPTIONAL_LOCKS", "0")
             .current_dir(dir),
     )?;
     if !status.status.success() {

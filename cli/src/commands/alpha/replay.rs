@@ -2,9 +2,11 @@
 //! binary.
 //!
 //! Contract: `init` first (domain, project name, multigroup, namespaced, the license from hack/boilerplate.rs.txt),
-//! then every `create api` in PROJECT's order, then every `create webhook` in PROJECT's order (a conversion webhook
-//! needs its spoke versions, which may come later in PROJECT), then `manifests`. PROJECT does not record the order
-//! in which APIs and webhooks were interleaved, so files that list kinds (main.rs, mod.rs) list them in this order.
+//! then for each kind in PROJECT's order its `create api` commands (resource and unnamed controller, then each named
+//! controller) and its `create webhook`, the latter deferred to just after the `create api` of the last of its
+//! conversion's spoke versions when they come later in PROJECT; then `manifests`. PROJECT does not record how the
+//! user interleaved these commands, so files that list kinds in creation order (main.rs, mod.rs) may list them in
+//! another order than the project's when a kind's webhooks came long after its API.
 
 use std::path::Path;
 use std::process::Command;
@@ -79,10 +81,33 @@ pub fn commands(
             }
         }
     }
-    let mut rest: Vec<Vec<String>> = config.resources.iter().flat_map(create_api).collect();
-    rest.extend(config.resources.iter().filter_map(create_webhook));
+    let mut rest = Vec::new();
+    // Webhooks waiting for the `create api` of their conversion's spoke versions.
+    let mut waiting: Vec<(&ResourceConfig, Vec<String>)> = Vec::new();
+    for (index, resource) in config.resources.iter().enumerate() {
+        rest.extend(create_api(resource));
+        waiting.extend(create_webhook(resource).map(|webhook| (resource, webhook)));
+        let created = &config.resources[..=index];
+        waiting.retain(|(hub, webhook)| {
+            let ready = spokes_created(hub, created);
+            if ready {
+                rest.push(webhook.clone());
+            }
+            !ready
+        });
+    }
     rest.push(strings(&["manifests"]));
     (init, rest)
+}
+
+/// Whether every spoke version of `hub`'s conversion webhook is among the `created` resources.
+fn spokes_created(hub: &ResourceConfig, created: &[ResourceConfig]) -> bool {
+    let spokes = hub.webhooks.as_ref().map_or(&[][..], |w| &w.spoke[..]);
+    spokes.iter().all(|spoke| {
+        created
+            .iter()
+            .any(|r| r.group == hub.group && r.kind == hub.kind && &r.version == spoke)
+    })
 }
 
 /// The owner in the header's first line, `// Copyright <year> <owner>.`.

@@ -1,0 +1,344 @@
+//! `rkb alpha update` and `rkb alpha generate`.
+//!
+//! The older rkb release is real and cheap: fixtures/alpha/old-rkb.sh is "rkb 0.0.9", the current rkb whose output
+//! the script rewrites into the older templates' form (the controller without the comment above
+//! `Controller::for_kind`, PROJECT's cliVersion 0.0.9). The user's project is scaffolded with it and committed, the
+//! user edits it, and `rkb alpha update --from-rkb old-rkb.sh` merges the current scaffold in.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rkb_scaffold_tests::{
+    CREATE_DEMO_API, SOURCE_DATE_EPOCH, cargo, git_commit_all, project_dir, refused, replace_in,
+    rkb_bin, rkb_ok, run, scaffold_incremental_webhooks, seed_lock, snapshot, workspace_root,
+};
+
+const CONTROLLER: &str = "src/controller/demomicroservice_controller.rs";
+const TYPES: &str = "src/api/v1/demomicroservice_types.rs";
+/// The template line the older release lacks.
+const NEW_TEMPLATE_LINE: &str = "    // Add `.owns::<Deployment>()` and the like for the objects this controller creates, so their\n";
+/// The user's field in the spec, after the scaffold's example field.
+const USER_FIELD: &str = "    pub foo: Option<String>,\n    /// replicas is how many copies to run.\n    pub replicas: i32,\n";
+/// The user's requeue in `apply`, where the scaffold returns `await_change`.
+const USER_REQUEUE: &str =
+    "    // in `cleanup`.\n    Ok(Action::requeue(std::time::Duration::from_secs(300)))";
+
+/// The older release as an executable in `tmp` (a copy, so its mode does not depend on the checkout).
+fn old_rkb(tmp: &Path) -> PathBuf {
+    let script = tmp.join("old-rkb.sh");
+    std::fs::copy(
+        workspace_root().join("scaffold-tests/fixtures/alpha/old-rkb.sh"),
+        &script,
+    )
+    .unwrap();
+    run(Command::new("chmod").arg("+x").arg(&script));
+    script
+}
+
+/// `command` with the environment every run here shares: the pinned date, this checkout as rkb's source, the current
+/// rkb for the old-release script, and a git identity for the merge commit.
+fn with_env(command: &mut Command) -> &mut Command {
+    command
+        .env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
+        .env("RKB_SOURCE", workspace_root())
+        .env("RKB_CURRENT", rkb_bin())
+        .env("GIT_AUTHOR_NAME", "user")
+        .env("GIT_AUTHOR_EMAIL", "user@example.com")
+        .env("GIT_COMMITTER_NAME", "user")
+        .env("GIT_COMMITTER_EMAIL", "user@example.com")
+}
+
+fn update(dir: &Path, old: &Path) -> Output {
+    with_env(
+        Command::new(rkb_bin())
+            .args(["alpha", "update", "--from-rkb"])
+            .arg(old)
+            .current_dir(dir),
+    )
+    .output()
+    .unwrap()
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    run(with_env(Command::new("git").args(args).current_dir(dir)))
+}
+
+/// The quickstart project as the older release scaffolds it, committed on main.
+fn old_project(tmp: &Path, old: &Path) -> PathBuf {
+    let dir = tmp.join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    for args in [
+        &["init", "--domain", "my.domain"][..],
+        &CREATE_DEMO_API,
+        &["manifests"],
+    ] {
+        run(with_env(
+            Command::new(old).args(args).arg("--dir").arg(&dir),
+        ));
+    }
+    let controller = std::fs::read_to_string(dir.join(CONTROLLER)).unwrap();
+    assert!(
+        !controller.contains(NEW_TEMPLATE_LINE),
+        "the old release's controller:\n{controller}"
+    );
+    git_commit_all(&dir);
+    dir
+}
+
+/// The user's edits, committed: a spec field (and its CRD) and a requeue in the controller's `apply`.
+fn user_edits(dir: &Path) {
+    replace_in(
+        &dir.join(TYPES),
+        "    pub foo: Option<String>,\n",
+        USER_FIELD,
+    );
+    replace_in(
+        &dir.join(CONTROLLER),
+        "    // in `cleanup`.\n    Ok(Action::await_change())",
+        USER_REQUEUE,
+    );
+    rkb_ok(dir, &["manifests"]);
+    git(dir, &["commit", "-qam", "replicas"]);
+}
+
+fn current_version(dir: &Path) -> String {
+    let out = rkb_ok(dir, &["version"]);
+    out.lines()
+        .next()
+        .unwrap()
+        .strip_prefix("rkb ")
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn update_brings_the_new_template_and_keeps_the_users_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = old_rkb(tmp.path());
+    let dir = old_project(tmp.path(), &old);
+    user_edits(&dir);
+    let version = current_version(&dir);
+
+    let out = update(&dir, &old);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let branch = format!("rkb-update-from-0.0.9-to-{version}");
+    assert!(
+        stdout.starts_with(&format!(
+            "rkb alpha update: merged rkb {version}'s scaffold into the project on branch {branch} (no conflicts).\n"
+        )),
+        "{stdout}"
+    );
+    assert_eq!(
+        git(&dir, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        branch
+    );
+    assert_eq!(
+        git(&dir, &["status", "--porcelain"]),
+        "",
+        "the merge is committed"
+    );
+
+    // (1) the template change reached the project; (2) the user's code is still there.
+    let controller = std::fs::read_to_string(dir.join(CONTROLLER)).unwrap();
+    assert!(controller.contains(NEW_TEMPLATE_LINE), "{controller}");
+    assert!(controller.contains(USER_REQUEUE), "{controller}");
+    let types = std::fs::read_to_string(dir.join(TYPES)).unwrap();
+    assert!(types.contains(USER_FIELD), "{types}");
+    let crd = std::fs::read_to_string(
+        dir.join("config/crd/bases/devops.my.domain_demomicroservices.yaml"),
+    )
+    .unwrap();
+    assert!(crd.contains("replicas:"), "{crd}");
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(
+        project.contains(&format!("\ncliVersion: {version}\n")),
+        "{project}"
+    );
+    // main is untouched.
+    let main_controller = git(&dir, &["show", &format!("main:{CONTROLLER}")]);
+    assert!(!main_controller.contains(NEW_TEMPLATE_LINE));
+}
+
+/// (3) The user wrote a comment where the new template writes one (above `Controller::for_kind`, with a watch of
+/// owned ConfigMaps): git cannot merge both, so the conflict is
+/// left in the file, listed, and the command exits 1 on the output branch with the merge in progress.
+#[test]
+fn update_leaves_a_conflicting_edit_as_a_git_conflict_and_lists_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = old_rkb(tmp.path());
+    let dir = old_project(tmp.path(), &old);
+    user_edits(&dir);
+    replace_in(
+        &dir.join(CONTROLLER),
+        "    Controller::for_kind::<DemoMicroService>(&ctx)\n",
+        "    // The ConfigMaps it writes wake it up too.\n    Controller::for_kind::<DemoMicroService>(&ctx)\n        .owns::<ConfigMap>()\n",
+    );
+    git(&dir, &["commit", "-qam", "chained"]);
+    let version = current_version(&dir);
+
+    let out = update(&dir, &old);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let branch = format!("rkb-update-from-0.0.9-to-{version}");
+    assert_eq!(
+        stderr,
+        format!(
+            "rkb alpha update: merged rkb {version}'s scaffold into the project on branch {branch}, with conflicts in 1 file:\n  \
+             {CONTROLLER}\n\
+             Resolve them (the merge is in progress: `git status`), run `rkb manifests`, then `git commit`; \
+             `git merge --abort` and `git checkout -` give the project back as it was.\n"
+        )
+    );
+    assert_eq!(
+        git(&dir, &["diff", "--name-only", "--diff-filter=U"]),
+        format!("{CONTROLLER}\n")
+    );
+    let controller = std::fs::read_to_string(dir.join(CONTROLLER)).unwrap();
+    assert!(
+        controller.contains("<<<<<<<") && controller.contains(">>>>>>>"),
+        "{controller}"
+    );
+    assert!(
+        controller.contains(USER_REQUEUE),
+        "the rest merged: {controller}"
+    );
+    let types = std::fs::read_to_string(dir.join(TYPES)).unwrap();
+    assert!(types.contains(USER_FIELD), "{types}");
+}
+
+/// (4) Uncommitted changes: refused before anything is written, the tree and .git byte-identical.
+#[test]
+fn update_refuses_a_dirty_tree_and_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = old_rkb(tmp.path());
+    let dir = old_project(tmp.path(), &old);
+    replace_in(
+        &dir.join(TYPES),
+        "    pub foo: Option<String>,\n",
+        USER_FIELD,
+    );
+    let old_arg = old.display().to_string();
+    refused(
+        &dir,
+        &["alpha", "update", "--from-rkb", &old_arg],
+        &[&format!(
+            "error: . has changes git does not hold ({TYPES}): commit or stash them first, rkb alpha update needs a clean tree"
+        )],
+    );
+}
+
+/// A project with APIs, webhooks of every type and user code in types, controller, webhook and tests, plus a module
+/// of the user's own.
+fn project_with_user_code(dir: &Path) {
+    scaffold_incremental_webhooks(dir);
+    rkb_ok(
+        dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "apps",
+            "--version",
+            "v1",
+            "--kind",
+            "Deployment",
+            "--resource=false",
+        ],
+    );
+    replace_in(
+        &dir.join(TYPES),
+        "    pub foo: Option<String>,\n",
+        USER_FIELD,
+    );
+    replace_in(
+        &dir.join(CONTROLLER),
+        "    // in `cleanup`.\n    Ok(Action::await_change())",
+        USER_REQUEUE,
+    );
+    std::fs::write(
+        dir.join("src/naming.rs"),
+        "//! The user's own module.\n\npub const PREFIX: &str = \"demo\";\n",
+    )
+    .unwrap();
+    rkb_ok(dir, &["manifests"]);
+}
+
+/// Regenerated in place, the project is the same tree: the scaffold's files come out as they were, the user's are
+/// carried over, and `cargo check` builds it.
+#[test]
+fn generate_in_place_gives_the_same_tree_with_the_users_files_and_it_builds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = project_dir(tmp.path(), "alpha-generate");
+    project_with_user_code(&dir);
+    git_commit_all(&dir);
+    let before = snapshot(&dir);
+
+    let out = rkb_ok(&dir, &["alpha", "generate"]);
+    assert_eq!(
+        out,
+        format!(
+            "Regenerated alpha-generate from PROJECT with rkb {} in .\n",
+            current_version(&dir)
+        )
+    );
+    assert!(
+        snapshot(&dir) == before,
+        "{:?}",
+        git(&dir, &["status", "--porcelain"])
+    );
+    seed_lock(&dir);
+    cargo(&dir, &["check", "--all-targets"]);
+}
+
+/// With --output-dir the project stays as it is and the new directory holds the same tree (without .git).
+#[test]
+fn generate_into_an_output_dir_leaves_the_input_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    project_with_user_code(&dir);
+    let before = snapshot(&dir);
+    rkb_ok(&dir, &["alpha", "generate", "--output-dir", "../fresh"]);
+    assert!(snapshot(&dir) == before);
+    assert!(snapshot(&tmp.path().join("fresh")) == before);
+}
+
+/// In place outside git, in a dirty tree, or into a non-empty directory: refused, nothing written.
+#[test]
+fn generate_refuses_what_it_cannot_undo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    rkb_ok(&dir, &["init", "--domain", "my.domain"]);
+    rkb_ok(&dir, &CREATE_DEMO_API);
+    refused(
+        &dir,
+        &["alpha", "generate"],
+        &["error: . is not in a git repository: rkb alpha generate rewrites the project in place"],
+    );
+    git_commit_all(&dir);
+    replace_in(
+        &dir.join(TYPES),
+        "    pub foo: Option<String>,\n",
+        USER_FIELD,
+    );
+    refused(
+        &dir,
+        &["alpha", "generate"],
+        &[&format!(
+            "error: . has changes git does not hold ({TYPES}): commit or stash them first"
+        )],
+    );
+    refused(
+        &dir,
+        &["alpha", "generate", "--output-dir", "src"],
+        &[
+            "error: src is not empty: rkb alpha generate writes the regenerated project into a new or empty directory",
+        ],
+    );
+}
