@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, SOURCE_DATE_EPOCH, cargo, git_commit_all, project_dir, refused, replace_in,
-    rkb_bin, rkb_ok, run, scaffold_incremental_webhooks, seed_lock, snapshot, workspace_root,
+    CREATE_DEMO_API, SOURCE_DATE_EPOCH, cargo, directories, git_commit_all, project_dir, refused,
+    replace_in, rkb_bin, rkb_ok, run, scaffold_incremental_webhooks, seed_lock, snapshot,
+    workspace_root,
 };
 
 const CONTROLLER: &str = "src/controller/demomicroservice_controller.rs";
@@ -85,8 +86,8 @@ fn old_project(tmp: &Path, old: &Path) -> PathBuf {
     dir
 }
 
-/// The user's edits, committed: a spec field (and its CRD) and a requeue in the controller's `apply`.
-fn user_edits(dir: &Path) {
+/// The user's edits: a spec field and a requeue in the controller's `apply`.
+fn edit_types_and_controller(dir: &Path) {
     replace_in(
         &dir.join(TYPES),
         "    pub foo: Option<String>,\n",
@@ -97,6 +98,11 @@ fn user_edits(dir: &Path) {
         "    // in `cleanup`.\n    Ok(Action::await_change())",
         USER_REQUEUE,
     );
+}
+
+/// The user's edits, with the CRD they change, committed.
+fn user_edits(dir: &Path) {
+    edit_types_and_controller(dir);
     rkb_ok(dir, &["manifests"]);
     git(dir, &["commit", "-qam", "replicas"]);
 }
@@ -232,10 +238,16 @@ fn update_refuses_a_dirty_tree_and_changes_nothing() {
     );
 }
 
-/// A project with APIs, webhooks of every type and user code in types, controller, webhook and tests, plus a module
-/// of the user's own.
+/// A project with APIs, webhooks of every type, a named controller, a core kind's controller and a core kind's
+/// webhook at a custom path, and user code in types, controller, webhook and tests, plus a module of the user's own.
 fn project_with_user_code(dir: &Path) {
     scaffold_incremental_webhooks(dir);
+    let named = [
+        "--resource=false",
+        "--controller-name",
+        "demomicroservice-backup",
+    ];
+    rkb_ok(dir, &[&CREATE_DEMO_API[..], &named].concat());
     rkb_ok(
         dir,
         &[
@@ -250,16 +262,13 @@ fn project_with_user_code(dir: &Path) {
             "--resource=false",
         ],
     );
-    replace_in(
-        &dir.join(TYPES),
-        "    pub foo: Option<String>,\n",
-        USER_FIELD,
+    let pod = ["--group", "core", "--version", "v1", "--kind", "Pod"];
+    let custom_path = ["--defaulting", "--defaulting-path", "/mutate-pods"];
+    rkb_ok(
+        dir,
+        &[&["create", "webhook"][..], &pod, &custom_path].concat(),
     );
-    replace_in(
-        &dir.join(CONTROLLER),
-        "    // in `cleanup`.\n    Ok(Action::await_change())",
-        USER_REQUEUE,
-    );
+    edit_types_and_controller(dir);
     std::fs::write(
         dir.join("src/naming.rs"),
         "//! The user's own module.\n\npub const PREFIX: &str = \"demo\";\n",
@@ -341,4 +350,51 @@ fn generate_refuses_what_it_cannot_undo() {
             "error: src is not empty: rkb alpha generate writes the regenerated project into a new or empty directory",
         ],
     );
+}
+
+/// Without --from-rkb the recorded release is installed with cargo; when that fails (here: a cargo that finds no such
+/// release, as crates.io answers for an unpublished version), the error says so and names the flag, and nothing
+/// is written.
+#[test]
+fn update_says_how_to_go_on_when_the_recorded_release_cannot_be_installed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = old_rkb(tmp.path());
+    let dir = old_project(tmp.path(), &old);
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::write(
+        bin.join("cargo"),
+        "#!/bin/sh\necho '    Updating crates.io index' >&2\n\
+         echo 'error: could not find `rkb` in registry `crates-io` with version `=0.0.9`' >&2\nexit 101\n",
+    )
+    .unwrap();
+    run(Command::new("chmod").arg("+x").arg(bin.join("cargo")));
+    let cache = tmp.path().join("cache");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let before = (snapshot(&dir), directories(&dir));
+    let out = with_env(
+        Command::new(rkb_bin())
+            .args(["alpha", "update"])
+            .current_dir(&dir),
+    )
+    .env("PATH", path)
+    .env("XDG_CACHE_HOME", &cache)
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let root = cache.join("rkb/releases/0.0.9");
+    let install = format!(
+        "cargo install rkb --locked --version =0.0.9 --root {}",
+        root.display()
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rkb alpha update: installing rkb 0.0.9 (PROJECT's cliVersion): {install}\n\
+             error: cannot install rkb 0.0.9, the release PROJECT records (cliVersion), with `{install}`: could not \
+             find `rkb` in registry `crates-io` with version `=0.0.9`; if that release is not on crates.io, build it \
+             from rkb's git tag and pass --from-rkb <path to its rkb binary>\n"
+        )
+    );
+    assert!((snapshot(&dir), directories(&dir)) == before);
 }

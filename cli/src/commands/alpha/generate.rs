@@ -48,7 +48,8 @@ pub fn run(args: &AlphaGenerateArgs) -> Result<()> {
     let fresh = staging.path().join("project");
     let rkb = std::env::current_exe().context("cannot find the running rkb binary")?;
     let boilerplate = std::fs::read_to_string(input.join(replay::BOILERPLATE)).ok();
-    replay::scaffold(&rkb, &config, boilerplate.as_deref(), &fresh)?;
+    replay::scaffold(&rkb, &config, boilerplate.as_deref(), &fresh)
+        .context("cannot re-scaffold the project from PROJECT")?;
     keep_project_order(&config, &fresh)?;
     let regenerated = carry_user_files(input, &fresh)?;
     replay::run_rkb(&rkb, &["manifests".to_string()], &fresh)?;

@@ -2,11 +2,11 @@
 //! binary.
 //!
 //! Contract: `init` first (domain, project name, multigroup, namespaced, the license from hack/boilerplate.rs.txt),
-//! then for each kind in PROJECT's order its `create api` commands (resource and unnamed controller, then each named
-//! controller) and its `create webhook`, the latter deferred to just after the `create api` of the last of its
-//! conversion's spoke versions when they come later in PROJECT; then `manifests`. PROJECT does not record how the
-//! user interleaved these commands, so files that list kinds in creation order (main.rs, mod.rs) may list them in
-//! another order than the project's when a kind's webhooks came long after its API.
+//! then for each kind in PROJECT's order its `create api` (resource and unnamed controller), its `create webhook` and
+//! a `create api --controller-name` per named controller, the last two deferred to just after the `create api` of
+//! the last of its conversion's spoke versions when they come later in PROJECT; then `manifests`. PROJECT does not
+//! record how the user interleaved these commands, so files that list kinds in creation order (main.rs) may list
+//! them in another order than the project's when a kind's webhooks or named controllers came after later kinds.
 
 use std::path::Path;
 use std::process::Command;
@@ -46,11 +46,7 @@ pub fn run_rkb(rkb: &Path, args: &[String], dir: &Path) -> Result<()> {
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let reason = stderr.trim().trim_start_matches("error: ");
-        bail!(
-            "`{} {}` failed while re-scaffolding the project from PROJECT: {reason}",
-            rkb.display(),
-            args.join(" ")
-        );
+        bail!("`{} {}` failed: {reason}", rkb.display(), args.join(" "));
     }
     Ok(())
 }
@@ -82,16 +78,25 @@ pub fn commands(
         }
     }
     let mut rest = Vec::new();
-    // Webhooks waiting for the `create api` of their conversion's spoke versions.
-    let mut waiting: Vec<(&ResourceConfig, Vec<String>)> = Vec::new();
+    // Per kind, the commands after its first `create api`: its webhooks, then its further (named) controllers,
+    // waiting for the `create api` of their conversion's spoke versions.
+    let mut waiting: Vec<(&ResourceConfig, Vec<Vec<String>>)> = Vec::new();
     for (index, resource) in config.resources.iter().enumerate() {
-        rest.extend(create_api(resource));
-        waiting.extend(create_webhook(resource).map(|webhook| (resource, webhook)));
+        let first = create_api(resource);
+        let introduced = first.is_some();
+        rest.extend(first);
+        let mut later: Vec<Vec<String>> = create_webhook(resource).into_iter().collect();
+        later.extend(named_controllers(resource));
+        // An external kind's first command records it in PROJECT; later ones are refused with the flags again.
+        if let (false, Some(command)) = (introduced, later.first_mut()) {
+            command.extend(external_flags(resource));
+        }
+        waiting.push((resource, later));
         let created = &config.resources[..=index];
-        waiting.retain(|(hub, webhook)| {
+        waiting.retain(|(hub, commands)| {
             let ready = spokes_created(hub, created);
             if ready {
-                rest.push(webhook.clone());
+                rest.extend(commands.iter().cloned());
             }
             !ready
         });
@@ -117,39 +122,46 @@ fn owner(header: &str) -> Option<&str> {
     Some(owner.strip_suffix('.').unwrap_or(owner))
 }
 
-/// `create api` for the kind's resource and its unnamed controller, then one per named controller
-/// (`--controller-name`). A kind with neither (a core kind with webhooks only) has none.
-fn create_api(resource: &ResourceConfig) -> Vec<Vec<String>> {
-    let unnamed = resource.kind.to_lowercase();
-    let names = resource.controller_names();
-    let unnamed_controller = names.contains(&unnamed);
-    let mut commands = Vec::new();
-    if resource.api.is_some() || unnamed_controller {
-        let mut args = kind_args("api", resource);
-        match &resource.api {
-            None => args.push("--resource=false".into()),
-            Some(api) => {
-                if !api.namespaced {
-                    args.push("--namespaced=false".into());
-                }
-                if let Some(plural) = &resource.plural {
-                    args.extend(strings(&["--plural", plural]));
-                }
+/// The `create api` for the kind's resource and its unnamed controller; none for a kind with neither (a core kind
+/// with webhooks or named controllers only).
+fn create_api(resource: &ResourceConfig) -> Option<Vec<String>> {
+    let unnamed_controller = resource
+        .controller_names()
+        .contains(&resource.kind.to_lowercase());
+    if resource.api.is_none() && !unnamed_controller {
+        return None;
+    }
+    let mut args = kind_args("api", resource);
+    match &resource.api {
+        None => args.push("--resource=false".into()),
+        Some(api) => {
+            if !api.namespaced {
+                args.push("--namespaced=false".into());
+            }
+            if let Some(plural) = &resource.plural {
+                args.extend(strings(&["--plural", plural]));
             }
         }
-        if !unnamed_controller {
-            args.push("--controller=false".into());
-        }
-        args.extend(external_flags(resource, true));
-        commands.push(args);
     }
-    for name in names.iter().filter(|name| **name != unnamed) {
-        let mut args = kind_args("api", resource);
-        args.extend(strings(&["--resource=false", "--controller-name", name]));
-        args.extend(external_flags(resource, commands.is_empty()));
-        commands.push(args);
+    if !unnamed_controller {
+        args.push("--controller=false".into());
     }
-    commands
+    args.extend(external_flags(resource));
+    Some(args)
+}
+
+/// One `create api --controller-name` per named controller of the kind.
+fn named_controllers(resource: &ResourceConfig) -> Vec<Vec<String>> {
+    let unnamed = resource.kind.to_lowercase();
+    let names = resource.controller_names();
+    let named = names.iter().filter(|name| **name != unnamed);
+    named
+        .map(|name| {
+            let mut args = kind_args("api", resource);
+            args.extend(strings(&["--resource=false", "--controller-name", name]));
+            args
+        })
+        .collect()
 }
 
 fn create_webhook(resource: &ResourceConfig) -> Option<Vec<String>> {
@@ -173,9 +185,6 @@ fn create_webhook(resource: &ResourceConfig) -> Option<Vec<String>> {
             args.extend(strings(&["--spoke", &webhooks.spoke.join(",")]));
         }
     }
-    // The crate was added to Cargo.toml by the kind's `create api`, when it has one.
-    let adds_crate = resource.api.is_none() && !resource.has_controller();
-    args.extend(external_flags(resource, adds_crate));
     Some(args)
 }
 
@@ -192,9 +201,8 @@ fn kind_args(what: &str, resource: &ResourceConfig) -> Vec<String> {
     ])
 }
 
-/// The `--external-api-*` flags an external kind was created with; `--external-api-crate` only where the crate is
-/// to be added to Cargo.toml.
-fn external_flags(resource: &ResourceConfig, with_crate: bool) -> Vec<String> {
+/// The `--external-api-*` flags an external kind was introduced with, for the first command that names it.
+fn external_flags(resource: &ResourceConfig) -> Vec<String> {
     if !resource.external {
         return Vec::new();
     }
@@ -202,7 +210,7 @@ fn external_flags(resource: &ResourceConfig, with_crate: bool) -> Vec<String> {
     if let Some(path) = &resource.path {
         flags.extend(strings(&["--external-api-path", path]));
     }
-    if let (true, Some(module)) = (with_crate, &resource.module) {
+    if let Some(module) = &resource.module {
         flags.extend(strings(&["--external-api-crate", module]));
     }
     if !resource.domain.is_empty() {
@@ -213,4 +221,123 @@ fn external_flags(resource: &ResourceConfig, with_crate: bool) -> Vec<String> {
 
 fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PROJECT as rkb writes it for a project with every kind of entry: a kind with a plural, a named controller,
+    /// custom webhook paths and a conversion to a version listed later; a core kind's controller; an external kind's
+    /// controller and webhook; a core kind with a webhook only.
+    const PROJECT: &str = "cliVersion: 0.1.0
+domain: example.com
+layout:
+- rust.rkb.io/v1
+multigroup: true
+namespaced: true
+projectName: demo
+repo: demo
+resources:
+- api:
+    crdVersion: v1
+  controllers:
+  - name: frigate
+  - name: frigate-backup
+  domain: example.com
+  group: ship
+  kind: Frigate
+  path: demo::api::ship::v1
+  plural: frigatez
+  version: v1
+  webhooks:
+    conversion: true
+    defaulting: true
+    defaultingPath: /my-mutate
+    spoke:
+    - v2
+    webhookVersion: v1
+- controller: true
+  core: true
+  group: apps
+  kind: Deployment
+  path: k8s_openapi::api::apps::v1
+  version: v1
+- controller: true
+  domain: io
+  external: true
+  group: cert-manager
+  kind: Certificate
+  module: cert-manager-crds@0.3
+  path: cert_manager_crds::v1
+  version: v1
+  webhooks:
+    validation: true
+    validationPath: /my-validate
+    webhookVersion: v1
+- core: true
+  group: core
+  kind: Pod
+  path: k8s_openapi::api::core::v1
+  version: v1
+  webhooks:
+    defaulting: true
+    webhookVersion: v1
+- api:
+    crdVersion: v1
+    namespaced: true
+  domain: example.com
+  group: ship
+  kind: Frigate
+  path: demo::api::ship::v2
+  version: v2
+version: '3'
+";
+
+    #[test]
+    fn every_entry_of_project_becomes_the_command_that_made_it() {
+        let config: ProjectConfig = serde_saphyr::from_str(PROJECT).unwrap();
+        let header =
+            "// Copyright 2026 The demo Authors.\n//\n// Licensed under the Apache License";
+        let (init, rest) = commands(&config, Some(header));
+        let lines: Vec<String> = std::iter::once(init)
+            .chain(rest)
+            .map(|args| args.join(" "))
+            .collect();
+        let kind = |g: &str, v: &str, k: &str| format!("--group {g} --version {v} --kind {k}");
+        let certificate = kind("cert-manager", "v1", "Certificate");
+        assert_eq!(
+            lines,
+            [
+                "init --domain example.com --project-name demo --multigroup --namespaced --owner The demo Authors"
+                    .to_string(),
+                format!("create api {} --namespaced=false --plural frigatez", kind("ship", "v1", "Frigate")),
+                format!("create api {} --resource=false", kind("apps", "v1", "Deployment")),
+                format!(
+                    "create api {certificate} --resource=false --external-api-path cert_manager_crds::v1 \
+                     --external-api-crate cert-manager-crds@0.3 --external-api-domain io"
+                ),
+                format!(
+                    "create webhook {certificate} --programmatic-validation --validation-path /my-validate"
+                ),
+                format!("create webhook {} --defaulting", kind("core", "v1", "Pod")),
+                format!("create api {} --controller=false", kind("ship", "v2", "Frigate")),
+                format!(
+                    "create webhook {} --defaulting --defaulting-path /my-mutate --conversion --spoke v2",
+                    kind("ship", "v1", "Frigate")
+                ),
+                format!("create api {} --resource=false --controller-name frigate-backup", kind("ship", "v1", "Frigate")),
+                "manifests".to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_project_without_a_license_header_is_initialised_without_one() {
+        let config: ProjectConfig = serde_saphyr::from_str(PROJECT).unwrap();
+        for header in [None, Some(""), Some("\n")] {
+            let (init, _) = commands(&config, header);
+            assert_eq!(init[init.len() - 2..], ["--license", "none"]);
+        }
+    }
 }

@@ -136,7 +136,9 @@ fn merge(
     }
     record_cli_version(dir)?;
     let rkb = std::env::current_exe()?;
-    replay::run_rkb(&rkb, &["manifests".to_string()], dir)?;
+    replay::run_rkb(&rkb, &["manifests".to_string()], dir).with_context(|| {
+        format!("the merge is on branch {branch}, not committed yet: fix the sources, run `rkb manifests`, then `git commit`")
+    })?;
     git::run(dir, &["add", "--all"])?;
     git::run(dir, &["commit", "--quiet", "--no-verify", "-m", &message])?;
     println!(
