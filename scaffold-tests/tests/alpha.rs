@@ -398,3 +398,75 @@ fn update_says_how_to_go_on_when_the_recorded_release_cannot_be_installed() {
     );
     assert!((snapshot(&dir), directories(&dir)) == before);
 }
+
+/// An older release that lacks a flag PROJECT needs (here `--controller-name`, as clap refuses an unknown flag):
+/// the ancestor cannot be built, the error names the command, and the tree, its .git included, is unchanged.
+#[test]
+fn update_changes_nothing_when_the_older_release_cannot_replay_project() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = old_rkb(tmp.path());
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    let named = [
+        "--resource=false",
+        "--controller-name",
+        "demomicroservice-backup",
+    ];
+    for args in [
+        &["init", "--domain", "my.domain"][..],
+        &CREATE_DEMO_API,
+        &[&CREATE_DEMO_API[..], &named].concat(),
+    ] {
+        run(with_env(
+            Command::new(&old).args(args).arg("--dir").arg(&dir),
+        ));
+    }
+    git_commit_all(&dir);
+    let older = tmp.path().join("older-rkb.sh");
+    std::fs::write(
+        &older,
+        "#!/bin/sh\nfor arg in \"$@\"; do\n    if [ \"$arg\" = --controller-name ]; then\n        \
+         echo \"error: unexpected argument '--controller-name' found\" >&2\n        exit 2\n    fi\ndone\n\
+         exec \"$RKB_CURRENT\" \"$@\"\n",
+    )
+    .unwrap();
+    run(Command::new("chmod").arg("+x").arg(&older));
+    let before = (snapshot(&dir), directories(&dir));
+    let out = update(&dir, &older);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: cannot build rkb 0.0.9's scaffold (the merge's ancestor)\n  caused by: `{} create api --group \
+             devops --version v1 --kind DemoMicroService --resource=false --controller-name demomicroservice-backup` \
+             failed: unexpected argument '--controller-name' found\n",
+            older.display()
+        )
+    );
+    assert!((snapshot(&dir), directories(&dir)) == before);
+}
+
+/// A PROJECT entry this rkb refuses to scaffold (a hand-edited kind): in place, the failed regeneration leaves the
+/// tree byte-identical.
+#[test]
+fn generate_in_place_changes_nothing_when_project_cannot_be_replayed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    rkb_ok(&dir, &["init", "--domain", "my.domain"]);
+    rkb_ok(&dir, &CREATE_DEMO_API);
+    replace_in(
+        &dir.join("PROJECT"),
+        "kind: DemoMicroService",
+        "kind: demoMicroService",
+    );
+    git_commit_all(&dir);
+    let stderr = rkb_scaffold_tests::failed_unchanged(&dir, &["alpha", "generate"]);
+    assert!(
+        stderr.starts_with("error: cannot re-scaffold the project from PROJECT\n  caused by: `")
+            && stderr.contains(
+                " create api --group devops --version v1 --kind demoMicroService` failed: "
+            ),
+        "{stderr}"
+    );
+}
