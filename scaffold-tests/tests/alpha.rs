@@ -64,10 +64,16 @@ fn git(dir: &Path, args: &[&str]) -> String {
     run(with_env(Command::new("git").args(args).current_dir(dir)))
 }
 
-/// The quickstart project as the older release scaffolds it, committed on main.
-fn old_project(tmp: &Path, old: &Path) -> PathBuf {
+/// A new directory `demo` in `tmp`, for a project.
+fn demo_dir(tmp: &Path) -> PathBuf {
     let dir = tmp.join("demo");
     std::fs::create_dir(&dir).unwrap();
+    dir
+}
+
+/// The quickstart project as the older release scaffolds it, committed on main.
+fn old_project(tmp: &Path, old: &Path) -> PathBuf {
+    let dir = demo_dir(tmp);
     for args in [
         &["init", "--domain", "my.domain"][..],
         &CREATE_DEMO_API,
@@ -239,7 +245,8 @@ fn update_refuses_a_dirty_tree_and_changes_nothing() {
 }
 
 /// A project with APIs, webhooks of every type, a named controller, a core kind's controller and a core kind's
-/// webhook at a custom path, and user code in types, controller, webhook and tests, plus a module of the user's own.
+/// webhook at a custom path, and user code in types, controller, webhook and tests, plus a module and a dependency
+/// of the user's own.
 fn project_with_user_code(dir: &Path) {
     scaffold_incremental_webhooks(dir);
     let named = [
@@ -269,6 +276,11 @@ fn project_with_user_code(dir: &Path) {
         &[&["create", "webhook"][..], &pod, &custom_path].concat(),
     );
     edit_types_and_controller(dir);
+    replace_in(
+        &dir.join("Cargo.toml"),
+        "anyhow = \"1\"\n",
+        "anyhow = \"1\"\nwalkdir = \"2\"\n",
+    );
     std::fs::write(
         dir.join("src/naming.rs"),
         "//! The user's own module.\n\npub const PREFIX: &str = \"demo\";\n",
@@ -308,8 +320,7 @@ fn generate_in_place_gives_the_same_tree_with_the_users_files_and_it_builds() {
 #[test]
 fn generate_into_an_output_dir_leaves_the_input_alone() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("demo");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = demo_dir(tmp.path());
     project_with_user_code(&dir);
     let before = snapshot(&dir);
     rkb_ok(&dir, &["alpha", "generate", "--output-dir", "../fresh"]);
@@ -321,8 +332,7 @@ fn generate_into_an_output_dir_leaves_the_input_alone() {
 #[test]
 fn generate_refuses_what_it_cannot_undo() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("demo");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = demo_dir(tmp.path());
     rkb_ok(&dir, &["init", "--domain", "my.domain"]);
     rkb_ok(&dir, &CREATE_DEMO_API);
     refused(
@@ -405,8 +415,7 @@ fn update_says_how_to_go_on_when_the_recorded_release_cannot_be_installed() {
 fn update_changes_nothing_when_the_older_release_cannot_replay_project() {
     let tmp = tempfile::tempdir().unwrap();
     let old = old_rkb(tmp.path());
-    let dir = tmp.path().join("demo");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = demo_dir(tmp.path());
     let named = [
         "--resource=false",
         "--controller-name",
@@ -451,8 +460,7 @@ fn update_changes_nothing_when_the_older_release_cannot_replay_project() {
 #[test]
 fn generate_in_place_changes_nothing_when_project_cannot_be_replayed() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("demo");
-    std::fs::create_dir(&dir).unwrap();
+    let dir = demo_dir(tmp.path());
     rkb_ok(&dir, &["init", "--domain", "my.domain"]);
     rkb_ok(&dir, &CREATE_DEMO_API);
     replace_in(
@@ -468,5 +476,44 @@ fn generate_in_place_changes_nothing_when_project_cannot_be_replayed() {
                 " create api --group devops --version v1 --kind demoMicroService` failed: "
             ),
         "{stderr}"
+    );
+}
+
+/// Outside git, below the top of a repository, on this very release, or with the output branch taken: refused
+/// before anything is written.
+#[test]
+fn update_refuses_what_it_cannot_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo_dir(tmp.path());
+    rkb_ok(&dir, &["init", "--domain", "my.domain"]);
+    let version = current_version(&dir);
+    refused(
+        &dir,
+        &["alpha", "update"],
+        &["error: . is not in a git repository: rkb alpha update merges on git branches"],
+    );
+    git_commit_all(&dir);
+    refused(
+        &dir,
+        &["alpha", "update"],
+        &[&format!(
+            "error: PROJECT records rkb {version}, the release running: there is no newer scaffold to merge"
+        )],
+    );
+    git(&dir, &["branch", "taken"]);
+    refused(
+        &dir,
+        &["alpha", "update", "--output-branch", "taken"],
+        &["error: branch taken exists already: delete it, or pass --output-branch <another name>"],
+    );
+    let outer = tmp.path().join("outer");
+    std::fs::create_dir(&outer).unwrap();
+    std::fs::rename(&dir, outer.join("demo")).unwrap();
+    std::fs::remove_dir_all(outer.join("demo/.git")).unwrap();
+    git_commit_all(&outer);
+    refused(
+        &outer.join("demo"),
+        &["alpha", "update"],
+        &["error: . is below the top of its git repository ("],
     );
 }

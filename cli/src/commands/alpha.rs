@@ -6,6 +6,7 @@
 //! library call is what lets `alpha update` build the merge's ancestor with an older rkb release, whose binary knows
 //! these commands but not `alpha generate`.
 
+mod dependencies;
 pub mod generate;
 mod git;
 mod replay;

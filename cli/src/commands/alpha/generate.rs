@@ -5,9 +5,10 @@
 //!   `src/webhook/**/*_webhook.rs` and their tests `tests/*_controller.rs`, `tests/*_webhook.rs`, over the
 //!   scaffold's;
 //! - every file the fresh scaffold does not write (the user's own modules, docs, CI files, `.cargo/config.toml`),
-//!   `target/` and `.git/` excepted (they stay where they are in place, and are not copied to `--output-dir`).
+//!   `target/` and `.git/` excepted (they stay where they are in place, and are not copied to `--output-dir`);
+//! - the crates the user added to Cargo.toml's dependency tables (`dependencies`), which the carried sources need.
 //!
-//! The scaffold's own files (Cargo.toml, main.rs, lib.rs, the `mod.rs` files outside src/api, Makefile, config/)
+//! The scaffold's own files (Cargo.toml otherwise, main.rs, lib.rs, the `mod.rs` files outside src/api, Makefile, config/)
 //! are the new ones: that is the point of the command; the summary lists those that changed, and git holds the old
 //! ones. `rkb manifests` runs last, on the carried types. The whole tree is built in a staging directory first, so a
 //! failure leaves the project as it was; in place, the swap happens only in a clean git tree.
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{git, replay};
+use super::{dependencies, git, replay};
 use crate::args::AlphaGenerateArgs;
 use crate::project_config::{self, ProjectConfig};
 
@@ -130,6 +131,13 @@ fn carry_user_files(old: &Path, fresh: &Path) -> Result<Vec<PathBuf>> {
     let mut regenerated = Vec::new();
     for rel in files_below(old)? {
         let (from, to) = (old.join(&rel), fresh.join(&rel));
+        if rel == Path::new("Cargo.toml") && to.exists() {
+            let manifest = dependencies::carry(
+                &std::fs::read_to_string(&from)?,
+                &std::fs::read_to_string(&to)?,
+            );
+            std::fs::write(&to, manifest)?;
+        }
         if is_user_source(&rel) || !to.exists() {
             if let Some(dir) = to.parent() {
                 std::fs::create_dir_all(dir)?;

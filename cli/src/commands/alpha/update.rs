@@ -54,9 +54,14 @@ pub fn run(args: &AlphaUpdateArgs) -> Result<ExitCode> {
     {
         bail!("branch {branch} exists already: delete it, or pass --output-branch <another name>");
     }
+    let rkb = std::env::current_exe().context("cannot find the running rkb binary")?;
     let old_rkb = match &args.from_rkb {
         Some(path) if path.is_file() => std::path::absolute(path)?,
         Some(path) => bail!("--from-rkb {}: no such file", path.display()),
+        None if from == to => bail!(
+            "PROJECT records rkb {from}, the release running: there is no newer scaffold to merge (pass --from-rkb \
+             <an rkb binary> to merge from the scaffold another rkb build makes)"
+        ),
         None => install_release(&from)?,
     };
     let staging = tempfile::Builder::new()
@@ -69,7 +74,6 @@ pub fn run(args: &AlphaUpdateArgs) -> Result<ExitCode> {
     );
     replay::scaffold(&old_rkb, &config, boilerplate.as_deref(), &ancestor_dir)
         .with_context(|| format!("cannot build rkb {from}'s scaffold (the merge's ancestor)"))?;
-    let rkb = std::env::current_exe().context("cannot find the running rkb binary")?;
     replay::scaffold(&rkb, &config, boilerplate.as_deref(), &upgrade_dir)
         .with_context(|| format!("cannot build rkb {to}'s scaffold"))?;
 
