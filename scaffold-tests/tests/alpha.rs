@@ -500,6 +500,11 @@ fn update_refuses_what_it_cannot_merge() {
             "error: PROJECT records rkb {version}, the release running: there is no newer scaffold to merge"
         )],
     );
+    refused(
+        &dir,
+        &["alpha", "update", "--output-branch", "two words"],
+        &["error: --output-branch \"two words\" is not a valid git branch name"],
+    );
     git(&dir, &["branch", "taken"]);
     refused(
         &dir,

@@ -41,29 +41,9 @@ pub fn run(args: &AlphaUpdateArgs) -> Result<ExitCode> {
         .output_branch
         .clone()
         .unwrap_or_else(|| format!("rkb-update-from-{from}-to-{to}"));
-    if git::run(
-        dir,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("refs/heads/{branch}"),
-        ],
-    )
-    .is_ok()
-    {
-        bail!("branch {branch} exists already: delete it, or pass --output-branch <another name>");
-    }
+    refuse_taken_branch(dir, &branch)?;
     let rkb = std::env::current_exe().context("cannot find the running rkb binary")?;
-    let old_rkb = match &args.from_rkb {
-        Some(path) if path.is_file() => std::path::absolute(path)?,
-        Some(path) => bail!("--from-rkb {}: no such file", path.display()),
-        None if from == to => bail!(
-            "PROJECT records rkb {from}, the release running: there is no newer scaffold to merge (pass --from-rkb \
-             <an rkb binary> to merge from the scaffold another rkb build makes)"
-        ),
-        None => install_release(&from)?,
-    };
+    let old_rkb = ancestor_rkb(args.from_rkb.as_deref(), &from, &to)?;
     let staging = tempfile::Builder::new()
         .prefix("rkb-alpha-update-")
         .tempdir()?;
@@ -79,25 +59,54 @@ pub fn run(args: &AlphaUpdateArgs) -> Result<ExitCode> {
 
     let index = staging.path().join("index");
     let head = git::run(dir, &["rev-parse", "HEAD"])?;
-    let ancestor = commit_dir(
-        dir,
-        &ancestor_dir,
-        &index,
-        &head,
-        &format!("rkb {from}'s scaffold of PROJECT"),
-    )?;
-    let original_tree = git::run(dir, &["rev-parse", "HEAD^{tree}"])?;
-    let original = commit_tree(dir, &original_tree, &ancestor, "the project as it is")?;
-    let upgrade = commit_dir(
-        dir,
-        &upgrade_dir,
-        &index,
-        &ancestor,
-        &format!("rkb {to}'s scaffold of PROJECT"),
-    )?;
+    let (original, upgrade) =
+        scaffold_commits(dir, (&ancestor_dir, &upgrade_dir), &index, (&from, &to))?;
     git::run(dir, &["branch", &branch, &upgrade])?;
     git::run(dir, &["checkout", "--quiet", &branch])?;
     merge(dir, &original, &branch, (&from, &to), &head)
+}
+
+/// Refuses an output branch git would not create, before anything is written.
+fn refuse_taken_branch(dir: &Path, branch: &str) -> Result<()> {
+    if git::run(dir, &["check-ref-format", "--branch", branch]).is_err() {
+        bail!("--output-branch {branch:?} is not a valid git branch name");
+    }
+    let reference = format!("refs/heads/{branch}");
+    if git::run(dir, &["rev-parse", "--verify", "--quiet", &reference]).is_ok() {
+        bail!("branch {branch} exists already: delete it, or pass --output-branch <another name>");
+    }
+    Ok(())
+}
+
+/// The rkb binary that makes the ancestor scaffold: `--from-rkb`, else the release PROJECT records.
+fn ancestor_rkb(from_rkb: Option<&Path>, from: &str, to: &str) -> Result<PathBuf> {
+    match from_rkb {
+        Some(path) if path.is_file() => Ok(std::path::absolute(path)?),
+        Some(path) => bail!("--from-rkb {}: no such file", path.display()),
+        None if from == to => bail!(
+            "PROJECT records rkb {from}, the release running: there is no newer scaffold to merge (pass --from-rkb \
+             <an rkb binary> to merge from the scaffold another rkb build makes)"
+        ),
+        None => install_release(from),
+    }
+}
+
+/// The merge's commits: the ancestor scaffold on HEAD, and on it the user's tree (the original) and the new
+/// scaffold (the upgrade); returns the original's and the upgrade's ids.
+fn scaffold_commits(
+    dir: &Path,
+    (ancestor_dir, upgrade_dir): (&Path, &Path),
+    index: &Path,
+    (from, to): (&str, &str),
+) -> Result<(String, String)> {
+    let head = git::run(dir, &["rev-parse", "HEAD"])?;
+    let message = format!("rkb {from}'s scaffold of PROJECT");
+    let ancestor = commit_dir(dir, ancestor_dir, index, &head, &message)?;
+    let original_tree = git::run(dir, &["rev-parse", "HEAD^{tree}"])?;
+    let original = commit_tree(dir, &original_tree, &ancestor, "the project as it is")?;
+    let message = format!("rkb {to}'s scaffold of PROJECT");
+    let upgrade = commit_dir(dir, upgrade_dir, index, &ancestor, &message)?;
+    Ok((original, upgrade))
 }
 
 /// Merges the user's commit into the new scaffold on the checked-out branch and reports.
