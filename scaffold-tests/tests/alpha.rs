@@ -355,9 +355,16 @@ fn generate_refuses_what_it_cannot_undo() {
     );
     refused(
         &dir,
-        &["alpha", "generate", "--output-dir", "src"],
+        &["alpha", "generate", "--output-dir", "fresh"],
+        &["error: --output-dir fresh is inside the project: pass a directory outside it"],
+    );
+    std::fs::create_dir(tmp.path().join("taken")).unwrap();
+    std::fs::write(tmp.path().join("taken/notes.md"), "mine\n").unwrap();
+    refused(
+        &dir,
+        &["alpha", "generate", "--output-dir", "../taken"],
         &[
-            "error: src is not empty: rkb alpha generate writes the regenerated project into a new or empty directory",
+            "error: ../taken is not empty: rkb alpha generate writes the regenerated project into a new or empty directory",
         ],
     );
 }

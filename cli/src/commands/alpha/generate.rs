@@ -27,7 +27,7 @@ pub fn run(args: &AlphaGenerateArgs) -> Result<()> {
     let config = ProjectConfig::load(input)?;
     let output = match &args.output_dir {
         Some(output) => {
-            refuse_non_empty(output)?;
+            refuse_output(input, output)?;
             output.clone()
         }
         None => {
@@ -37,10 +37,14 @@ pub fn run(args: &AlphaGenerateArgs) -> Result<()> {
     };
     let parent = std::path::absolute(&output)?
         .parent()
+        .filter(|parent| parent.is_dir())
         .map(Path::to_path_buf)
-        .context("the output directory has no parent")?;
-    std::fs::create_dir_all(&parent)
-        .with_context(|| format!("cannot create {}", parent.display()))?;
+        .with_context(|| {
+            format!(
+                "the directory {} is to go in does not exist",
+                output.display()
+            )
+        })?;
     // Next to the output, so moving the tree into place is a rename on one file system.
     let staging = tempfile::Builder::new()
         .prefix(".rkb-alpha-generate-")
@@ -63,6 +67,11 @@ pub fn run(args: &AlphaGenerateArgs) -> Result<()> {
     } else {
         swap_in_place(input, &fresh, &staging.path().join("old"))?;
     }
+    report(&config, &output, &regenerated);
+    Ok(())
+}
+
+fn report(config: &ProjectConfig, output: &Path, regenerated: &[PathBuf]) {
     println!(
         "Regenerated {} from PROJECT with rkb {} in {}",
         config.project_name,
@@ -73,11 +82,43 @@ pub fn run(args: &AlphaGenerateArgs) -> Result<()> {
         println!(
             "Scaffold files that differ from the project's (compare with git, re-apply your edits):"
         );
-        for path in &regenerated {
+        for path in regenerated {
             println!("  {}", path.display());
         }
     }
-    Ok(())
+}
+
+/// `--output-dir` must be new or empty, and outside the project (whose files are read while it is written).
+fn refuse_output(input: &Path, output: &Path) -> Result<()> {
+    if resolved(output)?.starts_with(std::fs::canonicalize(input)?) {
+        bail!(
+            "--output-dir {} is inside the project: pass a directory outside it, or no --output-dir to regenerate in \
+             place",
+            output.display()
+        );
+    }
+    refuse_non_empty(output)
+}
+
+/// `path` with symbolic links and `..` resolved; for a path that does not exist yet, its parent's, which must.
+fn resolved(path: &Path) -> Result<PathBuf> {
+    if path.exists() {
+        return Ok(std::fs::canonicalize(path)?);
+    }
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} names no directory", path.display()))?;
+    let parent = std::fs::canonicalize(parent).with_context(|| {
+        format!(
+            "the directory {} is to go in does not exist",
+            path.display()
+        )
+    })?;
+    Ok(parent.join(name))
 }
 
 fn refuse_non_empty(output: &Path) -> Result<()> {
