@@ -154,6 +154,11 @@ fn update_brings_the_new_template_and_keeps_the_users_code() {
         "",
         "the merge is committed"
     );
+    assert_eq!(
+        git(&dir, &["rev-parse", "HEAD^"]),
+        git(&dir, &["rev-parse", "main"]),
+        "one commit on the user's branch"
+    );
 
     // (1) the template change reached the project; (2) the user's code is still there.
     let controller = std::fs::read_to_string(dir.join(CONTROLLER)).unwrap();

@@ -8,8 +8,9 @@
 //! Both scaffolds are built in a staging directory and written to the repository as commits (the ancestor's parent
 //! is HEAD, the other two are children of the ancestor), so git's merge base is the old scaffold. rkb then makes
 //! the output branch at the upgrade commit, checks it out and merges the original into it: the user's changes to the
-//! old scaffold are replayed on the new one. A clean merge is committed with PROJECT's `cliVersion` set to this rkb
-//! and `rkb manifests` run; conflicts are left as git conflicts (the merge in progress) and listed, exit 1. Nothing
+//! old scaffold are replayed on the new one. A clean merge, with PROJECT's `cliVersion` set to this rkb and `rkb
+//! manifests` run, becomes one commit on the user's HEAD (kubebuilder's default squash); conflicts are left as git
+//! conflicts (the merge in progress, its parents the scaffold commits) and listed, exit 1. Nothing
 //! is written before the scaffolds are built, and the command refuses to start on a dirty tree or outside the top of
 //! a git repository, so every failure before the merge leaves the tree (and the branches) as they were.
 
@@ -152,8 +153,12 @@ fn merge(
     replay::run_rkb(&rkb, &["manifests".to_string()], dir).with_context(|| {
         format!("the merge is on branch {branch}, not committed yet: fix the sources, run `rkb manifests`, then `git commit`")
     })?;
+    // kubebuilder's default: the result as one commit on the user's, without the scaffold commits. A reset to it
+    // ends the merge (its index is the merged tree, which the work tree holds).
     git::run(dir, &["add", "--all"])?;
-    git::run(dir, &["commit", "--quiet", "--no-verify", "-m", &message])?;
+    let tree = git::run(dir, &["write-tree"])?;
+    let squashed = git::run(dir, &["commit-tree", &tree, "-p", head, "-m", &message])?;
+    git::run(dir, &["reset", "--quiet", &squashed])?;
     println!(
         "rkb alpha update: merged rkb {to}'s scaffold into the project on branch {branch} (no conflicts)."
     );
