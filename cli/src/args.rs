@@ -49,6 +49,14 @@ pub enum Command {
         rkb manifests --check --against v0.1.0  # CI: also refuse CRD changes that break v0.1.0's objects\n  \
         rkb manifests --max-desc-len 0")]
     Manifests(ManifestsArgs),
+    /// Bring a project forward to this rkb's scaffolds (kubebuilder's `alpha generate` and `alpha update`)
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+        rkb alpha generate --output-dir ../demo-fresh   # the project re-scaffolded from PROJECT, your code carried over\n  \
+        rkb alpha update                                # three-way merge of the old scaffold, the new one and your branch"
+    )]
+    Alpha(AlphaCommand),
     /// Print rkb's version, commit, build date and platform, and the versions it scaffolds against; inside a
     /// project, warn when its rkb-runtime is another release
     #[command(after_help = "Examples:\n  rkb version")]
@@ -272,6 +280,49 @@ pub struct ManifestsArgs {
     #[arg(long)]
     pub max_desc_len: Option<usize>,
     /// Project directory (holds Cargo.toml and src/)
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AlphaCommand {
+    /// Re-scaffold the project from its PROJECT with this rkb (init, every create api and create webhook, in
+    /// PROJECT's order), carry the user's API types, controllers, webhooks, their tests and every file the scaffold
+    /// does not write over, then run `rkb manifests`
+    #[command(after_help = "Examples:\n  \
+        rkb alpha generate                                  # in place: needs a clean git tree\n  \
+        rkb alpha generate --input-dir . --output-dir ../demo-fresh")]
+    Generate(AlphaGenerateArgs),
+    /// Merge this rkb's scaffold into the project on a new git branch: a three-way merge of the scaffold the
+    /// project's rkb release (PROJECT's cliVersion) makes, the one this rkb makes, and the current branch
+    #[command(after_help = "Examples:\n  \
+        rkb alpha update                                    # installs the recorded rkb release with cargo install\n  \
+        rkb alpha update --from-rkb ~/old-rkb/target/release/rkb\n  \
+        rkb alpha update --output-branch upgrade-scaffold")]
+    Update(AlphaUpdateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AlphaGenerateArgs {
+    /// The project to regenerate (holds PROJECT)
+    #[arg(long, default_value = ".")]
+    pub input_dir: PathBuf,
+    /// Where the regenerated project goes: a new or empty directory. Without it, the project is regenerated in
+    /// place, which rkb does only in a git repository whose tree is clean (git holds what it replaces)
+    #[arg(long)]
+    pub output_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct AlphaUpdateArgs {
+    /// The rkb binary of the project's recorded release (PROJECT's cliVersion), which makes the merge's ancestor
+    /// scaffold; without it rkb runs `cargo install rkb --version <cliVersion>` into its cache
+    #[arg(long, value_name = "PATH")]
+    pub from_rkb: Option<PathBuf>,
+    /// The branch the merge is left on (default: rkb-update-from-<cliVersion>-to-<this version>)
+    #[arg(long, value_name = "BRANCH")]
+    pub output_branch: Option<String>,
+    /// Project directory: the top of a git repository with a clean tree
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,
 }

@@ -1,5 +1,6 @@
 //! One module per command; `run` dispatches.
 
+mod alpha;
 mod api_conflicts;
 mod completion;
 mod core_kinds;
@@ -18,7 +19,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::args::{Cli, Command, CreateCommand};
+use crate::args::{AlphaCommand, Cli, Command, CreateCommand};
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
@@ -31,6 +32,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Edit(args) => edit::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Manifests(args) => manifests::run(&args),
+        Command::Alpha(AlphaCommand::Generate(args)) => {
+            alpha::generate::run(&args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Alpha(AlphaCommand::Update(args)) => alpha::update::run(&args),
         Command::Version => {
             version::run(std::path::Path::new("."));
             Ok(ExitCode::SUCCESS)
