@@ -5,8 +5,8 @@ use std::path::Path;
 use std::process::Command;
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, git_commit_all, project_dir, rkb_ok, run,
-    kinds, scaffold_incremental_webhooks, seed_lock, target_dir,
+    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, git_commit_all, kinds, project_dir, rkb_ok, run,
+    scaffold_incremental_webhooks, seed_lock, target_dir,
 };
 
 #[test]

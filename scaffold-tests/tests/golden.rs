@@ -150,3 +150,45 @@ fn an_external_kind_is_recorded_and_its_crate_added() {
         "{hooks}"
     );
 }
+
+/// A further, named controller of a kind (`--resource=false --controller-name`) keeps what PROJECT says of the
+/// kind's API: its plural and its cluster scope are not reset to the flags' defaults (`rkb alpha generate` replays
+/// PROJECT, so a lost plural would rename the CRD).
+#[test]
+fn a_named_controller_keeps_what_project_says_of_the_api() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir(&dir).unwrap();
+    rkb_ok(&dir, &["init", "--domain", "my.domain"]);
+    let kind = ["--group", "devops", "--version", "v1", "--kind", "Gadget"];
+    rkb_ok(
+        &dir,
+        &[
+            &["create", "api"][..],
+            &kind,
+            &["--plural", "gadgetry", "--namespaced=false"],
+        ]
+        .concat(),
+    );
+    let before = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    let api = "- api:\n    crdVersion: v1\n  controller: true\n";
+    assert!(
+        before.contains(api) && before.contains("  plural: gadgetry\n"),
+        "{before}"
+    );
+    rkb_ok(
+        &dir,
+        &[
+            &["create", "api"][..],
+            &kind,
+            &["--resource=false", "--controller-name", "gadget-backup"],
+        ]
+        .concat(),
+    );
+    let after = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(
+        after.contains("- api:\n    crdVersion: v1\n") && !after.contains("namespaced: true"),
+        "{after}"
+    );
+    assert!(after.contains("  plural: gadgetry\n"), "{after}");
+}

@@ -668,11 +668,17 @@ fn record_resource(
     existing: Option<&ResourceConfig>,
     controller_name: Option<&str>,
 ) {
+    // A further controller (`--resource=false`) of a kind with an API keeps what PROJECT says of that API: the flags'
+    // defaults describe no API, and would lose a custom plural or a cluster scope.
+    let kept_api = existing.filter(|r| !args.resource && r.api.is_some());
     let mut resource = ResourceConfig {
-        api: (args.resource || existing.is_some_and(|r| r.api.is_some())).then(|| ApiConfig {
-            crd_version: "v1".to_string(),
-            namespaced: args.namespaced,
-        }),
+        api: match kept_api {
+            Some(r) => r.api.clone(),
+            None => args.resource.then(|| ApiConfig {
+                crd_version: "v1".to_string(),
+                namespaced: args.namespaced,
+            }),
+        },
         controller: existing.is_some_and(|r| r.controller),
         controllers: existing.and_then(|r| r.controllers.clone()),
         core: false,
@@ -682,7 +688,10 @@ fn record_resource(
         kind: args.kind.clone(),
         module: None,
         path: Some(format!("{}::api::{api_mod}", config.repo)),
-        plural: (plural != default_plural).then(|| plural.to_string()),
+        plural: match kept_api {
+            Some(r) => r.plural.clone(),
+            None => (plural != default_plural).then(|| plural.to_string()),
+        },
         version: args.version.clone(),
         webhooks: existing.and_then(|r| r.webhooks.clone()),
     };
