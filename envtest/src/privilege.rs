@@ -242,7 +242,7 @@ fn with_implied_uses(event: &AuditEvent) -> Vec<AuditEvent> {
 }
 
 /// Whether a request URI asks for the initial state as watch events (`sendInitialEvents=true`).
-fn is_streaming_list(request_uri: &str) -> bool {
+pub(crate) fn is_streaming_list(request_uri: &str) -> bool {
     let query = request_uri.split_once('?').map_or("", |(_, query)| query);
     query
         .split('&')

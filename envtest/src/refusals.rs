@@ -90,10 +90,17 @@ fn marker_granting(event: &AuditEvent) -> String {
     } else {
         &event.api_group
     };
+    // A streaming list is authorized as a watch, but the list+watch fallback (a server without streaming lists)
+    // needs `list` too: the marker grants both.
+    let verbs = if event.verb == "watch" && crate::privilege::is_streaming_list(&event.request_uri)
+    {
+        "list;watch"
+    } else {
+        &event.verb
+    };
     format!(
-        "+kubebuilder:rbac:groups={group},resources={},verbs={}",
+        "+kubebuilder:rbac:groups={group},resources={},verbs={verbs}",
         event.rbac_resource(),
-        event.verb
     )
 }
 
@@ -119,6 +126,26 @@ mod tests {
             request_uri: format!("/apis/devops.my.domain/v1/{resource}"),
             code: Some(code),
         }
+    }
+
+    #[test]
+    fn a_refused_streaming_list_asks_for_list_and_watch() {
+        let mut streaming = event("m", "watch", "demomicroservices", None, 403);
+        streaming
+            .request_uri
+            .push_str("?allowWatchBookmarks=true&sendInitialEvents=true&watch=true");
+        assert_eq!(
+            marker_granting(&streaming),
+            "+kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=list;watch"
+        );
+        let mut resumed = event("m", "watch", "demomicroservices", None, 403);
+        resumed
+            .request_uri
+            .push_str("?resourceVersion=7&watch=true");
+        assert_eq!(
+            marker_granting(&resumed),
+            "+kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=watch"
+        );
     }
 
     #[test]

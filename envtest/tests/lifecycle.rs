@@ -53,8 +53,12 @@ async fn a_missing_controller_manager_is_named() {
         .await
         .unwrap_err()
         .to_string();
-    assert!(err.contains("no kube-controller-manager"), "{err}");
-    assert!(err.contains("make setup-envtest"), "{err}");
+    let missing = format!(
+        "kube-controller-manager not found in {}",
+        partial.path().display()
+    );
+    assert!(err.contains(&missing), "{err}");
+    assert!(err.contains("hack/setup-envtest.sh"), "{err}");
 }
 
 #[tokio::test]

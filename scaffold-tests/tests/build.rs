@@ -82,9 +82,10 @@ fn a_missing_rbac_marker_fails_the_controller_test_with_the_403(dir: &Path) {
     for needle in [
         "test reconciles_a_demomicroservice_from_creation_to_deletion ... FAILED",
         "403 Forbidden: the API server refused 1 request(s) of demo-controller-manager, which its RBAC roles do not \
-         allow:\n    list devops.my.domain/demomicroservices in all namespaces\n",
+         allow:\n    watch devops.my.domain/demomicroservices in all namespaces\n",
+        // The first read is a streaming list (a watch); its list+watch fallback needs `list` too.
         "hint: grant each with a marker such as \
-         `// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=list` on the controller",
+         `// +kubebuilder:rbac:groups=devops.my.domain,resources=demomicroservices,verbs=list;watch` on the controller",
     ] {
         assert!(
             report.contains(needle),
