@@ -432,14 +432,19 @@ pub fn stale_crds(
             path: path.clone(),
             source,
         })?;
-        let generated = text.contains("\nkind: CustomResourceDefinition\n")
-            && text.contains("    controller-gen.kubebuilder.io/version: ");
-        if generated {
+        if is_generated_crd(&text) {
             stale.push(opts.crd_dir.join(&name));
         }
     }
     stale.sort();
     Ok(stale)
+}
+
+/// Whether a YAML file is a CRD a generator wrote: it carries controller-gen's version annotation, as rkb's do.
+/// Such a file in the CRD directory is rkb's to remove when no kind makes it any more; one without is the user's.
+pub fn is_generated_crd(yaml: &str) -> bool {
+    yaml.contains("\nkind: CustomResourceDefinition\n")
+        && yaml.contains("    controller-gen.kubebuilder.io/version: ")
 }
 
 /// What a project's inputs look like on disk (path, size, mtime of every `src/**/*.rs`, and of Cargo.toml, whose

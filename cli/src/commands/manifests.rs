@@ -244,9 +244,7 @@ fn removed_crds(args: &ManifestsArgs, output: &rkb_manifests::Output) -> Result<
         let Some(text) = git_show(&args.dir, git_ref, rel)? else {
             continue;
         };
-        let written_by_rkb = text.contains("\nkind: CustomResourceDefinition\n")
-            && text.contains("    controller-gen.kubebuilder.io/version: ");
-        if written_by_rkb {
+        if rkb_manifests::is_generated_crd(&text) {
             out.push(removed(format!("{git_ref}:{}", rel.display()), text));
         }
     }
