@@ -39,107 +39,144 @@ macro_rules! ratcheted {
 /// Why each rule's change breaks (what the API server then does, as the tests in
 /// manifests/tests/upgrade_apiserver.rs show it on a real one), and what to do instead.
 fn explain(rule: Rule) -> Explained {
-    let (why, instead) = match rule {
-        Rule::ScopeChanged => (
-            "the API server refuses the new CRD (`spec.scope` is immutable): every stored object is named with (or without) a namespace, and none can be served under the other scope",
-            "keep the scope; a kind of the other scope is a new CRD (another kind or group)",
-        ),
-        Rule::StoredVersionRemoved => (
-            "the API server refuses the new CRD while the version is in `status.storedVersions` (objects stored in it stay so until each is rewritten), and clients that use it get 404 Not Found once it is gone",
-            "keep the version (stop serving it with `+kubebuilder:unservedversion`) until a storage-version migration (rkb-runtime's `StorageMigration`, docs/webhooks.md) has rewritten every object and dropped it from `status.storedVersions`",
-        ),
-        Rule::ServedVersionRemoved => (
-            "clients that use it get 404 Not Found, without a warning beforehand",
-            "first release it deprecated (`+kubebuilder:deprecatedversion`), so clients are warned; stop serving it in a later release",
-        ),
-        Rule::FieldRemoved => (
-            "its value disappears from every read of the stored objects at once (pruned on read, lost for good at their next write); a create that sets it succeeds with the value dropped, and a server-side apply that sets it fails (HTTP 500, `field not declared in schema`, under kubectl's strict field validation)",
-            "keep the field and say in its doc comment that it is deprecated; or remove it in a new API version, with a conversion that carries its value",
-        ),
-        Rule::TypeChanged => (
-            "a manifest with a value of the old type is refused as a new object (HTTP 422, `must be of type`), and its server-side apply to a stored object fails even unchanged (HTTP 500: server-side apply types the manifest before validation, so nothing is ratcheted); stored values keep the old type, which clients decoding the new one fail on; only a merge patch that leaves the value as it is passes",
-            "keep the type and add a field of the new type; or change it in a new API version, with a conversion",
-        ),
-        Rule::RequiredAdded => (
-            concat!(
-                "a manifest that leaves it out is refused as a new object (HTTP 422, `Required value`)",
-                ratcheted!()
-            ),
-            "keep it optional (`+optional`) and treat it as absent in the controller; or require it in a new API version, with a conversion that fills it",
-        ),
-        Rule::DefaultAdded => (
-            "a default is applied whenever an object is read: a GET of a stored object without the field now returns this value, which nobody wrote, and the controller acts on it",
-            "leave the field without a default and handle its absence in the controller; or add the default in a new API version",
-        ),
-        Rule::DefaultChanged => (
-            "stored objects keep the old value (a default is written into an object when it is created), but the same manifest now creates a different object: one that leaves the field out gets the new value",
-            "keep the default; or change it in a new API version, with a conversion",
-        ),
-        Rule::DefaultRemoved => (
-            "stored objects keep the old value (a default is written into an object when it is created), but the same manifest now creates a different object: one that leaves the field out has it absent",
-            "keep the default; or remove it in a new API version, with a conversion that writes the old value",
-        ),
-        Rule::EnumAdded => (
-            concat!(
-                "a manifest with another value is refused as a new object (HTTP 422, `Unsupported value`)",
-                ratcheted!()
-            ),
-            "check the value in the controller (or a webhook, with a warning) first; or limit it in a new API version, with a conversion",
-        ),
-        Rule::EnumValueRemoved => (
-            concat!(
-                "a manifest with the removed value is refused as a new object (HTTP 422, `Unsupported value`)",
-                ratcheted!()
-            ),
-            "keep the value (the controller may map it to another); or drop it in a new API version, with a conversion",
-        ),
-        Rule::LimitTightened => (
-            concat!(
-                "a manifest with a value outside the new limit is refused as a new object (HTTP 422)",
-                ratcheted!()
-            ),
-            "keep the old limit (relaxing a limit is safe); or tighten it in a new API version, with a conversion",
-        ),
-        Rule::LimitAdded => (
-            concat!(
-                "a manifest with a value outside the limit is refused as a new object (HTTP 422)",
-                ratcheted!()
-            ),
-            "leave the field unlimited and check it in the controller; or limit it in a new API version, with a conversion",
-        ),
-        Rule::PreserveUnknownFieldsNarrowed => (
-            "the fields it kept disappear from every read of the stored objects at once (pruned on read, lost for good at their next write), and clients that set them have them dropped without an error",
-            "keep unknown fields (`+kubebuilder:pruning:PreserveUnknownFields`, or the map); or declare every field it kept",
-        ),
-        Rule::ListTypeChanged => (
-            "server-side apply merges the list or map another way: made a `set` or `map`, a manifest with repeated entries is refused as a new object (HTTP 422, `Duplicate value`) and its server-side apply to a stored object fails even unchanged (HTTP 500: nothing is ratcheted there; only a merge patch that leaves the list as it is passes); made `atomic`, field managers that each owned their own entries conflict on their next apply (HTTP 409)",
-            "keep the list or map type; another one belongs to a new field or a new API version",
-        ),
-        Rule::CelRuleAdded => (
-            concat!(
-                "a manifest with a value the rule refuses is refused as a new object (HTTP 422, `failed rule`)",
-                ratcheted!()
-            ),
-            "write the rule so every stored object passes it (a transition rule on `oldSelf`, with `optionalOldSelf`), or check it in the controller; or add it in a new API version",
-        ),
-        Rule::NullableChanged => (
-            "taken away, a stored null disappears from every read at once (pruned), a create with null succeeds with the null dropped, and a server-side apply with null is refused (HTTP 422, `must be of type`); given, clients read a null they never expected",
-            "keep `nullable` as it was; or change it in a new API version, with a conversion",
-        ),
-        Rule::CrdRemoved => (
-            "applied with pruning (`kubectl apply --prune`, a GitOps tool), the release deletes the CRD, and the API server deletes every object of it with it; applied without, the CRD and its objects stay, and no controller acts on them",
-            "keep the kind (its versions deprecated with `+kubebuilder:deprecatedversion`) until its objects are moved or deleted on purpose",
-        ),
-        Rule::CelRuleChanged => (
-            concat!(
-                "a manifest with a value the new rule refuses is refused as a new object (HTTP 422, `failed rule`)",
-                ratcheted!()
-            ),
-            "keep the rule; or change it in a new API version, with a conversion",
-        ),
-    };
-    Explained { why, instead }
+    match rule {
+        Rule::ScopeChanged => SCOPE_CHANGED,
+        Rule::StoredVersionRemoved => STORED_VERSION_REMOVED,
+        Rule::ServedVersionRemoved => SERVED_VERSION_REMOVED,
+        Rule::FieldRemoved => FIELD_REMOVED,
+        Rule::TypeChanged => TYPE_CHANGED,
+        Rule::RequiredAdded => REQUIRED_ADDED,
+        Rule::DefaultAdded => DEFAULT_ADDED,
+        Rule::DefaultChanged => DEFAULT_CHANGED,
+        Rule::DefaultRemoved => DEFAULT_REMOVED,
+        Rule::EnumAdded => ENUM_ADDED,
+        Rule::EnumValueRemoved => ENUM_VALUE_REMOVED,
+        Rule::LimitTightened => LIMIT_TIGHTENED,
+        Rule::LimitAdded => LIMIT_ADDED,
+        Rule::PreserveUnknownFieldsNarrowed => PRESERVE_UNKNOWN_FIELDS_NARROWED,
+        Rule::ListTypeChanged => LIST_TYPE_CHANGED,
+        Rule::CelRuleAdded => CEL_RULE_ADDED,
+        Rule::NullableChanged => NULLABLE_CHANGED,
+        Rule::CrdRemoved => CRD_REMOVED,
+        Rule::CelRuleChanged => CEL_RULE_CHANGED,
+    }
 }
+
+const SCOPE_CHANGED: Explained = Explained {
+    why: "the API server refuses the new CRD (`spec.scope` is immutable): every stored object is named with (or without) a namespace, and none can be served under the other scope",
+    instead: "keep the scope; a kind of the other scope is a new CRD (another kind or group)",
+};
+
+const STORED_VERSION_REMOVED: Explained = Explained {
+    why: "the API server refuses the new CRD while the version is in `status.storedVersions` (objects stored in it stay so until each is rewritten), and clients that use it get 404 Not Found once it is gone",
+    instead: "keep the version (stop serving it with `+kubebuilder:unservedversion`) until a storage-version migration (rkb-runtime's `StorageMigration`, docs/webhooks.md) has rewritten every object and dropped it from `status.storedVersions`",
+};
+
+const SERVED_VERSION_REMOVED: Explained = Explained {
+    why: "clients that use it get 404 Not Found, without a warning beforehand",
+    instead: "first release it deprecated (`+kubebuilder:deprecatedversion`), so clients are warned; stop serving it in a later release",
+};
+
+const FIELD_REMOVED: Explained = Explained {
+    why: "its value disappears from every read of the stored objects at once (pruned on read, lost for good at their next write); a create that sets it succeeds with the value dropped, and a server-side apply that sets it fails (HTTP 500, `field not declared in schema`, under kubectl's strict field validation)",
+    instead: "keep the field and say in its doc comment that it is deprecated; or remove it in a new API version, with a conversion that carries its value",
+};
+
+const TYPE_CHANGED: Explained = Explained {
+    why: "a manifest with a value of the old type is refused as a new object (HTTP 422, `must be of type`), and its server-side apply to a stored object fails even unchanged (HTTP 500: server-side apply types the manifest before validation, so nothing is ratcheted); stored values keep the old type, which clients decoding the new one fail on; only a merge patch that leaves the value as it is passes",
+    instead: "keep the type and add a field of the new type; or change it in a new API version, with a conversion",
+};
+
+const REQUIRED_ADDED: Explained = Explained {
+    why: concat!(
+        "a manifest that leaves it out is refused as a new object (HTTP 422, `Required value`)",
+        ratcheted!()
+    ),
+    instead: "keep it optional (`+optional`) and treat it as absent in the controller; or require it in a new API version, with a conversion that fills it",
+};
+
+const DEFAULT_ADDED: Explained = Explained {
+    why: "a default is applied whenever an object is read: a GET of a stored object without the field now returns this value, which nobody wrote, and the controller acts on it",
+    instead: "leave the field without a default and handle its absence in the controller; or add the default in a new API version",
+};
+
+const DEFAULT_CHANGED: Explained = Explained {
+    why: "stored objects keep the old value (a default is written into an object when it is created), but the same manifest now creates a different object: one that leaves the field out gets the new value",
+    instead: "keep the default; or change it in a new API version, with a conversion",
+};
+
+const DEFAULT_REMOVED: Explained = Explained {
+    why: "stored objects keep the old value (a default is written into an object when it is created), but the same manifest now creates a different object: one that leaves the field out has it absent",
+    instead: "keep the default; or remove it in a new API version, with a conversion that writes the old value",
+};
+
+const ENUM_ADDED: Explained = Explained {
+    why: concat!(
+        "a manifest with another value is refused as a new object (HTTP 422, `Unsupported value`)",
+        ratcheted!()
+    ),
+    instead: "check the value in the controller (or a webhook, with a warning) first; or limit it in a new API version, with a conversion",
+};
+
+const ENUM_VALUE_REMOVED: Explained = Explained {
+    why: concat!(
+        "a manifest with the removed value is refused as a new object (HTTP 422, `Unsupported value`)",
+        ratcheted!()
+    ),
+    instead: "keep the value (the controller may map it to another); or drop it in a new API version, with a conversion",
+};
+
+const LIMIT_TIGHTENED: Explained = Explained {
+    why: concat!(
+        "a manifest with a value outside the new limit is refused as a new object (HTTP 422)",
+        ratcheted!()
+    ),
+    instead: "keep the old limit (relaxing a limit is safe); or tighten it in a new API version, with a conversion",
+};
+
+const LIMIT_ADDED: Explained = Explained {
+    why: concat!(
+        "a manifest with a value outside the limit is refused as a new object (HTTP 422)",
+        ratcheted!()
+    ),
+    instead: "leave the field unlimited and check it in the controller; or limit it in a new API version, with a conversion",
+};
+
+const PRESERVE_UNKNOWN_FIELDS_NARROWED: Explained = Explained {
+    why: "the fields it kept disappear from every read of the stored objects at once (pruned on read, lost for good at their next write), and clients that set them have them dropped without an error",
+    instead: "keep unknown fields (`+kubebuilder:pruning:PreserveUnknownFields`, or the map); or declare every field it kept",
+};
+
+const LIST_TYPE_CHANGED: Explained = Explained {
+    why: "server-side apply merges the list or map another way: made a `set` or `map`, a manifest with repeated entries is refused as a new object (HTTP 422, `Duplicate value`) and its server-side apply to a stored object fails even unchanged (HTTP 500: nothing is ratcheted there; only a merge patch that leaves the list as it is passes); made `atomic`, field managers that each owned their own entries conflict on their next apply (HTTP 409)",
+    instead: "keep the list or map type; another one belongs to a new field or a new API version",
+};
+
+const CEL_RULE_ADDED: Explained = Explained {
+    why: concat!(
+        "a manifest with a value the rule refuses is refused as a new object (HTTP 422, `failed rule`)",
+        ratcheted!()
+    ),
+    instead: "write the rule so every stored object passes it (a transition rule on `oldSelf`, with `optionalOldSelf`), or check it in the controller; or add it in a new API version",
+};
+
+const NULLABLE_CHANGED: Explained = Explained {
+    why: "taken away, a stored null disappears from every read at once (pruned), a create with null succeeds with the null dropped, and a server-side apply with null is refused (HTTP 422, `must be of type`); given, clients read a null they never expected",
+    instead: "keep `nullable` as it was; or change it in a new API version, with a conversion",
+};
+
+const CRD_REMOVED: Explained = Explained {
+    why: "applied with pruning (`kubectl apply --prune`, a GitOps tool), the release deletes the CRD, and the API server deletes every object of it with it; applied without, the CRD and its objects stay, and no controller acts on them",
+    instead: "keep the kind (its versions deprecated with `+kubebuilder:deprecatedversion`) until its objects are moved or deleted on purpose",
+};
+
+const CEL_RULE_CHANGED: Explained = Explained {
+    why: concat!(
+        "a manifest with a value the new rule refuses is refused as a new object (HTTP 422, `failed rule`)",
+        ratcheted!()
+    ),
+    instead: "keep the rule; or change it in a new API version, with a conversion",
+};
 
 /// A finding's error, not yet placed: `[rule] what changed (against the baseline)`, and the hint saying what
 /// breaks, the safe way and the acknowledgment.
