@@ -58,6 +58,7 @@ mod reconcile;
 pub mod scope;
 mod secure;
 mod server;
+pub mod shard;
 pub mod webhook;
 
 // The public paths are flat (`rkb_runtime::apply`, `rkb_runtime::workqueue`, ...) whatever folder a module lives

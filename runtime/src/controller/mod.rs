@@ -123,6 +123,8 @@ where
     index_watches: Vec<BoxFuture<'static, ()>>,
     concurrency: u16,
     rate_limiter: RateLimiter<ObjectRef<K>>,
+    /// [`Self::sharded`] was called.
+    sharded: bool,
 }
 
 impl<K> ControllerBuilder<K>
@@ -154,6 +156,7 @@ where
             index_watches: Vec::new(),
             concurrency: 1,
             rate_limiter: RateLimiter::default(),
+            sharded: false,
         }
     }
 
@@ -287,6 +290,14 @@ where
         self
     }
 
+    /// Splits this controller's objects across the manager's replicas when the manager runs with `--sharded` (see
+    /// the `shard` module): every replica reconciles the objects assigned to it, and caches only those (and their
+    /// children). Without `--sharded` it changes nothing.
+    pub fn sharded(mut self) -> Self {
+        self.sharded = true;
+        self
+    }
+
     /// The name used in metrics and logs (default: the lowercase kind).
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
@@ -328,6 +339,7 @@ where
             index_watches,
             concurrency,
             rate_limiter,
+            sharded: _,
         } = self;
         for index in &indexes {
             index.count_as(ctx.metrics(), &name);

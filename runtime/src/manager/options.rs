@@ -46,6 +46,14 @@ pub struct ManagerOptions {
     pub leader_elect_renew_deadline: Duration,
     /// `--leader-elect-retry-period`.
     pub leader_elect_retry_period: Duration,
+    /// `--sharded`: the controllers built with `ControllerBuilder::sharded` run on every replica, each reconciling
+    /// the objects of its shard (see the `shard` module); the others still run on the leader only.
+    pub sharded: bool,
+    /// `--shard-lease-duration`: how long a replica's shard Lease stays valid after its last renewal.
+    pub shard_lease_duration: Duration,
+    /// `--shard-identity`: this replica's name in the shard ring (default: POD_NAME, else the host name plus a
+    /// random suffix).
+    pub shard_identity: Option<String>,
     /// `--namespaced`: watch only WATCH_NAMESPACE's namespaces (a comma-separated list; see
     /// [`ManagerOptions::watch_namespaces`]).
     pub namespaced: bool,
@@ -217,6 +225,32 @@ pub const FLAGS: &[Flag] = &[
         default: "2s",
         help: "How often candidates try to acquire and the leader renews.",
         set: |o, v| put(&mut o.leader_elect_retry_period, parse_duration(v)),
+    },
+    Flag {
+        name: "sharded",
+        value: None,
+        default: "false",
+        help: "Split the objects of sharded controllers across all replicas (each holds a shard Lease; the leader assigns objects by consistent hashing); other controllers still run on the leader only.",
+        set: |o, v| put(&mut o.sharded, parse_bool(v)),
+    },
+    Flag {
+        name: "shard-lease-duration",
+        value: Some("DURATION"),
+        default: "15s",
+        help: "With --sharded: how long a replica's shard Lease counts as held after its last renewal; a replica that stops renewing loses its objects after it.",
+        set: |o, v| put(&mut o.shard_lease_duration, parse_duration(v)),
+    },
+    Flag {
+        name: "shard-identity",
+        value: Some("NAME"),
+        default: "",
+        help: "With --sharded: this replica's name in the shard ring (default: the POD_NAME environment variable, else the host name plus a random suffix).",
+        set: |o, v| {
+            put(
+                &mut o.shard_identity,
+                Ok((!v.is_empty()).then(|| v.to_string())),
+            )
+        },
     },
     Flag {
         name: "namespaced",
@@ -454,6 +488,9 @@ impl Default for ManagerOptions {
             leader_elect_lease_duration: Duration::ZERO,
             leader_elect_renew_deadline: Duration::ZERO,
             leader_elect_retry_period: Duration::ZERO,
+            sharded: false,
+            shard_lease_duration: Duration::ZERO,
+            shard_identity: None,
             namespaced: false,
             log_format: LogFormat::Text,
             webhook_port: 0,
@@ -684,6 +721,9 @@ impl ManagerOptions {
             &self.health_probe_bind_address,
         )?;
         self.validate_server_limits()?;
+        if self.sharded {
+            self.validate_sharding()?;
+        }
         if self.leader_elect {
             if self.leader_elect_lease_duration <= self.leader_elect_renew_deadline {
                 return Err(Error::InvalidOptions(
@@ -702,6 +742,23 @@ impl ManagerOptions {
             }
         }
         Ok(())
+    }
+
+    /// --sharded's settings: a Lease counts whole seconds, and the identity is part of a Lease name and a label
+    /// value.
+    fn validate_sharding(&self) -> Result<(), Error> {
+        if self.shard_lease_duration < Duration::from_secs(1) {
+            return Err(Error::InvalidOptions(
+                "--shard-lease-duration must be at least 1s (a Lease counts whole seconds)".into(),
+            ));
+        }
+        match &self.shard_identity {
+            Some(identity) if !is_dns_label(identity) => Err(Error::InvalidOptions(format!(
+                "--shard-identity={identity:?} is not a valid shard name: it names a Lease and is a label value, \
+                 so write lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// The listeners' limits: each must allow something, and the webhook budget must hold its largest request.
@@ -803,7 +860,7 @@ pub(crate) fn parse_namespace_list(list: &str) -> Result<Vec<String>, Error> {
 }
 
 /// An RFC 1123 label, which every namespace name is.
-fn is_dns_label(name: &str) -> bool {
+pub(crate) fn is_dns_label(name: &str) -> bool {
     let alphanumeric = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
     name.len() <= 63
         && name.starts_with(alphanumeric)
