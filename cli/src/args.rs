@@ -26,7 +26,8 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         rkb init --domain my.domain\n  \
         rkb init --domain example.com --project-name guestbook --owner \"The Guestbook Authors\"\n  \
-        rkb init --domain my.domain --multigroup")]
+        rkb init --domain my.domain --multigroup\n  \
+        rkb init --domain my.domain --sharded")]
     Init(InitArgs),
     /// Scaffold new resources (APIs and their controllers)
     #[command(
@@ -107,6 +108,10 @@ pub struct InitArgs {
     /// Scaffold a namespace-scoped manager: it watches WATCH_NAMESPACE and gets Roles instead of ClusterRoles
     #[arg(long)]
     pub namespaced: bool,
+    /// Scaffold an active-active sharded manager: 3 replicas started with `--sharded`, the Lease rights of the shard
+    /// ring, and controllers that call `.sharded()` (each replica reconciles and caches its share of the objects)
+    #[arg(long)]
+    pub sharded: bool,
     /// Dev mode: build against the rkb checkout in this directory instead of the crates.io release (a
     /// [patch.crates-io] override in .cargo/config.toml, kept out of git; Cargo.toml keeps the published form)
     #[arg(long, env = "RKB_SOURCE")]

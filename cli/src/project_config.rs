@@ -34,6 +34,10 @@ pub struct ProjectConfig {
     pub repo: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<ResourceConfig>,
+    /// `rkb init --sharded`: the manager runs active-active (`--sharded`) and controllers call `.sharded()`; an rkb
+    /// key (kubebuilder has no sharding), written only when true so other projects' PROJECT files are unchanged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sharded: bool,
     pub version: String,
 }
 
@@ -314,6 +318,7 @@ mod tests {
                 version: "v1".into(),
                 webhooks: None,
             }],
+            sharded: true,
             version: "3".into(),
         };
         let text = config.render().unwrap();
@@ -330,6 +335,7 @@ mod tests {
                 "projectName: demo",
                 "repo: demo",
                 "resources:",
+                "sharded: true",
                 "version: '3'"
             ]
         );

@@ -33,6 +33,7 @@ pub fn run(args: &InitArgs) -> Result<()> {
         project_name: project_name.clone(),
         repo: names::crate_ident(&project_name),
         resources: Vec::new(),
+        sharded: args.sharded,
         version: "3".to_string(),
     };
     let runtime_source = RuntimeSource::choose(dir, args.rkb_source.as_deref())?;

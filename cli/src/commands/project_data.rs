@@ -31,6 +31,9 @@ pub struct ProjectData {
     /// The manager watches one namespace (WATCH_NAMESPACE) and gets a Role rather than a ClusterRole.
     pub namespaced_manager: bool,
     pub multigroup: bool,
+    /// `rkb init --sharded`: replicas share the objects of sharded controllers (manager flag, Lease rights,
+    /// `.sharded()` in scaffolded controllers).
+    pub sharded: bool,
 }
 
 impl ProjectData {
@@ -62,6 +65,7 @@ impl ProjectData {
             year,
             namespaced_manager: config.namespaced,
             multigroup: config.multigroup,
+            sharded: config.sharded,
         }
     }
 
@@ -89,6 +93,7 @@ impl ProjectData {
             year: current_year(),
             namespaced_manager: config.namespaced,
             multigroup: config.multigroup,
+            sharded: config.sharded,
         }
     }
 }

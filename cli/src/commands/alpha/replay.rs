@@ -1,12 +1,13 @@
 //! The rkb command lines that rebuild a project's scaffold from its PROJECT, and running them with a given rkb
 //! binary.
 //!
-//! Contract: `init` first (domain, project name, multigroup, namespaced, the license from hack/boilerplate.rs.txt),
-//! then for each kind in PROJECT's order its `create api` (resource and unnamed controller), its `create webhook` and
-//! a `create api --controller-name` per named controller, the last two deferred to just after the `create api` of
-//! the last of its conversion's spoke versions when they come later in PROJECT; then `manifests`. PROJECT does not
-//! record how the user interleaved these commands, so files that list kinds in creation order (main.rs) may list
-//! them in another order than the project's when a kind's webhooks or named controllers came after later kinds.
+//! Contract: `init` first (domain, project name, multigroup, namespaced, sharded, the license from
+//! hack/boilerplate.rs.txt), then for each kind in PROJECT's order its `create api` (resource and unnamed
+//! controller), its `create webhook` and a `create api --controller-name` per named controller, the last two deferred
+//! to just after the `create api` of the last of its conversion's spoke versions when they come later in PROJECT;
+//! then `manifests`. PROJECT does not record how the user interleaved these commands, so files that list kinds in
+//! creation order (main.rs) may list them in another order than the project's when a kind's webhooks or named
+//! controllers came after later kinds.
 
 use std::path::Path;
 use std::process::Command;
@@ -68,6 +69,9 @@ pub fn commands(
     }
     if config.namespaced {
         init.push("--namespaced".into());
+    }
+    if config.sharded {
+        init.push("--sharded".into());
     }
     match boilerplate.map(str::trim) {
         None | Some("") => init.extend(strings(&["--license", "none"])),
@@ -291,6 +295,7 @@ resources:
   kind: Frigate
   path: demo::api::ship::v2
   version: v2
+sharded: true
 version: '3'
 ";
 
@@ -309,7 +314,7 @@ version: '3'
         assert_eq!(
             lines,
             [
-                "init --domain example.com --project-name demo --multigroup --namespaced --owner The demo Authors"
+                "init --domain example.com --project-name demo --multigroup --namespaced --sharded --owner The demo Authors"
                     .to_string(),
                 format!("create api {} --namespaced=false --plural frigatez", kind("ship", "v1", "Frigate")),
                 format!("create api {} --resource=false", kind("apps", "v1", "Deployment")),
