@@ -3,6 +3,8 @@
 //!
 //! Contract: (filled in as the mechanism lands)
 
+pub mod ring;
+
 /// The label every shard Lease of a ring carries: `shard.rkb.dev/ring=<ring>`.
 pub const RING_LABEL: &str = "shard.rkb.dev/ring";
 
