@@ -1,0 +1,3 @@
+//! API groups and versions of the shard probe.
+
+pub mod v1;
