@@ -3,7 +3,7 @@
 //! the old text). A directory given to rerun-if-changed is scanned as a whole.
 
 fn main() {
-    for dir in ["init", "api", "webhook", "assets", "grafana"] {
+    for dir in ["init", "api", "webhook", "assets", "grafana", "helm"] {
         println!("cargo::rerun-if-changed={dir}");
     }
 }

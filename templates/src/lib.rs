@@ -33,6 +33,40 @@ pub const GRAFANA: [(&str, &str); 3] = [
     ),
 ];
 
+/// The files of `rkb edit --plugins helm` that are not generated from the kustomize render, by their path in the
+/// project; written when missing and then the user's. Plain files, not handlebars (Helm's templates use `{{`):
+/// `__PROJECT__` stands for the project's name, which names the chart.
+pub const HELM_CHART: [(&str, &str); 5] = [
+    (
+        "dist/chart/Chart.yaml",
+        include_str!("../helm/chart/Chart.yaml"),
+    ),
+    (
+        "dist/chart/.helmignore",
+        include_str!("../helm/chart/helmignore"),
+    ),
+    (
+        "dist/chart/README.md",
+        include_str!("../helm/chart/README.md"),
+    ),
+    (
+        "dist/chart/templates/_helpers.tpl",
+        include_str!("../helm/chart/_helpers.tpl"),
+    ),
+    (
+        "dist/chart/templates/NOTES.txt",
+        include_str!("../helm/chart/NOTES.txt"),
+    ),
+];
+
+/// The Makefile targets `rkb edit --plugins helm` appends (`__PROJECT__` as in [`HELM_CHART`]).
+pub const HELM_MAKEFILE: &str = include_str!("../helm/Makefile.helm");
+
+/// `.github/workflows/test-chart.yml`: `__RKB_VERSION__` and `__HELM_VERSION__` stand for the versions to install;
+/// the lines between `# [CERTMANAGER]` and `# [/CERTMANAGER]` (marker lines dropped) are for projects with cert-manager
+/// objects.
+pub const HELM_WORKFLOW: &str = include_str!("../helm/github/test-chart.yml");
+
 /// A template: its path below `init/` or `api/` (without `.hbs`) and its handlebars source.
 #[derive(Debug, Clone, Copy)]
 pub struct Template {

@@ -14,10 +14,12 @@
 //!   recognition refuses the run, naming the file and the line to change by hand.
 //!
 //! - `--plugins grafana` writes kubebuilder's Grafana dashboards for the metrics rkb exports (see [`grafana`]).
+//! - `--plugins helm` writes a Helm chart generated from config/default's render into dist/chart (see [`helm`]).
 //!
 //! All changes go through one [`Plan`]: a refusal leaves the tree byte-identical.
 
 mod grafana;
+mod helm;
 mod multigroup;
 
 use std::path::{Path, PathBuf};
@@ -30,9 +32,9 @@ use crate::scaffold::Plan;
 
 pub fn run(args: &EditArgs) -> Result<()> {
     let dir = &args.dir;
-    let grafana = match args.plugins.as_deref() {
-        None => false,
-        Some(plugins) => wants_grafana(plugins)?,
+    let plugins = match args.plugins.as_deref() {
+        None => Plugins::default(),
+        Some(plugins) => Plugins::parse(plugins)?,
     };
     if !dir.join(project_config::FILE_NAME).exists() {
         bail!(
@@ -40,7 +42,7 @@ pub fn run(args: &EditArgs) -> Result<()> {
             dir.display()
         );
     }
-    if args.multigroup.is_none() && args.namespaced.is_none() && !grafana {
+    if args.multigroup.is_none() && args.namespaced.is_none() && plugins == Plugins::default() {
         bail!(
             "nothing to edit: pass --multigroup, --namespaced, --namespaced=false or --plugins grafana (rkb edit --help lists what each changes)"
         );
@@ -85,8 +87,13 @@ pub fn run(args: &EditArgs) -> Result<()> {
             ));
         }
     }
-    if grafana {
+    if plugins.grafana {
         done.extend(grafana::plan(&mut plan)?);
+    }
+    if plugins.helm {
+        // After the other edits: the chart is made from config/ as this run leaves it on disk; an edit that also
+        // changes config/ (--namespaced) takes effect in the chart on the next `make helm-chart`.
+        done.extend(helm::plan(&mut plan, &config)?);
     }
     plan.update(project_config::FILE_NAME, config.render()?)?;
     plan.finish()?;
@@ -96,16 +103,29 @@ pub fn run(args: &EditArgs) -> Result<()> {
     Ok(())
 }
 
-/// `--plugins`: a comma-separated list, as kubebuilder takes it; rkb ports only grafana.
-fn wants_grafana(plugins: &str) -> Result<bool> {
-    for plugin in plugins.split(',').map(str::trim) {
-        if !matches!(plugin, "grafana" | "grafana.kubebuilder.io/v1-alpha") {
-            bail!(
-                "--plugins {plugins}: rkb has no plugin `{plugin}`: `rkb edit` takes --plugins grafana (kubebuilder's grafana.kubebuilder.io/v1-alpha); kubebuilder's helm and deploy-image plugins are not ported"
-            );
+/// The plugins of `--plugins`.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Plugins {
+    grafana: bool,
+    helm: bool,
+}
+
+impl Plugins {
+    /// A comma-separated list, as kubebuilder takes it; rkb ports grafana and helm (kubebuilder's v2-alpha, the
+    /// chart generated from the kustomize output; its deprecated v1-alpha is not ported).
+    fn parse(plugins: &str) -> Result<Self> {
+        let mut wanted = Self::default();
+        for plugin in plugins.split(',').map(str::trim) {
+            match plugin {
+                "grafana" | "grafana.kubebuilder.io/v1-alpha" => wanted.grafana = true,
+                "helm" | "helm.kubebuilder.io/v2-alpha" => wanted.helm = true,
+                _ => bail!(
+                    "--plugins {plugins}: rkb has no plugin `{plugin}`: `rkb edit` takes --plugins grafana (kubebuilder's grafana.kubebuilder.io/v1-alpha) and helm (helm.kubebuilder.io/v2-alpha); kubebuilder's helm/v1-alpha and deploy-image plugins are not ported"
+                ),
+            }
         }
+        Ok(wanted)
     }
-    Ok(true)
 }
 
 fn layout_name(multigroup: bool) -> &'static str {
