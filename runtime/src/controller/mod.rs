@@ -68,14 +68,32 @@ use crate::child_index::ChildIndex;
 use crate::context::Context;
 use crate::error::{BoxError, Error};
 use crate::failure::{Failure, PERSISTENT_CONFLICT, ReconcileError};
-use crate::metrics::{ControllerMetrics, ReconcileResult};
+use crate::metrics::{ControllerMetrics, Metrics, ReconcileResult};
 use crate::queue_mirror::{QueueMirror, requeue_delay};
 use crate::scope::KindScope;
 use crate::scope_watch::{Events, watches};
+use crate::shard::gate::{Gate, Verdict};
 use predicate::{Predicate, filtered};
 
 /// The reconcile requests of one controller, from all its watches.
 type Triggers<K> = SelectAll<BoxStream<'static, Result<ReconcileRequest<K>, watcher::Error>>>;
+
+/// An owned kind's watch, made once the controller knows whether it is sharded: the gate narrows its selector.
+type OwnedWatch<K> = Box<
+    dyn FnOnce(Option<&Gate>) -> BoxStream<'static, Result<ReconcileRequest<K>, watcher::Error>>
+        + Send,
+>;
+
+/// A child index's watch, made as [`OwnedWatch`] is.
+type IndexWatch = Box<dyn FnOnce(Option<&Gate>) -> BoxFuture<'static, ()> + Send>;
+
+/// `config` narrowed to this replica's shard by `gate`; unchanged for a controller that is not sharded.
+fn narrowed(gate: Option<&Gate>, config: watcher::Config) -> watcher::Config {
+    match gate {
+        Some(gate) => gate.narrowed(config),
+        None => config,
+    }
+}
 
 /// Entry point: `Controller::for_kind::<K>(&ctx)` starts a [`ControllerBuilder`] for kind K.
 #[derive(Clone, Copy, Debug)]
@@ -111,16 +129,19 @@ where
     name: String,
     /// The cache of K the object's watch fills, read by each reconcile.
     store: Store<K>,
-    /// The object's watch, through the cache: its events become the object's own reconcile requests in `run`,
-    /// once `predicate` is known.
-    own_events: Events<K>,
+    /// What fills it; taken by `run`, which starts the object's watch.
+    writer: reflector::store::Writer<K>,
+    /// The object's watch's selectors; `run` narrows them to this replica's shard when the controller is sharded.
+    own_config: watcher::Config,
     /// Which of the object's own events queue a reconcile (all without one).
     predicate: Option<Predicate<K>>,
     triggers: Triggers<K>,
+    /// The watches of owned kinds (`owns`), made by `run` with the shard's selector when the controller is sharded.
+    owned: Vec<OwnedWatch<K>>,
     /// The child indexes whose owner requests are among the triggers.
     indexes: Vec<ChildIndex>,
-    /// Their watches, run beside the controller.
-    index_watches: Vec<BoxFuture<'static, ()>>,
+    /// Their watches, run beside the controller, made by `run` (narrowed to the shard as `owned` is).
+    index_watches: Vec<IndexWatch>,
     concurrency: u16,
     rate_limiter: RateLimiter<ObjectRef<K>>,
     /// [`Self::sharded`] was called.
@@ -139,19 +160,15 @@ where
         ctx.gate_readiness();
         let writer = reflector::store::Writer::<K>::default();
         let store = writer.as_reader();
-        // Nobody reconciles on managedFields (a few KiB per object, most of a small object's cache); a reconcile
-        // that needs them GETs the object.
-        let events = watches::<K>(ctx, &config)
-            .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
-            .for_cache(store.clone());
-        let own_events = reflector::reflector(writer, events).boxed();
         Self {
             ctx: ctx.clone(),
             name,
             store,
-            own_events,
+            writer,
+            own_config: config,
             predicate: None,
             triggers: Triggers::<K>::new(),
+            owned: Vec::new(),
             indexes: Vec::new(),
             index_watches: Vec::new(),
             concurrency: 1,
@@ -197,11 +214,14 @@ where
         C: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
         C::Scope: KindScope,
     {
-        // An Api of PartialObjectMeta makes metadata-only requests.
-        let children = watches::<PartialObjectMeta<C>>(&self.ctx, &watcher::Config::default())
-            .merged(|events| passed(events, predicate.as_ref()));
-        let owners = kc::trigger_owners(children.touched_objects(), (), ());
-        self.triggers.push(owners.boxed());
+        let ctx = self.ctx.clone();
+        self.owned.push(Box::new(move |gate| {
+            // An Api of PartialObjectMeta makes metadata-only requests.
+            let config = narrowed(gate, watcher::Config::default());
+            let children = watches::<PartialObjectMeta<C>>(&ctx, &config)
+                .merged(|events| passed(events, predicate.as_ref()));
+            kc::trigger_owners(children.touched_objects(), (), ()).boxed()
+        }));
         self
     }
 
@@ -219,8 +239,10 @@ where
             self.triggers.push(owners.boxed());
             self.indexes.push(index.clone());
         }
-        let watch = index.clone().watch::<C>(self.ctx.clone(), config);
-        self.index_watches.push(Box::pin(watch));
+        let (index, ctx) = (index.clone(), self.ctx.clone());
+        self.index_watches.push(Box::new(move |gate| {
+            Box::pin(index.watch::<C>(ctx, narrowed(gate, config)))
+        }));
         self
     }
 
@@ -322,30 +344,38 @@ where
     /// latest cached object; an `Err` is logged, counted and retried with backoff (an outage and a 409 Conflict
     /// apart: module docs); `Ok(action)` says when to reconcile again without a change (`Action::await_change()`
     /// or `Action::requeue(d)`).
-    pub async fn run<F, Fut, E>(self, reconcile: F) -> Result<(), Error>
+    pub async fn run<F, Fut, E>(mut self, reconcile: F) -> Result<(), Error>
     where
         F: Fn(Arc<K>, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Action, E>> + Send + 'static,
         E: Into<BoxError> + Send + 'static,
     {
+        // Without --sharded there is no member, and a sharded controller runs as any other.
+        let gate = self
+            .sharded
+            .then(|| self.ctx.shard_member().cloned())
+            .flatten()
+            .map(Gate::new);
+        let background = self.background(gate.as_ref());
+        let own = self.own_requests(gate.as_ref());
         let Self {
             ctx,
             name,
             store,
-            own_events,
-            predicate,
             mut triggers,
+            owned,
             indexes,
-            index_watches,
             concurrency,
             rate_limiter,
-            sharded: _,
+            ..
         } = self;
         for index in &indexes {
             index.count_as(ctx.metrics(), &name);
         }
-        let own = passed(own_events, predicate.as_ref()).applied_objects();
-        triggers.push(kc::trigger_self(own, ()).boxed());
+        triggers.push(own);
+        for watch in owned {
+            triggers.push(watch(gate.as_ref()));
+        }
         let queue = QueueMirror::new(ctx.metrics(), &name);
         let worker = Arc::new(Worker {
             ctx: ctx.clone(),
@@ -356,6 +386,7 @@ where
             failing_uids: Mutex::default(),
             store: store.clone(),
             reconcile,
+            gate,
         });
         let ready = {
             let (ctx, name, store) = (ctx.clone(), name.clone(), store.clone());
@@ -389,15 +420,10 @@ where
             worker.report(result);
             futures::future::ready(())
         });
-        // The child index watches end at shutdown, the controller once its reconciles have drained: it decides.
-        let index_watches = async {
-            futures::future::join_all(index_watches).await;
-            std::future::pending::<()>().await
-        };
         let main = async {
             tokio::select! {
                 () = main => {}
-                () = index_watches => {}
+                () = background => {}
             }
         };
         tracing::info!(controller = %name, "starting controller");
@@ -405,6 +431,80 @@ where
         let ((), ()) = futures::join!(main, ready);
         Ok(())
     }
+}
+
+impl<K> ControllerBuilder<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::Scope: KindScope,
+{
+    /// The object's own reconcile requests: its watch (narrowed to the shard by `gate`) through the cache and the
+    /// predicate. A sharded controller also passes every event that asks for a drain, whatever the predicate says,
+    /// and counts the objects its cache holds (`rkb_shard_objects`).
+    fn own_requests(
+        &mut self,
+        gate: Option<&Gate>,
+    ) -> BoxStream<'static, Result<ReconcileRequest<K>, watcher::Error>> {
+        let writer = std::mem::replace(&mut self.writer, reflector::store::Writer::default());
+        let config = narrowed(gate, self.own_config.clone());
+        // Nobody reconciles on managedFields (a few KiB per object, most of a small object's cache); a reconcile
+        // that needs them GETs the object.
+        let events = watches::<K>(&self.ctx, &config)
+            .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
+            .for_cache(self.store.clone());
+        let mut events = reflector::reflector(writer, events).boxed();
+        let mut predicate = self.predicate.take();
+        if let Some(gate) = gate {
+            let asks = gate.clone();
+            let drains = Predicate::filter(move |obj: &K| asks.drain_requested(obj.meta()));
+            predicate = predicate.map(|p| p.or(drains));
+            events = counted(events, self.store.clone(), gate, self.ctx.metrics());
+        }
+        let own = passed(events, predicate.as_ref()).applied_objects();
+        kc::trigger_self(own, ()).boxed()
+    }
+
+    /// What runs beside the reconciles: the child indexes' watches, and on the leader the sharder of a sharded
+    /// controller. They end at shutdown; the controller ends once its reconciles have drained: it decides.
+    fn background(&mut self, gate: Option<&Gate>) -> BoxFuture<'static, ()> {
+        let watches: Vec<_> = self
+            .index_watches
+            .drain(..)
+            .map(|watch| watch(gate))
+            .collect();
+        let sharder = gate.map(|gate| {
+            crate::shard::sharder::run::<K>(
+                self.ctx.clone(),
+                gate.member().clone(),
+                self.own_config.clone(),
+            )
+        });
+        Box::pin(async move {
+            let sharder = async {
+                if let Some(sharder) = sharder {
+                    sharder.await;
+                }
+            };
+            futures::join!(futures::future::join_all(watches), sharder);
+            std::future::pending::<()>().await
+        })
+    }
+}
+
+/// `events`, with `rkb_shard_objects` following the number of objects `store` holds after each.
+fn counted<K>(events: Events<K>, store: Store<K>, gate: &Gate, metrics: &Metrics) -> Events<K>
+where
+    K: Resource<DynamicType = ()> + Clone + Send + Sync + 'static,
+{
+    let (metrics, member) = (metrics.shard().clone(), gate.member().clone());
+    let mut counted = 0_i64;
+    events
+        .inspect(move |_| {
+            let now = i64::try_from(store.len()).unwrap_or(i64::MAX);
+            metrics.add_objects(&member.ring, &member.identity, now - counted);
+            counted = now;
+        })
+        .boxed()
 }
 
 /// `events` with the events `predicate` drops taken out; all of them without one.
@@ -429,11 +529,14 @@ struct Worker<K: Resource<DynamicType = ()> + Clone + 'static, F> {
     failing_uids: Mutex<HashMap<ObjectRef<K>, Option<String>>>,
     store: Store<K>,
     reconcile: F,
+    /// This replica's shard gate, for a sharded controller under --sharded.
+    gate: Option<Gate>,
 }
 
 impl<K, F, Fut, E> Worker<K, F>
 where
-    K: Resource<DynamicType = ()> + Clone + Debug + Send + Sync + 'static,
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::Scope: KindScope,
     ObjectRef<K>: Hash + Eq,
     F: Fn(Arc<K>, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Action, E>> + Send + 'static,
@@ -526,9 +629,18 @@ where
             () = self.ctx.outage().wait() => {}
             () = self.ctx.shutdown_signal() => return Action::await_change(),
         }
-        // Leadership is asked last: from here to the reconciler nothing waits, so a reconcile that waited out an
-        // outage, or was frozen with its process, starts only while this manager's term runs (leader.rs).
-        if !self.ctx.wait_for_leadership().await {
+        // Leadership (for a sharded controller: this replica's shard term) is asked last: from here to the
+        // reconciler nothing waits, so a reconcile that waited out an outage, or was frozen with its process, starts
+        // only while this manager's term runs (leader.rs, shard/membership.rs).
+        let may_run = match &self.gate {
+            Some(gate) => {
+                gate.member()
+                    .wait_for_term(self.ctx.shutdown_receiver())
+                    .await
+            }
+            None => self.ctx.wait_for_leadership().await,
+        };
+        if !may_run {
             return Action::await_change();
         }
         // A follower may have waited long for leadership: reconcile what the cache holds now.
@@ -537,11 +649,55 @@ where
             self.queue.gone(&key);
             return Action::await_change();
         };
+        if let Some(gate) = &self.gate {
+            match gate.verdict(obj.meta()) {
+                Verdict::Reconcile => {}
+                Verdict::Refuse => {
+                    self.queue.gone(&key);
+                    return Action::await_change();
+                }
+                Verdict::Drain => return self.drain(gate, key, &obj).await,
+            }
+        }
         self.queue.taken(&key);
         let (action, failed) = self.run_reconciler(key.clone(), obj).await;
         self.queue.finished(&key);
         if let Some(delay) = requeue_delay(&action) {
             self.queue.requeued(&key, delay, failed);
+        }
+        action
+    }
+
+    /// Hands `obj` (key `key`) back to the sharder instead of reconciling it (shard/gate.rs). A conflict (the object
+    /// changed since the cache showed it) runs again at once on the newer version; another failure after the
+    /// object's backoff.
+    async fn drain(&self, gate: &Gate, key: ObjectRef<K>, obj: &K) -> Action {
+        let api: kube::Api<K> =
+            <K::Scope as KindScope>::api(self.ctx.client(), obj.meta().namespace.as_deref());
+        self.queue.taken(&key);
+        let action = match gate.drain(&api, obj.meta()).await {
+            Ok(()) => {
+                self.forget(&key);
+                let store = &self.store;
+                gate.forget_released(|namespace, name| {
+                    let mut cached = ObjectRef::<K>::new(name);
+                    cached.namespace = namespace.map(String::from);
+                    store.get(&cached).is_some()
+                });
+                Action::await_change()
+            }
+            Err(kube::Error::Api(status)) if status.code == 409 || status.code == 404 => {
+                Action::requeue(Duration::ZERO)
+            }
+            Err(error) => {
+                let delay = self.failed(key.clone(), obj.meta().uid.clone());
+                tracing::error!(controller = %self.name, %error, retry_in = ?delay, "cannot drain the object");
+                Action::requeue(delay)
+            }
+        };
+        self.queue.finished(&key);
+        if let Some(delay) = requeue_delay(&action) {
+            self.queue.requeued(&key, delay, false);
         }
         action
     }
@@ -572,9 +728,15 @@ where
         let version = obj.meta().resource_version.clone();
         let recording = self.metrics.reconcile();
         span.in_scope(|| tracing::debug!("reconcile started"));
-        let outcome =
-            crate::panics::catch((self.reconcile)(obj, self.ctx.clone()).instrument(span.clone()))
-                .await;
+        let run = (self.reconcile)(obj.clone(), self.ctx.clone()).instrument(span.clone());
+        let outcome = match &self.gate {
+            // The children it applies take the object's shard label (shard/mod.rs).
+            Some(_) => {
+                let run = crate::shard::labelling_children::<K, _>(obj.meta(), run);
+                crate::panics::catch(run).await
+            }
+            None => crate::panics::catch(run).await,
+        };
         let _entered = span.enter();
         let error = match outcome {
             Ok(Ok(action)) => {

@@ -42,6 +42,10 @@ pub enum Error {
     /// Leader election failed to renew within the renew deadline; the process should exit and restart.
     #[error("leader election lost: {0}")]
     LeadershipLost(String),
+    /// A sharded replica failed to renew its shard Lease within the renew deadline (see the `shard` module); its
+    /// objects move to other replicas, and the process should exit and restart.
+    #[error("shard lease lost: {0}")]
+    ShardLeaseLost(String),
     /// A controller ended with an error.
     #[error("controller {name} failed")]
     Controller {

@@ -34,6 +34,8 @@ pub(crate) struct Shared {
     /// Whether watches ask for streaming lists, or list (told so, or the API server refused or stalled one:
     /// initial_list.rs); shared by the manager's watches.
     pub(crate) streaming_lists: Arc<crate::initial_list::StreamingLists>,
+    /// This replica's membership of the shard ring under --sharded (shard/membership.rs); None without it.
+    pub(crate) shard: Option<Arc<crate::shard::membership::Member>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -68,6 +70,11 @@ impl Context {
     /// What the manager's watches know of the API server's streaming lists (initial_list.rs).
     pub(crate) fn streaming_lists(&self) -> Arc<crate::initial_list::StreamingLists> {
         self.shared.streaming_lists.clone()
+    }
+
+    /// This replica's membership of the shard ring when the manager runs with --sharded.
+    pub(crate) fn shard_member(&self) -> Option<&Arc<crate::shard::membership::Member>> {
+        self.shared.shard.as_ref()
     }
 
     /// A receiver of the manager's shutdown flag.

@@ -26,6 +26,7 @@ use crate::metrics::Metrics;
 use crate::options::{ManagerOptions, parse_bind_address};
 use crate::secure::{self, Authorizer};
 use crate::server;
+use crate::shard::membership::Member;
 use crate::webhook::{Intake, Webhooks};
 use crate::webhook_certs::WebhookCertificates;
 
@@ -171,6 +172,11 @@ impl ManagerBuilder {
             None => Term::Unelected,
             Some(_) => Term::Following,
         });
+        let shard = options
+            .sharded
+            .then(|| shard_member(&options, &self.name, &client))
+            .transpose()?
+            .map(Arc::new);
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let shared = Arc::new(Shared {
             recorder: Recorder::new(client.clone(), reporter(&self.name)),
@@ -187,6 +193,7 @@ impl ManagerBuilder {
             } else {
                 crate::initial_list::StreamingLists::off()
             }),
+            shard,
         });
         Ok(Manager {
             shared,
@@ -257,6 +264,41 @@ fn leader_election_config(
         renew_deadline: options.leader_elect_renew_deadline,
         retry_period: options.leader_elect_retry_period,
     }
+}
+
+/// This replica's membership of the shard ring under --sharded: the ring is the leader election Lease's name (so
+/// it names the manager's Leases and labels), in its namespace.
+fn shard_member(options: &ManagerOptions, name: &str, client: &Client) -> Result<Member, Error> {
+    let ring = options
+        .leader_election_id
+        .clone()
+        .unwrap_or_else(|| name.to_string());
+    if !crate::options::is_dns_label(&ring) {
+        return Err(Error::InvalidOptions(format!(
+            "--sharded names its Leases and labels after the manager ({ring:?}), which must then be lowercase \
+             letters, digits and '-', at most 63, starting and ending with a letter or digit: pass such a \
+             --leader-election-id"
+        )));
+    }
+    if !options.leader_elect {
+        tracing::warn!(
+            "--sharded without --leader-elect: every replica runs the sharder; run several replicas with --leader-elect"
+        );
+    }
+    let namespace = options
+        .leader_election_namespace
+        .clone()
+        .unwrap_or_else(|| own_namespace(client));
+    let identity = options
+        .shard_identity
+        .clone()
+        .unwrap_or_else(crate::shard::membership::default_identity);
+    Ok(Member::new(
+        ring,
+        identity,
+        namespace,
+        options.shard_lease_duration,
+    ))
 }
 
 /// The pod's namespace, else the client's default one.
@@ -537,6 +579,13 @@ impl Manager {
                 elector_stop_rx,
             )))
         });
+        let (member_stop_tx, member_stop_rx) = watch::channel(false);
+        let mut member_task = self.shared.shard.clone().map(|member| {
+            let client = self.shared.client.clone();
+            AbortOnDrop(tokio::spawn(async move {
+                member.hold(client, member_stop_rx).await
+            }))
+        });
         let mut controllers = JoinSet::new();
         let added = std::mem::take(
             self.controllers
@@ -547,7 +596,11 @@ impl Manager {
             controllers.spawn(fut);
         }
 
-        let failure = match wait_for_stop(stop, &mut controllers, elector_task.as_mut()).await {
+        let lost = Lost {
+            elector: elector_task.as_mut(),
+            member: member_task.as_mut(),
+        };
+        let failure = match wait_for_stop(stop, &mut controllers, lost).await {
             Stopped::Requested => None,
             Stopped::Failed(error) => {
                 // Logged now, whole: draining the others may take the graceful shutdown timeout.
@@ -562,10 +615,22 @@ impl Manager {
                 let _ = servers_stop_tx.send(true);
                 return Err(Error::LeadershipLost(message));
             }
+            Stopped::ShardLeaseLost(message) => {
+                // As after leadership is lost: the sharder may already move this replica's objects.
+                tracing::error!(%message, "shard lease lost");
+                controllers.abort_all();
+                let _ = servers_stop_tx.send(true);
+                return Err(Error::ShardLeaseLost(message));
+            }
         };
 
         self.drain(&mut controllers).await;
-        // Only now give the lease away: nothing of ours reconciles any more.
+        // Only now leave the shard ring and give the lease away: nothing of ours reconciles any more.
+        let _ = member_stop_tx.send(true);
+        if let (Some(task), Some(member)) = (member_task.as_mut(), &self.shared.shard) {
+            let _ = (&mut task.0).await;
+            member.release(self.shared.client.clone()).await;
+        }
         let _ = elector_stop_tx.send(true);
         if let Some(task) = elector_task.as_mut() {
             let _ = (&mut task.0).await;
@@ -671,22 +736,38 @@ enum Stopped {
     Failed(Error),
     /// Leadership was lost (or the elector ended): the reason.
     LeadershipLost(String),
+    /// This replica's shard Lease was not renewed in time: the reason.
+    ShardLeaseLost(String),
+}
+
+/// The tasks whose end means this replica lost its right to reconcile: the leader elector and the shard member.
+struct Lost<'a> {
+    elector: Option<&'a mut AbortOnDrop<Option<String>>>,
+    member: Option<&'a mut AbortOnDrop<Option<String>>>,
+}
+
+/// Waits for `task` to end with a reason; forever without a task, or when it ended for a stop (None).
+async fn lost_reason(task: Option<&mut AbortOnDrop<Option<String>>>, ended: &str) -> String {
+    match task {
+        Some(task) => match (&mut task.0).await {
+            Ok(Some(message)) => message,
+            Ok(None) => ended.to_string(),
+            Err(e) => e.to_string(),
+        },
+        None => futures::future::pending().await,
+    }
 }
 
 /// Waits for a reason to stop: the caller's `stop`, the controllers' ends, or the elector's.
 async fn wait_for_stop(
     stop: impl Future<Output = ()> + Send,
     controllers: &mut JoinSet<ControllerOutcome>,
-    mut elector_task: Option<&mut AbortOnDrop<Option<String>>>,
+    mut lost: Lost<'_>,
 ) -> Stopped {
     let mut stop = std::pin::pin!(stop);
     loop {
-        let elector = async {
-            match elector_task.as_mut() {
-                Some(task) => (&mut task.0).await,
-                None => futures::future::pending().await,
-            }
-        };
+        let elector = lost_reason(lost.elector.as_deref_mut(), "leader election stopped");
+        let member = lost_reason(lost.member.as_deref_mut(), "shard membership stopped");
         tokio::select! {
             _ = &mut stop => return Stopped::Requested,
             Some(joined) = controllers.join_next() => match joined {
@@ -701,13 +782,8 @@ async fn wait_for_stop(
                     return Stopped::Failed(Error::Controller { name: "controller".into(), source: e.into() });
                 }
             },
-            lost = elector => {
-                return Stopped::LeadershipLost(match lost {
-                    Ok(Some(message)) => message,
-                    Ok(None) => "leader election stopped".to_string(),
-                    Err(e) => e.to_string(),
-                });
-            }
+            message = elector => return Stopped::LeadershipLost(message),
+            message = member => return Stopped::ShardLeaseLost(message),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub(crate) mod process_metrics;
 pub(crate) mod rest_metrics;
+pub(crate) mod shard_metrics;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -284,6 +285,7 @@ pub struct Metrics {
     webhook_in_flight: Family<WebhookLabels, Gauge>,
     child_writes: Family<ChildWriteLabels, Counter>,
     queues: QueueFamilies,
+    shard: shard_metrics::ShardMetrics,
 }
 
 impl Default for Metrics {
@@ -396,6 +398,7 @@ impl Metrics {
             Family::<WebhookLabels, Gauge>::default(),
         );
         let queues = QueueFamilies::new(&mut registry);
+        let shard = shard_metrics::ShardMetrics::new(&mut registry);
         registry.register_collector(Box::new(crate::process_metrics::ProcessCollector));
         Self {
             registry: Arc::new(Mutex::new(registry)),
@@ -413,6 +416,7 @@ impl Metrics {
             webhook_in_flight,
             child_writes,
             queues,
+            shard,
         }
     }
 
@@ -484,6 +488,11 @@ impl Metrics {
                 verb: method.to_string(),
             })
             .observe(took.as_secs_f64());
+    }
+
+    /// The rkb_shard_* families (shard_metrics.rs).
+    pub(crate) fn shard(&self) -> &shard_metrics::ShardMetrics {
+        &self.shard
     }
 
     /// Counts one write of the child index of `controller` (`rkb_child_writes_total`).

@@ -16,6 +16,10 @@ use crate::Error;
 /// Server-side applies `obj` as `field_manager`, taking ownership of conflicting fields (what a controller wants:
 /// it is the source of truth for the fields it sets). apiVersion and kind are filled in from K, so a derived kind
 /// with an empty TypeMeta applies fine. Returns the object as stored.
+///
+/// Inside a sharded controller's reconcile (see the `shard` module), every object applied other than the reconciled
+/// one gets the reconciled object's shard label, so the controller's label-selected watches of its children see it;
+/// [`apply_answering_metadata`], [`apply_controlled`] and the child index's applies do the same.
 pub async fn apply<K>(api: &Api<K>, obj: &K, field_manager: &str) -> Result<K, Error>
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
@@ -48,11 +52,20 @@ where
     K: Resource<DynamicType = ()> + Serialize,
 {
     let name = crate::error::required_name(obj)?.to_string();
-    Ok((
-        name,
-        PatchParams::apply(field_manager).force(),
-        apply_body(obj)?,
-    ))
+    let mut body = apply_body(obj)?;
+    // A child lives in its owner's shard (see the `shard` module); outside a sharded reconcile there is none.
+    let shard = crate::shard::labels_for_child(&K::api_version(&()), &K::kind(&()), obj.meta());
+    if !shard.is_empty() {
+        if let Some(Value::Object(meta)) = body.get_mut("metadata") {
+            let labels = meta
+                .entry("labels")
+                .or_insert_with(|| Value::Object(Default::default()));
+            if let Value::Object(labels) = labels {
+                labels.extend(shard.into_iter().map(|(k, v)| (k, Value::String(v))));
+            }
+        }
+    }
+    Ok((name, PatchParams::apply(field_manager).force(), body))
 }
 
 /// How often [`apply_controlled`] reads the live object again when it changed between its read and its apply.

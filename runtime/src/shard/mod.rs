@@ -3,7 +3,12 @@
 //!
 //! Contract: (filled in as the mechanism lands)
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+pub mod gate;
+pub mod membership;
 pub mod ring;
+pub(crate) mod sharder;
 
 /// The label every shard Lease of a ring carries: `shard.rkb.dev/ring=<ring>`.
 pub const RING_LABEL: &str = "shard.rkb.dev/ring";
@@ -14,7 +19,95 @@ pub fn shard_label(ring: &str) -> String {
     format!("shard.rkb.dev/{ring}")
 }
 
+/// The shard labels of an object (`shard.rkb.dev/<ring>`, one per ring it is assigned in), which its children take.
+/// Drain requests are not among them: they are the owner's alone. The apply helpers add them by themselves (see
+/// [`labels_for_child`]); a reconcile that writes children otherwise (create, patch) adds these.
+pub fn shard_labels(meta: &ObjectMeta) -> Vec<(String, String)> {
+    meta.labels
+        .iter()
+        .flatten()
+        .filter(|(key, _)| key.starts_with("shard.rkb.dev/") && key.as_str() != RING_LABEL)
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
+}
+
 /// The label with which the sharder asks an object's replica to give the object up: `drain.rkb.dev/<ring>: "true"`.
 pub fn drain_label(ring: &str) -> String {
     format!("drain.rkb.dev/{ring}")
+}
+
+/// Sets or removes (null) `labels` of the object `name` of `api`'s kind with a JSON merge patch, answered with
+/// metadata only. With `version`, the write holds only if the object is still at that resourceVersion (else 409).
+pub(crate) async fn patch_labels<K>(
+    api: &kube::Api<K>,
+    name: &str,
+    version: Option<&str>,
+    labels: serde_json::Value,
+) -> Result<(), kube::Error>
+where
+    K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let mut metadata = serde_json::json!({ "labels": labels });
+    if let Some(version) = version {
+        metadata["resourceVersion"] = version.into();
+    }
+    let patch = serde_json::json!({ "metadata": metadata });
+    api.patch_metadata(
+        name,
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(&patch),
+    )
+    .await?;
+    Ok(())
+}
+
+/// What the apply helpers know of the reconcile they run in: the reconciled object's shard labels and who it is.
+#[derive(Clone, Debug)]
+struct Reconciling {
+    labels: Vec<(String, String)>,
+    /// (apiVersion, kind, namespace, name) of the reconciled object, which is not its own child.
+    object: (String, String, Option<String>, String),
+}
+
+tokio::task_local! {
+    static RECONCILING: Reconciling;
+}
+
+/// Runs `reconcile` (a sharded controller's reconcile of the object `meta` of kind K) so that the apply helpers
+/// called from its task label what they apply with the object's shard ([`labels_for_child`]).
+pub(crate) async fn labelling_children<K, F>(meta: &ObjectMeta, reconcile: F) -> F::Output
+where
+    K: kube::Resource<DynamicType = ()>,
+    F: Future,
+{
+    let reconciling = Reconciling {
+        labels: shard_labels(meta),
+        object: (
+            K::api_version(&()).into_owned(),
+            K::kind(&()).into_owned(),
+            meta.namespace.clone(),
+            meta.name.clone().unwrap_or_default(),
+        ),
+    };
+    RECONCILING.scope(reconciling, reconcile).await
+}
+
+/// The shard labels an object applied now takes (apiVersion `api_version`, kind `kind`, `meta`): the reconciled
+/// object's, when this runs inside a sharded controller's reconcile (not in tasks it spawns) and the object is not
+/// the reconciled one itself; none otherwise.
+pub(crate) fn labels_for_child(
+    api_version: &str,
+    kind: &str,
+    meta: &ObjectMeta,
+) -> Vec<(String, String)> {
+    RECONCILING
+        .try_with(|r| {
+            let (v, k, namespace, name) = &r.object;
+            let itself = v == api_version
+                && k == kind
+                && *namespace == meta.namespace
+                && Some(name) == meta.name.as_ref();
+            if itself { Vec::new() } else { r.labels.clone() }
+        })
+        .unwrap_or_default()
 }

@@ -127,11 +127,18 @@ mod tests {
 
     #[test]
     fn three_members_share_3000_keys_within_10_percent_of_a_third() {
-        let ring = Ring::new(["operator-7d9f-abcde", "operator-7d9f-fghij", "operator-7d9f-klmno"]);
+        let ring = Ring::new([
+            "operator-7d9f-abcde",
+            "operator-7d9f-fghij",
+            "operator-7d9f-klmno",
+        ]);
         let shares = shares(&ring, &keys());
         assert_eq!(shares.len(), 3, "{shares:?}");
         for (member, share) in &shares {
-            assert!((900..=1100).contains(share), "{member}: {share} of 3000 ({shares:?})");
+            assert!(
+                (900..=1100).contains(share),
+                "{member}: {share} of 3000 ({shares:?})"
+            );
         }
     }
 
@@ -144,7 +151,10 @@ mod tests {
         for key in &keys {
             let (old, new) = (before.assign(key).unwrap(), after.assign(key).unwrap());
             if old != new {
-                assert_eq!(new, "a-3", "{key} moved from {old} to {new}, not to the new member");
+                assert_eq!(
+                    new, "a-3",
+                    "{key} moved from {old} to {new}, not to the new member"
+                );
                 moved += 1;
             }
         }

@@ -1,0 +1,300 @@
+//! The sharder: on the leader, assigns each object of a sharded kind to a member of the ring and moves objects when
+//! members come and go.
+//!
+//! Contract: while this manager leads, [`run`] watches the kind's metadata (every object the controller selects, all
+//! replicas' shards) and the ring's Leases, and after each change (debounced) and every retry period (a Lease expires
+//! without an event) makes one pass over all objects:
+//! - no shard label, or the label names a member that is not available (its Lease expired, or deleted on release):
+//!   label it for the member the ring assigns (`rkb_shard_moves_total{reason="dead"}` when it had a member,
+//!   `reason="drain"` when it had been drained);
+//! - labelled for an available member that is not the one the ring assigns: add the drain label (once;
+//!   `rkb_shard_drains_total`); its member removes both labels ([`super::gate`]) and the next pass assigns it;
+//! - labelled for the member the ring assigns, with a drain label (the ring changed back): remove the drain label.
+//!
+//! Every write is conditional on the resourceVersion the sharder's cache showed, so a write based on an old view (the
+//! member drained the object meanwhile, or another sharder wrote) fails with 409 and the next pass decides again.
+//! Leases whose member has been unavailable for another lease duration, with nothing left assigned to them, are
+//! deleted, so the identities of replicas that crashed do not pile up.
+
+use std::collections::{BTreeSet, HashSet};
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::{FutureExt, StreamExt};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{DeleteParams, PartialObjectMeta, Preconditions};
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+
+use super::gate::label;
+use super::membership::{Member, available_member};
+use super::ring::Ring;
+use crate::context::Context;
+use crate::scope::KindScope;
+use crate::scope_watch::watches;
+
+/// How long the sharder gathers further events after one before it makes a pass.
+const DEBOUNCE: Duration = Duration::from_millis(100);
+
+/// Writes made at once in a pass.
+const CONCURRENT_WRITES: usize = 8;
+
+/// Runs the sharder of kind K (the objects `config` selects) whenever this manager leads, until it shuts down.
+pub(crate) async fn run<K>(ctx: Context, member: Arc<Member>, config: watcher::Config)
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::Scope: KindScope,
+{
+    let mut sharder = Sharder::<K> {
+        ctx: ctx.clone(),
+        member,
+        drained: HashSet::new(),
+        _kind: std::marker::PhantomData,
+    };
+    while ctx.wait_for_leadership().await {
+        tracing::info!(kind = %K::kind(&()), ring = %sharder.member.ring, "sharder starting");
+        tokio::select! {
+            () = sharder.lead(&config) => {}
+            () = ctx.shutdown_signal() => return,
+        }
+    }
+}
+
+/// One sharder: the kind it shards, the ring it shards across, and what it remembers between passes.
+struct Sharder<K> {
+    ctx: Context,
+    member: Arc<Member>,
+    /// Keys this sharder asked to drain, so that their reassignment counts as a move by drain.
+    drained: HashSet<String>,
+    _kind: std::marker::PhantomData<fn() -> K>,
+}
+
+/// A label write of one pass.
+struct Write {
+    namespace: Option<String>,
+    name: String,
+    version: Option<String>,
+    labels: serde_json::Value,
+    /// The metric it counts: a move ("drain" or "dead") or a drain request.
+    counts: Option<&'static str>,
+}
+
+impl<K> Sharder<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::Scope: KindScope,
+{
+    /// Watches, and passes over the objects after each change, while this manager leads.
+    async fn lead(&mut self, config: &watcher::Config) {
+        let writer = reflector::store::Writer::<PartialObjectMeta<K>>::default();
+        let objects = writer.as_reader();
+        let events = watches::<PartialObjectMeta<K>>(&self.ctx, config)
+            .modify(|obj: &mut PartialObjectMeta<K>| obj.metadata.managed_fields = None)
+            .for_cache(objects.clone());
+        let mut object_events = reflector::reflector(writer, events).boxed();
+        let lease_api: Api<Lease> = Api::namespaced(self.ctx.client(), &self.member.namespace);
+        let lease_config = watcher::Config::default().labels(&format!(
+            "{}={}",
+            super::RING_LABEL,
+            self.member.ring
+        ));
+        let (leases, lease_writer) = reflector::store();
+        let mut lease_events = reflector::reflector(
+            lease_writer,
+            watcher::watcher(lease_api, lease_config).default_backoff(),
+        )
+        .boxed();
+        let tick = self.member.retry_period();
+        while self.ctx.is_leader() {
+            if is_ready(&objects) && is_ready(&leases) {
+                self.pass(&objects, &leases).await;
+            }
+            tokio::select! {
+                Some(_) = object_events.next() => {}
+                Some(_) = lease_events.next() => {}
+                () = tokio::time::sleep(tick) => continue,
+            }
+            // More events usually follow the first (a list, a burst of creates): take them in before the pass.
+            let gather = tokio::time::sleep(DEBOUNCE);
+            tokio::pin!(gather);
+            loop {
+                tokio::select! {
+                    Some(_) = object_events.next() => {}
+                    Some(_) = lease_events.next() => {}
+                    () = &mut gather => break,
+                }
+            }
+        }
+    }
+
+    /// One pass over all objects (module docs).
+    async fn pass(&mut self, objects: &Store<PartialObjectMeta<K>>, leases: &Store<Lease>) {
+        let now = Timestamp::now();
+        let available: BTreeSet<String> = leases
+            .state()
+            .iter()
+            .filter_map(|lease| available_member(lease, now).map(String::from))
+            .collect();
+        let metrics = self.ctx.metrics().shard().clone();
+        metrics.set_members(&self.member.ring, available.len());
+        let ring = Ring::new(&available);
+        let writes: Vec<Write> = if ring.is_empty() {
+            Vec::new()
+        } else {
+            objects
+                .state()
+                .iter()
+                .filter_map(|obj| self.decide(&obj.metadata, &ring))
+                .collect()
+        };
+        let still_assigned: HashSet<String> = objects
+            .state()
+            .iter()
+            .filter_map(|obj| label(&obj.metadata, &self.shard_label()).map(String::from))
+            .collect();
+        let client = self.ctx.client();
+        let ring_name = self.member.ring.clone();
+        futures::stream::iter(writes)
+            .for_each_concurrent(CONCURRENT_WRITES, |write| {
+                let (client, ring_name, metrics) =
+                    (client.clone(), ring_name.clone(), metrics.clone());
+                async move { apply_write::<K>(client, &ring_name, &metrics, write).await }
+            })
+            .await;
+        self.collect_leases(leases, &available, &still_assigned, now)
+            .await;
+    }
+
+    fn shard_label(&self) -> String {
+        super::shard_label(&self.member.ring)
+    }
+
+    /// What one object needs, if anything (module docs).
+    fn decide(&mut self, meta: &kube::api::ObjectMeta, ring: &Ring) -> Option<Write> {
+        let (shard_label, drain_label) =
+            (self.shard_label(), super::drain_label(&self.member.ring));
+        let key = match &meta.namespace {
+            Some(ns) => format!("{ns}/{}", meta.name.as_deref().unwrap_or_default()),
+            None => meta.name.clone().unwrap_or_default(),
+        };
+        let desired = ring.assign(&key)?;
+        let current = label(meta, &shard_label);
+        let draining = label(meta, &drain_label) == Some("true");
+        let write = |labels: serde_json::Value, counts| Write {
+            namespace: meta.namespace.clone(),
+            name: meta.name.clone().unwrap_or_default(),
+            version: meta.resource_version.clone(),
+            labels,
+            counts,
+        };
+        match current {
+            Some(member) if ring.members().iter().any(|m| m == member) => {
+                if member == desired {
+                    draining.then(|| write(serde_json::json!({ drain_label: null }), None))
+                } else if draining {
+                    None
+                } else {
+                    self.drained.insert(key);
+                    Some(write(
+                        serde_json::json!({ drain_label: "true" }),
+                        Some("request"),
+                    ))
+                }
+            }
+            dead_or_none => {
+                let counts = if dead_or_none.is_some() {
+                    self.drained.remove(&key);
+                    Some("dead")
+                } else {
+                    self.drained.remove(&key).then_some("drain")
+                };
+                Some(write(
+                    serde_json::json!({ shard_label: desired, drain_label: null }),
+                    counts,
+                ))
+            }
+        }
+    }
+
+    /// Deletes the Leases of members unavailable for more than a lease duration that no object names any more.
+    async fn collect_leases(
+        &self,
+        leases: &Store<Lease>,
+        available: &BTreeSet<String>,
+        still_assigned: &HashSet<String>,
+        now: Timestamp,
+    ) {
+        let grace = k8s_openapi::jiff::SignedDuration::try_from(self.member.lease_duration)
+            .unwrap_or_default();
+        let Ok(earlier) = now.checked_sub(grace) else {
+            return;
+        };
+        let api: Api<Lease> = Api::namespaced(self.ctx.client(), &self.member.namespace);
+        for lease in leases.state() {
+            let holder = lease
+                .spec
+                .as_ref()
+                .and_then(|s| s.holder_identity.clone())
+                .unwrap_or_default();
+            if available.contains(&holder)
+                || still_assigned.contains(&holder)
+                || available_member(&lease, earlier).is_some()
+            {
+                continue;
+            }
+            let params = DeleteParams {
+                preconditions: Some(Preconditions {
+                    resource_version: lease.resource_version(),
+                    uid: None,
+                }),
+                ..DeleteParams::default()
+            };
+            match api.delete(&lease.name_any(), &params).await {
+                Ok(_) => {
+                    tracing::info!(lease = %lease.name_any(), "deleted the expired shard lease")
+                }
+                Err(error) => {
+                    tracing::debug!(lease = %lease.name_any(), %error, "cannot delete an expired shard lease")
+                }
+            }
+        }
+    }
+}
+
+/// Sends one write of a pass; a 409 or 404 (the object changed or went meanwhile) is left to the next pass.
+async fn apply_write<K>(
+    client: kube::Client,
+    ring: &str,
+    metrics: &crate::metrics::shard_metrics::ShardMetrics,
+    write: Write,
+) where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
+    K::Scope: KindScope,
+{
+    let api: Api<K> = <K::Scope as KindScope>::api(client, write.namespace.as_deref());
+    match super::patch_labels(&api, &write.name, write.version.as_deref(), write.labels).await {
+        Ok(()) => match write.counts {
+            Some("request") => metrics.count_drain(ring),
+            Some(reason) => metrics.count_move(ring, reason),
+            None => {}
+        },
+        Err(kube::Error::Api(status)) if status.code == 409 || status.code == 404 => {
+            tracing::debug!(object = %write.name, "the object changed before the sharder's write; deciding again");
+        }
+        Err(error) => {
+            tracing::warn!(object = %write.name, %error, "sharder cannot label the object")
+        }
+    }
+}
+
+/// Whether `store` has listed once.
+fn is_ready<T: Resource<DynamicType = ()> + Clone>(store: &Store<T>) -> bool
+where
+    T::DynamicType: std::hash::Hash + Eq,
+{
+    store.wait_until_ready().now_or_never().is_some()
+}
