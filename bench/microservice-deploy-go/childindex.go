@@ -5,6 +5,12 @@ package main
 // use, so it costs no watch of its own) and what this process last applied to it. With it a reconcile skips the
 // server-side apply of a child whose desired content is what this process last applied, when no event since showed
 // another resourceVersion than the one that apply returned: the same rule as rkb_runtime::child_index.
+//
+// After a restart, also as rkb_runtime::child_index: each apply records the fingerprint of its content in the
+// child's contentAnnotation, and a child this process has not applied yet is taken as applied with that content
+// when this field manager's Apply is the last write to the child's content (later than every other manager's
+// managedFields entry outside subresources). Without it a restarted twin would re-apply every child, and the
+// benchmark's restart would compare different writes (see steady_state's restart.rs).
 
 import (
 	"context"
@@ -12,6 +18,8 @@ import (
 	"hash/fnv"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,9 +32,16 @@ type childKey struct {
 	kind, namespace, name string
 }
 
+// contentAnnotation holds the fingerprint of the content an apply sent (hexadecimal), rkb's annotation.
+const contentAnnotation = "rkb.dev/applied-content"
+
 type seenChild struct {
 	resourceVersion string
 	controllerUID   types.UID // empty when nothing controls it
+	// appliedLast: the content fingerprint in contentAnnotation, when this field manager made the last write to
+	// the child's content (hasAppliedLast false otherwise).
+	appliedLast    uint64
+	hasAppliedLast bool
 }
 
 type appliedChild struct {
@@ -42,6 +57,9 @@ type ChildIndex struct {
 	seen     map[childKey]seenChild
 	applied  map[childKey]appliedChild
 	statuses map[childKey]uint64
+	// listed: one per watched kind, true once the handler has taken in the informer's initial objects.
+	listed    []func() bool
+	allListed atomic.Bool
 }
 
 // NewChildIndex returns an empty index.
@@ -132,9 +150,60 @@ func (i *ChildIndex) RecordStatus(owner childKey, content uint64) {
 	i.statuses[owner] = content
 }
 
+// WaitListed returns once every watched kind's initial objects are in the index (at once after the first time), so
+// a reconcile right after a restart finds what earlier processes applied; false when ctx ends first.
+func (i *ChildIndex) WaitListed(ctx context.Context) bool {
+	for !i.allListed.Load() {
+		done := true
+		for _, listed := range i.listed {
+			done = done && listed()
+		}
+		if done {
+			i.allListed.Store(true)
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return true
+}
+
+// appliedLast is the content fingerprint in m's contentAnnotation when manager's Apply is the last write to m's
+// content: later than every other manager's entry outside subresources (an entry from the same second is not).
+func appliedLast(m metav1.Object, manager string) (uint64, bool) {
+	annotation, ok := m.GetAnnotations()[contentAnnotation]
+	if !ok {
+		return 0, false
+	}
+	var ours *metav1.Time
+	for _, e := range m.GetManagedFields() {
+		if e.Subresource == "" && e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply {
+			ours = e.Time
+		}
+	}
+	if ours == nil {
+		return 0, false
+	}
+	for _, e := range m.GetManagedFields() {
+		isOurs := e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply
+		if e.Subresource == "" && !isOurs && (e.Time == nil || !e.Time.Before(ours)) {
+			return 0, false
+		}
+	}
+	content, err := strconv.ParseUint(annotation, 16, 64)
+	return content, err == nil
+}
+
 func (i *ChildIndex) changed(key childKey, s seenChild) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	if _, ok := i.applied[key]; !ok && s.hasAppliedLast {
+		// Applied by an earlier process, and nobody wrote its content since.
+		i.applied[key] = appliedChild{content: s.appliedLast, resourceVersion: s.resourceVersion}
+	}
 	if a, ok := i.applied[key]; ok {
 		// Events come in resourceVersion order: ours clears what came before it, a later one is someone else's
 		// change, an earlier one was overwritten by ours.
@@ -171,12 +240,13 @@ func (i *ChildIndex) Watch(ctx context.Context, c cache.Cache, kind string, obj 
 			return childKey{}, seenChild{}, false
 		}
 		s := seenChild{resourceVersion: m.GetResourceVersion()}
+		s.appliedLast, s.hasAppliedLast = appliedLast(m, fieldOwner)
 		if ref := metav1.GetControllerOfNoCopy(m); ref != nil {
 			s.controllerUID = ref.UID
 		}
 		return childKey{kind: kind, namespace: m.GetNamespace(), name: m.GetName()}, s, true
 	}
-	_, err = informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+	registration, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(o any) {
 			if key, s, ok := entry(o); ok {
 				i.changed(key, s)
@@ -193,5 +263,9 @@ func (i *ChildIndex) Watch(ctx context.Context, c cache.Cache, kind string, obj 
 			}
 		},
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	i.listed = append(i.listed, registration.HasSynced)
+	return nil
 }

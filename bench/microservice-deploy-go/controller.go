@@ -169,11 +169,15 @@ func (r *MicroServiceDeployReconciler) applyChildren(ctx context.Context, msd *M
 func (r *MicroServiceDeployReconciler) apply(ctx context.Context, c child) error {
 	key := childKey{kind: c.kind, namespace: *c.meta.Namespace, name: *c.meta.Name}
 	content := fingerprint(c.obj)
+	if !r.index.WaitListed(ctx) {
+		return ctx.Err()
+	}
 	if r.index.IsCurrent(key, content) {
 		childWrites.WithLabelValues(c.kind, "skipped").Inc()
 		return nil
 	}
 	childWrites.WithLabelValues(c.kind, "applied").Inc()
+	c.meta.WithAnnotations(map[string]string{contentAnnotation: fmt.Sprintf("%016x", content)})
 	applied, err := c.apply(ctx, metav1.ApplyOptions{FieldManager: r.FieldOwner, Force: true})
 	if err != nil {
 		return fmt.Errorf("apply %s %s: %w", c.kind, key.name, err)

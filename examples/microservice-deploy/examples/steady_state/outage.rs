@@ -19,7 +19,10 @@ use rkb_runtime::kube::api::ListParams;
 use rkb_runtime::kube::runtime::{WatchStreamExt, watcher};
 use rkb_runtime::{Api, Client};
 
-use super::{create_instances, http_get, steady_state, trace};
+use crate::operator::{http_get, operator_round};
+use crate::workload::{create_instances, steady_state};
+use crate::{Impl, Reconciles, control_plane, median, mib, trace};
+use anyhow::Context as _;
 
 /// What an outage in the middle of a run cost the operator.
 pub struct Recovery {
@@ -130,4 +133,58 @@ async fn operator_requests(metrics_port: u16) -> anyhow::Result<(f64, f64)> {
         }
     }
     Ok((unanswered, all))
+}
+/// Operator rounds with kube-apiserver killed mid-run for `down` (outage.rs): rkb, or rkb and its twin
+/// alternating with `twin`; prints each round and the medians per operator.
+pub async fn outage_bench(
+    count: usize,
+    rounds: usize,
+    (concurrency, reconciles, twin): (usize, Reconciles, bool),
+    down: Duration,
+) -> anyhow::Result<()> {
+    println!(
+        "{count} MicroServiceDeploys, created {concurrency} at a time, reconciles {reconciles:?}; kube-apiserver \
+         killed once all are created, down {down:.1?} before its restart; {rounds} rounds"
+    );
+    println!(
+        "round  operator  Ready at kill  kill->ready  requests meanwhile: unanswered / all  ready->steady state  total wall  peak RSS"
+    );
+    let ops: &[Impl] = if twin {
+        &[Impl::Rkb, Impl::Go]
+    } else {
+        &[Impl::Rkb]
+    };
+    let mut recoveries: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        for k in 0..ops.len() {
+            let op = ops[(round + k) % ops.len()];
+            let mut env = control_plane().await?;
+            let sizes = (count, concurrency);
+            let setting = (op, reconciles);
+            let (m, running) =
+                operator_round(&mut env, sizes, setting, Some(down), "operator").await?;
+            running.stop().await?;
+            env.stop().await?;
+            let r = m.recovery.context("an outage round reports its recovery")?;
+            println!(
+                "{round:>5}  {:<8}  {:>13}  {:>10.2}s  {:>35}  {:>18.2}s  {:>9.2}s  {:>5.1} MiB",
+                op.name(),
+                r.ready_at_kill,
+                r.down.as_secs_f64(),
+                format!("{} / {}", r.requests_while_down.0, r.requests_while_down.1),
+                r.recovery.as_secs_f64(),
+                m.wall.as_secs_f64(),
+                mib(m.peak_rss)
+            );
+            recoveries[op as usize].push(r.recovery.as_secs_f64());
+        }
+    }
+    for &op in ops {
+        let median = median(recoveries[op as usize].clone());
+        println!(
+            "median recovery {}: {median:.2} s (target: within 5 s of kube-apiserver being ready at 300 instances)",
+            op.name()
+        );
+    }
+    Ok(())
 }

@@ -1,0 +1,146 @@
+// Copyright 2026 The microservice-deploy Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+//! The tables of `--twin`: the requests of round 0 side by side, and the medians of the first sync and of the
+//! restart, with the ratios rkb/go and the verdicts on the targets.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::requests::is_operator_request;
+use crate::twin::TwinRound;
+use crate::{Impl, Reconciles, median, mib, verdict};
+
+/// A reported quantity: its heading and how to read it from a round.
+type Column = (&'static str, fn(&TwinRound) -> f64);
+
+/// The requests on the operator's kinds that kube-apiserver counted for each operator in a window, side by side,
+/// then summed by verb.
+pub fn print_requests(window: &str, rkb: &BTreeMap<String, f64>, go: &BTreeMap<String, f64>) {
+    println!("  requests kube-apiserver counted in {window} (operator kinds; rkb / go):");
+    let keys: BTreeSet<&String> = rkb.keys().chain(go.keys()).collect();
+    let keys: Vec<&String> = keys
+        .into_iter()
+        .filter(|k| is_operator_request(k))
+        .collect();
+    for key in &keys {
+        let n = |m: &BTreeMap<String, f64>| m.get(*key).copied().unwrap_or(0.0);
+        println!("    {key:<45} {:>7} / {:<7}", n(rkb), n(go));
+    }
+    let by_verb = |m: &BTreeMap<String, f64>| -> BTreeMap<String, f64> {
+        let mut verbs = BTreeMap::new();
+        for key in &keys {
+            let verb = key.split_once(' ').map_or(key.as_str(), |(v, _)| v);
+            *verbs.entry(verb.to_string()).or_default() += m.get(*key).copied().unwrap_or(0.0);
+        }
+        verbs
+    };
+    let (rkb, go) = (by_verb(rkb), by_verb(go));
+    let verbs: Vec<String> = rkb
+        .keys()
+        .map(|verb| format!("{verb} {} / {}", rkb[verb], go[verb]))
+        .collect();
+    println!("    by verb: {}", verbs.join(", "));
+}
+
+/// Prints one table of medians (a row per operator, then rkb/go) and returns a function giving a column's ratio.
+fn print_medians<'a>(
+    title: &str,
+    measured: &'a [Vec<TwinRound>; 2],
+    columns: &[Column],
+) -> impl Fn(fn(&TwinRound) -> f64) -> f64 + 'a {
+    let med =
+        |op: Impl, f: fn(&TwinRound) -> f64| median(measured[op as usize].iter().map(f).collect());
+    let heads: Vec<String> = columns
+        .iter()
+        .map(|(name, _)| format!("{name:>24}"))
+        .collect();
+    println!("{title:<9} {}", heads.join(""));
+    for op in [Impl::Rkb, Impl::Go] {
+        let values: Vec<String> = columns
+            .iter()
+            .map(|(_, f)| format!("{:>24.2}", med(op, *f)))
+            .collect();
+        println!("{:<9} {}", op.name(), values.join(""));
+    }
+    let ratio = move |f: fn(&TwinRound) -> f64| med(Impl::Rkb, f) / med(Impl::Go, f);
+    let ratios: Vec<String> = columns
+        .iter()
+        .map(|(_, f)| format!("{:>24.2}", ratio(*f)))
+        .collect();
+    println!("rkb/go    {}", ratios.join(""));
+    ratio
+}
+
+/// The medians of the first sync and the verdicts on its targets. Peak RSS: <= 0.2x at 10,000 instances (issue
+/// 28), <= 0.25x below (the target set at 1,000).
+pub fn print_twin_medians(
+    measured: &[Vec<TwinRound>; 2],
+    (count, reconciles): (usize, Reconciles),
+    rounds: usize,
+    mismatched_rounds: usize,
+) {
+    let columns: [Column; 6] = [
+        ("wall s", |m| m.first.wall.as_secs_f64()),
+        ("peak RSS MiB", |m| mib(m.first.peak_rss)),
+        ("operator CPU s", |m| m.first.operator_cpu),
+        ("kube-apiserver CPU s", |m| m.first.apiserver_cpu),
+        ("kube-apiserver RSS MiB", |m| {
+            mib(m.first.apiserver_peak_rss)
+        }),
+        ("etcd CPU s", |m| m.first.etcd_cpu),
+    ];
+    let ratio = print_medians("medians", measured, &columns);
+    let wall_target = match reconciles {
+        Reconciles::Default => 0.7,
+        Reconciles::Matched(_) => 0.9,
+    };
+    let rss_target = if count >= 10_000 { 0.2 } else { 0.25 };
+    let (wall, rss, cpu) = (
+        ratio(columns[0].1),
+        ratio(columns[1].1),
+        ratio(columns[2].1),
+    );
+    println!(
+        "targets: wall <= {wall_target}x {}, peak RSS <= {rss_target}x {}, operator CPU <= 0.5x {}; writes equal in {}/{rounds} rounds (first sync and restart)",
+        verdict(wall <= wall_target),
+        verdict(rss <= rss_target),
+        verdict(cpu <= 0.5),
+        rounds - mismatched_rounds
+    );
+}
+
+/// The medians of the restart (restart.rs) and the verdicts on its targets.
+pub fn print_restart_medians(measured: &[Vec<TwinRound>; 2]) {
+    let columns: [Column; 7] = [
+        ("first reconcile s", |m| {
+            m.restart.first_reconcile.as_secs_f64()
+        }),
+        ("idle s", |m| m.restart.idle.as_secs_f64()),
+        ("operator CPU s", |m| m.restart.operator_cpu),
+        ("peak RSS MiB", |m| mib(m.restart.peak_rss)),
+        ("kube-apiserver CPU s", |m| m.restart.apiserver_cpu),
+        ("apiserver RSS before MiB", |m| {
+            mib(m.restart.apiserver_rss_before)
+        }),
+        ("apiserver sync peak MiB", |m| {
+            mib(m.restart.apiserver_peak_rss_sync)
+        }),
+    ];
+    let ratio = print_medians("restart", measured, &columns);
+    let (idle, apiserver) = (ratio(columns[1].1), ratio(columns[6].1));
+    println!(
+        "targets: restart to idle <= 0.7x {}, kube-apiserver peak RSS during the initial sync <= the twin's {}",
+        verdict(idle <= 0.7),
+        verdict(apiserver <= 1.0)
+    );
+}
