@@ -447,9 +447,13 @@ impl Environment {
         path: &str,
     ) -> Result<()> {
         use kube::api::{Patch, PatchParams};
+        let mut client_config = server.client_config(path);
+        // A CRD rendered by kustomize calls a Service; a merge patch keeps that unless told to drop it, and the API
+        // server refuses a client config with both a URL and a Service.
+        client_config["service"] = serde_json::Value::Null;
         let patch = serde_json::json!({"spec": {"conversion": {
             "strategy": "Webhook",
-            "webhook": {"clientConfig": server.client_config(path), "conversionReviewVersions": ["v1"]},
+            "webhook": {"clientConfig": client_config, "conversionReviewVersions": ["v1"]},
         }}});
         Api::<CustomResourceDefinition>::all(self.client.clone())
             .patch(crd_name, &PatchParams::default(), &Patch::Merge(&patch))

@@ -48,6 +48,7 @@ mod process;
 mod rbac;
 mod refusals;
 mod roles;
+mod service_accounts;
 mod webhooks;
 
 pub use audit::AuditEvent;
@@ -57,4 +58,5 @@ pub use error::{CONTROLLER_MANAGER_HINT, Error, Result, SETUP_HINT};
 pub use eventually::{EventuallyTimeout, POLL_INTERVAL, eventually};
 pub use kubeconfig::CONTEXT_NAME;
 pub use privilege::{Allowance, PrivilegeReport};
+pub use service_accounts::OperatorProcess;
 pub use webhooks::WebhookServer;

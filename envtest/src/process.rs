@@ -30,6 +30,7 @@ pub(crate) struct Process {
     name: &'static str,
     program: PathBuf,
     args: Vec<String>,
+    env: Vec<(String, String)>,
     child: Child,
     log: PathBuf,
     reaped: bool,
@@ -41,6 +42,17 @@ impl Process {
         name: &'static str,
         program: &Path,
         args: &[String],
+        log: PathBuf,
+    ) -> Result<Self> {
+        Self::spawn_with_env(name, program, args, &[], log)
+    }
+
+    /// [`Self::spawn`] with these variables added to the inherited environment.
+    pub(crate) fn spawn_with_env(
+        name: &'static str,
+        program: &Path,
+        args: &[String],
+        env: &[(String, String)],
         log: PathBuf,
     ) -> Result<Self> {
         // Append: a restarted process continues the same log.
@@ -59,6 +71,7 @@ impl Process {
             None => Command::new(program),
         };
         cmd.args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
@@ -75,15 +88,22 @@ impl Process {
             name,
             program: program.to_path_buf(),
             args: args.to_vec(),
+            env: env.to_vec(),
             child,
             log,
             reaped: false,
         })
     }
 
-    /// The same binary with the same flags and log, started anew.
+    /// The same binary with the same flags, variables and log, started anew.
     pub(crate) fn respawn(&self) -> Result<Self> {
-        Self::spawn(self.name, &self.program, &self.args, self.log.clone())
+        Self::spawn_with_env(
+            self.name,
+            &self.program,
+            &self.args,
+            &self.env,
+            self.log.clone(),
+        )
     }
 
     /// SIGTERM to the process group, SIGKILL if it has not exited within `grace`.
