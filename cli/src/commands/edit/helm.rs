@@ -60,8 +60,14 @@ pub(super) fn plan(plan: &mut Plan, config: &ProjectConfig) -> Result<Vec<String
         present.then(|| deployed(kind))
     };
     let features = values::Features {
-        webhooks: deployed("MutatingWebhookConfiguration")
-            || deployed("ValidatingWebhookConfiguration"),
+        // Admission webhooks, or only a conversion webhook (then the webhook Service and --webhook-port alone).
+        webhooks: manager.webhook_port.is_some()
+            || deployed("MutatingWebhookConfiguration")
+            || deployed("ValidatingWebhookConfiguration")
+            || render
+                .documents
+                .iter()
+                .any(|doc| doc.deployed && doc.kind == "Service" && doc.name.contains("webhook")),
         cert_manager: render
             .documents
             .iter()
