@@ -13,7 +13,7 @@
 //! Probe flags (the manager's own flags, `--help`, follow them): `--log-file PATH` appends a line when each
 //! reconcile starts and when it ends (or is dropped); `--work DURATION` is how long a reconcile works before it
 //! applies the child (default 20ms: long enough that two replicas reconciling one Probe at once would overlap in
-//! the log). The log is the proof's witness: every line is one `write` to a file opened for appending, so the lines
+//! the log); `--concurrency N` reconciles up to N Probes at once (default 1). The log is the proof's witness: every line is one `write` to a file opened for appending, so the lines
 //! of all replicas land whole, in the order they happened (one host, one file), and `[start, end]` of one object
 //! by two replicas can be compared by their place in the file, without clocks. runtime/tests/sharding.rs reads it.
 //!
@@ -48,6 +48,7 @@ pub const MANAGER_NAME: &str = "shard-probe";
 struct ProbeFlags {
     log_file: Option<PathBuf>,
     work: Duration,
+    concurrency: u16,
     bench: Option<Vec<String>>,
 }
 
@@ -57,6 +58,7 @@ fn split_args(args: Vec<String>) -> Result<(ProbeFlags, Vec<String>), String> {
     let mut flags = ProbeFlags {
         log_file: None,
         work: Duration::from_millis(20),
+        concurrency: 1,
         bench: None,
     };
     let mut manager = Vec::new();
@@ -78,6 +80,12 @@ fn split_args(args: Vec<String>) -> Result<(ProbeFlags, Vec<String>), String> {
                 let text = value("--work")?;
                 flags.work = humantime::parse_duration(&text)
                     .map_err(|e| format!("invalid value {text:?} for --work: {e}"))?;
+            }
+            "--concurrency" => {
+                let text = value("--concurrency")?;
+                flags.concurrency = text
+                    .parse()
+                    .map_err(|e| format!("invalid value {text:?} for --concurrency: {e}"))?;
             }
             "--bench" => {
                 flags.bench = Some(args.by_ref().collect());
@@ -158,12 +166,14 @@ async fn operate(flags: ProbeFlags, manager_args: Vec<String>) -> anyhow::Result
         log,
         work: flags.work,
     });
+    let concurrency = flags.concurrency;
     mgr.add(move |ctx: Context| {
         let probing = probing.clone();
         async move {
             Controller::for_kind::<Probe>(&ctx)
                 .owns::<ConfigMap>()
                 .sharded()
+                .concurrency(concurrency)
                 .run(move |probe, ctx| reconcile(probe, ctx, probing.clone()))
                 .await
         }

@@ -50,8 +50,12 @@ const TIMING: Timing = Timing {
 /// Probe to a queue that holds other Probes' reconciles (each `WORK` long).
 const MOVE_SLACK: Duration = Duration::from_secs(8);
 
-/// How long each reconcile works: long enough that a reconcile is often in flight when its Probe moves.
-const WORK: Duration = Duration::from_millis(50);
+/// How long each reconcile works, and how many each replica runs at once: with `CHURN_PER_SECOND` spec changes,
+/// several reconciles are in flight whenever the ring changes, so a move that did not wait for the old member
+/// (the drain handshake) would show as an overlap.
+const WORK: Duration = Duration::from_millis(200);
+const CONCURRENCY: u16 = 8;
+const CHURN_PER_SECOND: u64 = 30;
 
 fn instances() -> usize {
     std::env::var("SHARDING_INSTANCES")
@@ -90,12 +94,15 @@ fn probe_binary() -> PathBuf {
         .expect("cargo names the probe's executable")
 }
 
-/// Changes the Probes' spec round-robin, one at a time, until stopped: reconciles keep running while Probes move.
+/// Changes the Probes' spec round-robin, `CHURN_PER_SECOND` a second, until stopped: reconciles keep running while
+/// Probes move. (A rate, not a wait: the replicas keep up with it, so moved Probes do not queue behind it.)
 fn churn(client: Client, count: usize, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<usize> {
     tokio::spawn(async move {
         let api: Api<Probe> = Api::namespaced(client, NAMESPACE);
         let mut patches = 0;
+        let mut pace = tokio::time::interval(Duration::from_millis(1000 / CHURN_PER_SECOND));
         while !stop.load(Ordering::SeqCst) {
+            pace.tick().await;
             let name = format!("probe-{}", patches % count);
             let patch = serde_json::json!({ "spec": { "payload": patches.to_string() } });
             // A failed patch (the server busy) is only a missed change: churn goes on.
@@ -106,6 +113,25 @@ fn churn(client: Client, count: usize, stop: Arc<AtomicBool>) -> tokio::task::Jo
         }
         patches
     })
+}
+
+/// The run's directory (replicas' output, the reconcile log), kept when the test fails so it can be read.
+struct KeptOnFailure(Option<tempfile::TempDir>);
+
+impl KeptOnFailure {
+    fn path(&self) -> PathBuf {
+        self.0.as_ref().expect("not dropped").path().to_path_buf()
+    }
+}
+
+impl Drop for KeptOnFailure {
+    fn drop(&mut self) {
+        if std::thread::panicking()
+            && let Some(dir) = self.0.take()
+        {
+            eprintln!("kept {}", dir.keep().display());
+        }
+    }
 }
 
 /// Reads the log; fails the test on a line that does not parse.
@@ -157,13 +183,14 @@ async fn replicas_share_probes_move_them_on_join_leave_and_kill_and_never_overla
         .await
         .expect("envtest");
     let client = env.client();
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = KeptOnFailure(Some(tempfile::tempdir().unwrap()));
     let fleet = Fleet {
         binary,
         kubeconfig: env.kubeconfig_path().to_path_buf(),
-        dir: tmp.path().to_path_buf(),
+        dir: tmp.path(),
         timing: TIMING,
         work: WORK,
+        concurrency: CONCURRENCY,
     };
     eprintln!("outputs and the reconcile log: {}", fleet.dir.display());
     let mut replicas = Vec::new();

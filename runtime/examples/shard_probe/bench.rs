@@ -4,7 +4,7 @@
 //! resident memory, cached objects and requests (`rest_client_requests_total`), and kube-apiserver's own resident
 //! memory, CPU and requests served (from its /metrics).
 //!
-//! `--bench [--instances 10000] [--replicas 1,2,3] [--work 0ms]`; prints one Markdown table row per replica.
+//! `--bench [--instances 10000] [--replicas 1,2,3] [--work 0ms] [--concurrency 4]`; prints one Markdown table row per replica.
 
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,7 @@ struct BenchArgs {
     instances: usize,
     replicas: Vec<usize>,
     work: Duration,
+    concurrency: u16,
 }
 
 fn parse(args: &[String]) -> anyhow::Result<BenchArgs> {
@@ -26,6 +27,7 @@ fn parse(args: &[String]) -> anyhow::Result<BenchArgs> {
         instances: 10_000,
         replicas: vec![1, 2, 3],
         work: Duration::ZERO,
+        concurrency: 4,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -42,8 +44,9 @@ fn parse(args: &[String]) -> anyhow::Result<BenchArgs> {
                     .collect::<Result<_, _>>()?
             }
             "--work" => parsed.work = humantime::parse_duration(value()?)?,
+            "--concurrency" => parsed.concurrency = value()?.parse()?,
             other => anyhow::bail!(
-                "unknown bench flag {other}: --instances N, --replicas 1,2,3, --work DURATION"
+                "unknown bench flag {other}: --instances N, --replicas 1,2,3, --work DURATION, --concurrency N"
             ),
         }
     }
@@ -82,6 +85,7 @@ async fn one_run(args: &BenchArgs, count: usize) -> anyhow::Result<String> {
             retry: Duration::from_secs(2),
         },
         work: args.work,
+        concurrency: args.concurrency,
     };
     harness::create_probes(&client, NAMESPACE, args.instances).await?;
     let started = Instant::now();

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use futures::{StreamExt as _, TryStreamExt as _};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{ListParams, ObjectMeta, PostParams};
+use kube::api::{ListParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use rkb_envtest::eventually;
 
@@ -54,6 +54,8 @@ pub struct Fleet {
     pub timing: Timing,
     /// `--work` of every replica.
     pub work: Duration,
+    /// `--concurrency` of every replica.
+    pub concurrency: u16,
 }
 
 impl Fleet {
@@ -81,6 +83,7 @@ impl Replica {
             .arg("--log-file")
             .arg(fleet.log())
             .arg(format!("--work={}ms", fleet.work.as_millis()))
+            .arg(format!("--concurrency={}", fleet.concurrency))
             .args([
                 "--sharded",
                 "--leader-elect",
@@ -240,19 +243,16 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> Result<String, String> {
     .map_err(|e| e.to_string())?
 }
 
-/// Probe `probe-<n>` in `namespace`.
+/// Probe `probe-<n>` in `namespace` (`new` fills in apiVersion and kind, which a create needs).
 pub fn probe(namespace: &str, n: usize) -> Probe {
-    Probe {
-        metadata: ObjectMeta {
-            name: Some(format!("probe-{n}")),
-            namespace: Some(namespace.to_string()),
-            ..ObjectMeta::default()
-        },
-        spec: ProbeSpec {
+    let mut probe = Probe::new(
+        &format!("probe-{n}"),
+        ProbeSpec {
             payload: "0".to_string(),
         },
-        ..Probe::default()
-    }
+    );
+    probe.metadata.namespace = Some(namespace.to_string());
+    probe
 }
 
 /// Creates Probes `probe-0` .. `probe-<count - 1>`, 32 requests at a time.
@@ -313,8 +313,9 @@ pub async fn children(client: &Client, namespace: &str) -> Result<usize, kube::E
         .count())
 }
 
-/// Waits, at most `within`, until every Probe is assigned to one of `members`, none is draining, and each
-/// member's `rkb_shard_objects` adds up to all of them: the ring is at rest. Returns the per-member counts.
+/// Waits, at most `within`, until the ring is at rest on `members`: every Probe labelled with the member consistent
+/// hashing over exactly these members gives it (the runtime's own `Ring`), none draining, and each member's
+/// `rkb_shard_objects` equal to the Probes labelled with it. Returns the per-member counts.
 pub async fn wait_balanced(
     client: &Client,
     namespace: &str,
@@ -322,6 +323,7 @@ pub async fn wait_balanced(
     within: Duration,
 ) -> Result<BTreeMap<String, usize>, String> {
     let names: Vec<&str> = members.iter().map(|r| r.name.as_str()).collect();
+    let ring = rkb_runtime::shard::ring::Ring::new(&names);
     eventually(
         &format!("the ring to settle on {names:?}"),
         within,
@@ -329,12 +331,16 @@ pub async fn wait_balanced(
             let (owners, draining) = assignments(client, namespace)
                 .await
                 .map_err(|e| e.to_string())?;
-            let settled = draining == 0
-                && owners
-                    .values()
-                    .all(|o| o.as_deref().is_some_and(|o| names.contains(&o)));
-            if !settled {
-                return Ok::<_, String>(None);
+            let misplaced = owners
+                .iter()
+                .filter(|(key, owner)| owner.is_none() || owner.as_deref() != ring.assign(key))
+                .count();
+            if draining > 0 || misplaced > 0 {
+                // Not yet; the reason is what a timeout reports.
+                return Err(format!(
+                    "{misplaced} of {} Probes not where the ring puts them, {draining} draining",
+                    owners.len()
+                ));
             }
             let mut cached = BTreeMap::new();
             for replica in members {
@@ -350,8 +356,13 @@ pub async fn wait_balanced(
                     .filter(|o| o.as_deref() == Some(name))
                     .count()
             };
-            let agree = cached.iter().all(|(name, n)| *n == assigned(name));
-            Ok(agree.then_some(cached))
+            match cached.iter().find(|(name, n)| **n != assigned(name)) {
+                Some((name, n)) => Err(format!(
+                    "{name} caches {n} Probes but {} are labelled with it",
+                    assigned(name)
+                )),
+                None => Ok(Some(cached)),
+            }
         },
     )
     .await
