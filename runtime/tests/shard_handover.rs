@@ -27,6 +27,10 @@ const SHARD_LABEL: &str = "shard.rkb.dev/shard-test";
 const DRAIN_LABEL: &str = "drain.rkb.dev/shard-test";
 const OBJECTS: usize = 24;
 
+/// How long each reconcile works: with the objects changing all the time (`churn`), reconciles are in flight on
+/// replica-a when the ring changes, so a move that did not wait for them (no drain handshake) shows as an overlap.
+const WORK: Duration = Duration::from_millis(200);
+
 /// One reconcile: which replica, which object, when it started and ended.
 #[derive(Clone, Debug)]
 struct Reconciled {
@@ -54,7 +58,7 @@ fn sharded_options(identity: &str, lease: Duration) -> ManagerOptions {
 }
 
 /// A replica of the operator: a sharded ConfigMap controller (objects labelled test=shard) that applies one Secret
-/// per ConfigMap with `apply_controlled` and owns them; each reconcile takes 50 ms and is logged.
+/// per ConfigMap with `apply_controlled` and owns them; each reconcile takes `WORK` and is logged.
 async fn start(client: &Client, identity: &str, lease: Duration, log: Log) -> Replica {
     let mgr = Manager::builder(RING)
         .client(client.clone())
@@ -77,7 +81,7 @@ async fn start(client: &Client, identity: &str, lease: Duration, log: Log) -> Re
             async move {
                 let start = Instant::now();
                 apply_child(&ctx, &cm).await?;
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                tokio::time::sleep(WORK).await;
                 let object = cm.name_any();
                 let end = Instant::now();
                 log.lock().unwrap().push(Reconciled {
@@ -216,6 +220,16 @@ async fn touch_all(client: &Client, round: &str) -> Instant {
     since
 }
 
+/// Changes every object, over and over, until the task is aborted.
+fn churn(client: &Client) -> tokio::task::JoinHandle<()> {
+    let client = client.clone();
+    tokio::spawn(async move {
+        for round in 0.. {
+            touch_all(&client, &format!("churn-{round}")).await;
+        }
+    })
+}
+
 async fn child_shard(client: &Client, owner: &str) -> Option<String> {
     let api: Api<Secret> = Api::namespaced(client.clone(), "default");
     api.get_opt(&format!("{owner}-child"))
@@ -270,7 +284,9 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
         Some(RING)
     );
 
-    // A second replica joins: the sharder drains its share from replica-a, then assigns it.
+    // A second replica joins while every object keeps changing: the sharder drains its share from replica-a, then
+    // assigns it.
+    let churning = churn(&client);
     let b = start(&client, "replica-b", lease, log.clone()).await;
     let split = wait_for_assignments(
         &client,
@@ -281,6 +297,13 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
         },
     )
     .await;
+    churning.abort();
+    let _ = churning.await;
+    assert_eq!(
+        overlaps(&log),
+        Vec::<String>::new(),
+        "objects reconciled by both replicas at once during the join"
+    );
     let (on_a, on_b): (Vec<&String>, Vec<&String>) =
         split.keys().partition(|k| split[*k] == "replica-a");
     eprintln!(

@@ -686,7 +686,7 @@ where
                 });
                 Action::await_change()
             }
-            Err(kube::Error::Api(status)) if status.code == 409 || status.code == 404 => {
+            Err(error) if crate::shard::changed_meanwhile(&error) => {
                 Action::requeue(Duration::ZERO)
             }
             Err(error) => {

@@ -4,11 +4,14 @@
 //! Contract: [`Gate::verdict`] runs in the controller's reconcile path, after the object was read from the cache and
 //! before the user's reconcile, so it is serialised with that object's reconciles by the controller's queue (one
 //! request per object at a time). An object whose drain label is set is not reconciled: [`Gate::drain`] removes its
-//! shard and drain labels with a write conditional on the resourceVersion the cache showed (a change since makes it
-//! a 409, and the request runs again on the newer version), then remembers the key as released with that
-//! resourceVersion. Until the cache shows another version of the object (it left this replica's selector, so the
-//! watch deletes it; or it came back, assigned anew), a request for it from a stale cache or a queued retry is
-//! refused. An object labelled for another member is refused too (the watch's selector should not let one in).
+//! shard and drain labels with a write conditional on the labels the cache showed (a label change since fails
+//! it, and the request runs again on the newer version), then remembers the key as released with the
+//! resourceVersion it drained and the one its write made. A request for it that reads the version drained, or (where
+//! resourceVersions are etcd revisions, as on every kube-apiserver) one older than the write, comes from a stale
+//! cache or a queued retry and is refused; a later version is the object assigned here anew. Every version between
+//! the sharder's drain request and the write carries the drain label, so even without that memory none of them
+//! reaches the user's reconcile. An object labelled for another member is refused too (the watch's selector should
+//! not let one in).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -36,7 +39,7 @@ pub struct Gate {
     shard_label: String,
     drain_label: String,
     /// (namespace, name) of each object drained, with the resourceVersion it had when drained.
-    released: Arc<Mutex<HashMap<(Option<String>, String), String>>>,
+    released: Arc<Mutex<HashMap<(Option<String>, String), Released>>>,
 }
 
 impl Gate {
@@ -81,10 +84,10 @@ impl Gate {
         );
         let mut released = self.released();
         match released.get(&key) {
-            Some(version) if Some(version) == meta.resource_version.as_ref() => {
+            Some(drained) if drained.is_stale(meta.resource_version.as_deref()) => {
                 return Verdict::Refuse;
             }
-            // Another version since the drain: assigned here anew.
+            // A version after the drain: assigned here anew.
             Some(_) => {
                 released.remove(&key);
             }
@@ -97,20 +100,25 @@ impl Gate {
         }
     }
 
-    /// Gives the object `meta` describes back to the sharder: removes its shard and drain labels if it is still at
-    /// the resourceVersion read (else a 409), through `api` (the object's kind), then remembers it as released.
+    /// Gives the object `meta` describes back to the sharder: removes its shard and drain labels if its labels are
+    /// still those read (else [`super::changed_meanwhile`]), through `api` (the object's kind), then remembers it as
+    /// released.
     pub async fn drain<K>(&self, api: &kube::Api<K>, meta: &ObjectMeta) -> Result<(), kube::Error>
     where
         K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
     {
         let name = meta.name.clone().unwrap_or_default();
-        let labels =
-            serde_json::json!({ self.shard_label.as_str(): null, self.drain_label.as_str(): null });
-        super::patch_labels(api, &name, meta.resource_version.as_deref(), labels).await?;
-        if let Some(version) = meta.resource_version.clone() {
-            self.released()
-                .insert((meta.namespace.clone(), name), version);
-        }
+        let changes = [
+            (self.shard_label.clone(), None),
+            (self.drain_label.clone(), None),
+        ];
+        let written = super::patch_labels(api, meta, &changes).await?;
+        let released = Released {
+            drained: meta.resource_version.clone(),
+            written,
+        };
+        self.released()
+            .insert((meta.namespace.clone(), name), released);
         tracing::info!(object = ?meta.name, namespace = ?meta.namespace, "drained: handed the object back to the sharder");
         Ok(())
     }
@@ -121,8 +129,26 @@ impl Gate {
             .retain(|(namespace, name), _| cached(namespace.as_deref(), name));
     }
 
-    fn released(&self) -> std::sync::MutexGuard<'_, HashMap<(Option<String>, String), String>> {
+    fn released(&self) -> std::sync::MutexGuard<'_, HashMap<(Option<String>, String), Released>> {
         self.released.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What a drain left: the resourceVersion drained and the one the drain's write made.
+#[derive(Clone, Debug)]
+struct Released {
+    drained: Option<String>,
+    written: Option<String>,
+}
+
+impl Released {
+    /// Whether a cached copy at `version` predates the drain's write (module docs).
+    fn is_stale(&self, version: Option<&str>) -> bool {
+        let revision = |v: Option<&str>| v.and_then(|v| v.parse::<u64>().ok());
+        match (revision(version), revision(self.written.as_deref())) {
+            (Some(cached), Some(written)) => cached < written,
+            _ => version.is_some() && version == self.drained.as_deref(),
+        }
     }
 }
 
@@ -177,10 +203,15 @@ mod tests {
     #[test]
     fn a_released_object_is_refused_until_another_version_shows() {
         let g = gate();
+        let released = Released {
+            drained: Some("2".into()),
+            written: Some("5".into()),
+        };
         g.released()
-            .insert((Some("team".into()), "app".into()), "2".into());
-        // A queued retry reading the stale cache: the version drained.
+            .insert((Some("team".into()), "app".into()), released);
+        // A queued retry reading the stale cache: the version drained, or one the watch delivered before the write.
         assert_eq!(g.verdict(&meta("replica-a", true, "2")), Verdict::Refuse);
+        assert_eq!(g.verdict(&meta("replica-a", true, "4")), Verdict::Refuse);
         // Assigned here again later.
         assert_eq!(
             g.verdict(&meta("replica-a", false, "9")),

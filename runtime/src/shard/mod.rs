@@ -36,29 +36,63 @@ pub fn drain_label(ring: &str) -> String {
     format!("drain.rkb.dev/{ring}")
 }
 
-/// Sets or removes (null) `labels` of the object `name` of `api`'s kind with a JSON merge patch, answered with
-/// metadata only. With `version`, the write holds only if the object is still at that resourceVersion (else 409).
+/// A label to set (`Some(value)`) or remove (`None`).
+pub(crate) type LabelChange = (String, Option<String>);
+
+/// Changes labels of the object `meta` describes (as read from a cache), through `api` (its kind), answered with
+/// metadata only. The write is conditional on what was read: a JSON patch that first tests that the object's labels
+/// are still those of `meta` (so the other changes of a busy object, its spec or status, do not stand in the way,
+/// while a label change made meanwhile by a member or a sharder does); an object read without labels is written
+/// with its resourceVersion as the precondition instead. A failed precondition is [`changed_meanwhile`]. Returns the
+/// resourceVersion written.
 pub(crate) async fn patch_labels<K>(
     api: &kube::Api<K>,
-    name: &str,
-    version: Option<&str>,
-    labels: serde_json::Value,
-) -> Result<(), kube::Error>
+    meta: &ObjectMeta,
+    changes: &[LabelChange],
+) -> Result<Option<String>, kube::Error>
 where
     K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
-    let mut metadata = serde_json::json!({ "labels": labels });
-    if let Some(version) = version {
-        metadata["resourceVersion"] = version.into();
+    use serde_json::json;
+    let name = meta.name.as_deref().unwrap_or_default();
+    let params = kube::api::PatchParams::default();
+    let Some(seen) = &meta.labels else {
+        let labels: serde_json::Map<String, serde_json::Value> = changes
+            .iter()
+            .map(|(key, value)| (key.clone(), json!(value)))
+            .collect();
+        let patch =
+            json!({ "metadata": { "resourceVersion": meta.resource_version, "labels": labels } });
+        let written = api
+            .patch_metadata(name, &params, &kube::api::Patch::Merge(&patch))
+            .await?;
+        return Ok(written.metadata.resource_version);
+    };
+    let mut ops = vec![json!({ "op": "test", "path": "/metadata/labels", "value": seen })];
+    for (key, value) in changes {
+        // JSON Pointer escapes '~' and '/' (every label key here has one).
+        let path = format!(
+            "/metadata/labels/{}",
+            key.replace('~', "~0").replace('/', "~1")
+        );
+        match value {
+            Some(value) => ops.push(json!({ "op": "add", "path": path, "value": value })),
+            None if seen.contains_key(key) => ops.push(json!({ "op": "remove", "path": path })),
+            None => {}
+        }
     }
-    let patch = serde_json::json!({ "metadata": metadata });
-    api.patch_metadata(
-        name,
-        &kube::api::PatchParams::default(),
-        &kube::api::Patch::Merge(&patch),
-    )
-    .await?;
-    Ok(())
+    let patch: json_patch::Patch =
+        serde_json::from_value(serde_json::Value::Array(ops)).map_err(kube::Error::SerdeError)?;
+    let written = api
+        .patch_metadata(name, &params, &kube::api::Patch::Json::<()>(patch))
+        .await?;
+    Ok(written.metadata.resource_version)
+}
+
+/// Whether a [`patch_labels`] failed because the object changed (its labels: 422 from the JSON patch's test; its
+/// resourceVersion: 409) or went (404) since it was read: the caller decides again on a newer copy.
+pub(crate) fn changed_meanwhile(error: &kube::Error) -> bool {
+    matches!(error, kube::Error::Api(status) if matches!(status.code, 404 | 409 | 422))
 }
 
 /// What the apply helpers know of the reconcile they run in: the reconciled object's shard labels and who it is.

@@ -11,8 +11,9 @@
 //!   `rkb_shard_drains_total`); its member removes both labels ([`super::gate`]) and the next pass assigns it;
 //! - labelled for the member the ring assigns, with a drain label (the ring changed back): remove the drain label.
 //!
-//! Every write is conditional on the resourceVersion the sharder's cache showed, so a write based on an old view (the
-//! member drained the object meanwhile, or another sharder wrote) fails with 409 and the next pass decides again.
+//! Every write is conditional on the labels the sharder's cache showed (not on the resourceVersion: a busy object's
+//! spec and status changes must not starve its move), so a write based on an old view (the member drained the
+//! object meanwhile, or an earlier pass assigned it) fails and the next pass decides again.
 //! Leases whose member has been unavailable for another lease duration, with nothing left assigned to them, are
 //! deleted, so the identities of replicas that crashed do not pile up.
 
@@ -75,10 +76,9 @@ struct Sharder<K> {
 
 /// A label write of one pass.
 struct Write {
-    namespace: Option<String>,
-    name: String,
-    version: Option<String>,
-    labels: serde_json::Value,
+    /// The object as the sharder's cache shows it: the write holds only if its labels are still these.
+    meta: kube::api::ObjectMeta,
+    changes: Vec<super::LabelChange>,
     /// The metric it counts: a move ("drain" or "dead") or a drain request.
     counts: Option<&'static str>,
 }
@@ -184,23 +184,21 @@ where
         let desired = ring.assign(&key)?;
         let current = label(meta, &shard_label);
         let draining = label(meta, &drain_label) == Some("true");
-        let write = |labels: serde_json::Value, counts| Write {
-            namespace: meta.namespace.clone(),
-            name: meta.name.clone().unwrap_or_default(),
-            version: meta.resource_version.clone(),
-            labels,
+        let write = |changes: Vec<super::LabelChange>, counts| Write {
+            meta: meta.clone(),
+            changes,
             counts,
         };
         match current {
             Some(member) if ring.members().iter().any(|m| m == member) => {
                 if member == desired {
-                    draining.then(|| write(serde_json::json!({ drain_label: null }), None))
+                    draining.then(|| write(vec![(drain_label, None)], None))
                 } else if draining {
                     None
                 } else {
                     self.drained.insert(key);
                     Some(write(
-                        serde_json::json!({ drain_label: "true" }),
+                        vec![(drain_label, Some("true".into()))],
                         Some("request"),
                     ))
                 }
@@ -212,10 +210,11 @@ where
                 } else {
                     self.drained.remove(&key).then_some("drain")
                 };
-                Some(write(
-                    serde_json::json!({ shard_label: desired, drain_label: null }),
-                    counts,
-                ))
+                let changes = vec![
+                    (shard_label, Some(desired.to_string())),
+                    (drain_label, None),
+                ];
+                Some(write(changes, counts))
             }
         }
     }
@@ -265,7 +264,7 @@ where
     }
 }
 
-/// Sends one write of a pass; a 409 or 404 (the object changed or went meanwhile) is left to the next pass.
+/// Sends one write of a pass; an object changed or gone meanwhile is left to the next pass.
 async fn apply_write<K>(
     client: kube::Client,
     ring: &str,
@@ -275,19 +274,18 @@ async fn apply_write<K>(
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
     K::Scope: KindScope,
 {
-    let api: Api<K> = <K::Scope as KindScope>::api(client, write.namespace.as_deref());
-    match super::patch_labels(&api, &write.name, write.version.as_deref(), write.labels).await {
-        Ok(()) => match write.counts {
+    let api: Api<K> = <K::Scope as KindScope>::api(client, write.meta.namespace.as_deref());
+    let object = write.meta.name.as_deref().unwrap_or_default();
+    match super::patch_labels(&api, &write.meta, &write.changes).await {
+        Ok(_) => match write.counts {
             Some("request") => metrics.count_drain(ring),
             Some(reason) => metrics.count_move(ring, reason),
             None => {}
         },
-        Err(kube::Error::Api(status)) if status.code == 409 || status.code == 404 => {
-            tracing::debug!(object = %write.name, "the object changed before the sharder's write; deciding again");
+        Err(error) if super::changed_meanwhile(&error) => {
+            tracing::debug!(%object, "the object changed before the sharder's write; deciding again");
         }
-        Err(error) => {
-            tracing::warn!(object = %write.name, %error, "sharder cannot label the object")
-        }
+        Err(error) => tracing::warn!(%object, %error, "sharder cannot label the object"),
     }
 }
 
