@@ -360,6 +360,35 @@ fn the_installed_chart_creates_the_objects_kubectl_apply_k_creates_field_for_fie
                 object["metadata"]["name"]
             );
         }
+        // crd.keep: uninstalling the release leaves the CRDs (and the users' objects), and removes the rest.
+        helm_ok(
+            &dir,
+            &[
+                "uninstall",
+                "demo",
+                "--namespace",
+                "demo-system",
+                "--kubeconfig",
+                kubeconfig,
+            ],
+        );
+        let crds = kubectl(
+            by_helm.kubeconfig_path(),
+            &dir,
+            &["get", "customresourcedefinitions", "-o", "name"],
+        );
+        assert!(
+            crds.contains(
+                "customresourcedefinition.apiextensions.k8s.io/demomicroservices.devops.my.domain"
+            ),
+            "{crds}"
+        );
+        let roles = kubectl(
+            by_helm.kubeconfig_path(),
+            &dir,
+            &["get", "clusterroles", "-o", "name"],
+        );
+        assert!(!roles.contains("demo-manager-role"), "{roles}");
     }
 }
 
@@ -428,6 +457,28 @@ fn make_helm_chart_regenerates_the_templates_and_keeps_the_users_values() {
     let before = snapshot(&dir);
     rkb_ok(&dir, &["edit", "--plugins", "helm"]);
     assert!(snapshot(&dir) == before, "a second run changed the tree");
+}
+
+#[test]
+fn a_values_yaml_rkb_cannot_read_is_refused_with_nothing_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = project(tmp.path(), false);
+    std::fs::write(
+        dir.join("dist/chart/values.yaml"),
+        "manager:\n  replicas: [1\n",
+    )
+    .unwrap();
+    let stderr = failed_unchanged(&dir, &["edit", "--plugins", "helm"]);
+    assert!(
+        stderr.starts_with("error: dist/chart/values.yaml: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with(
+            "\n  help: fix the YAML (or delete the file to have it written anew) and run again\n"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]
