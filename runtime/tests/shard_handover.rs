@@ -20,7 +20,7 @@ use kube::runtime::watcher;
 use kube::{Api, Client, ResourceExt};
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::metrics::{Metrics, sample};
-use rkb_runtime::{Action, BoxError, Context, Controller, Manager, ManagerOptions, RunningManager};
+use rkb_runtime::{Action, BoxError, Context, Controller, Manager, ManagerOptions};
 
 const RING: &str = "shard-test";
 const SHARD_LABEL: &str = "shard.rkb.dev/shard-test";
@@ -44,8 +44,26 @@ type Log = Arc<Mutex<Vec<Reconciled>>>;
 
 struct Replica {
     identity: String,
-    running: RunningManager,
+    task: tokio::task::JoinHandle<Result<(), rkb_runtime::Error>>,
+    stop: tokio::sync::oneshot::Sender<()>,
     metrics: Metrics,
+}
+
+impl Replica {
+    /// A graceful stop (SIGTERM's path): controllers drain, then the shard Lease is released.
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        self.task
+            .await
+            .expect("manager task")
+            .expect("stops cleanly");
+    }
+
+    /// A kill: everything the manager runs is dropped at once; its Lease is neither renewed nor released.
+    async fn kill(self) {
+        self.task.abort();
+        let _ = self.task.await;
+    }
 }
 
 fn sharded_options(identity: &str, lease: Duration) -> ManagerOptions {
@@ -59,11 +77,11 @@ fn sharded_options(identity: &str, lease: Duration) -> ManagerOptions {
 
 /// A replica of the operator: a sharded ConfigMap controller (objects labelled test=shard) that applies one Secret
 /// per ConfigMap with `apply_controlled` and owns them; each reconcile takes `WORK` and is logged.
-async fn start(client: &Client, identity: &str, lease: Duration, log: Log) -> Replica {
+async fn start(client: &Client, identity: &str, options: ManagerOptions, log: Log) -> Replica {
     let mgr = Manager::builder(RING)
         .client(client.clone())
         .identity(identity)
-        .options(sharded_options(identity, lease))
+        .options(options)
         .build()
         .await
         .expect("build manager");
@@ -96,9 +114,14 @@ async fn start(client: &Client, identity: &str, lease: Duration, log: Log) -> Re
         .await
     });
     let metrics = mgr.metrics().clone();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(mgr.run_until(async move {
+        let _ = stopped.await;
+    }));
     Replica {
         identity: identity.to_string(),
-        running: mgr.spawn(),
+        task,
+        stop,
         metrics,
     }
 }
@@ -256,7 +279,13 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
     let lease = Duration::from_secs(30);
 
     // One replica: it leads, runs the sharder, and gets everything.
-    let a = start(&client, "replica-a", lease, log.clone()).await;
+    let a = start(
+        &client,
+        "replica-a",
+        sharded_options("replica-a", lease),
+        log.clone(),
+    )
+    .await;
     let all_a = wait_for_assignments(&client, "all objects assigned to replica-a", |now| {
         now.values().all(|s| s.as_deref() == Some("replica-a"))
     })
@@ -287,7 +316,13 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
     // A second replica joins while every object keeps changing: the sharder drains its share from replica-a, then
     // assigns it.
     let churning = churn(&client);
-    let b = start(&client, "replica-b", lease, log.clone()).await;
+    let b = start(
+        &client,
+        "replica-b",
+        sharded_options("replica-b", lease),
+        log.clone(),
+    )
+    .await;
     let split = wait_for_assignments(
         &client,
         "objects split between replica-a and replica-b",
@@ -355,7 +390,7 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
 
     // replica-b stops: it releases its Lease, and its objects come back long before the 30 s lease could expire.
     let stopped = Instant::now();
-    b.running.stop().await.expect("replica-b stops cleanly");
+    b.stop().await;
     let back = wait_for_assignments(&client, "replica-b's objects back on replica-a", |now| {
         now.values().all(|s| s.as_deref() == Some("replica-a"))
     })
@@ -392,5 +427,116 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
         Vec::<String>::new(),
         "objects reconciled by two replicas at once"
     );
-    a.running.stop().await.expect("replica-a stops cleanly");
+    a.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_sharded_nothing_changes_and_a_killed_replica_s_objects_move_within_the_lease_duration()
+ {
+    let env = Environment::start().await.expect("envtest");
+    let client = env.client();
+    let log: Log = Arc::default();
+    for i in 0..OBJECTS {
+        create_config_map(
+            &client,
+            &config_map(&format!("cm-{i:02}"), &[("test", "shard")]),
+        )
+        .await;
+    }
+    let everything: Vec<String> = (0..OBJECTS).map(|i| format!("cm-{i:02}")).collect();
+    let everything: Vec<&String> = everything.iter().collect();
+
+    // The same `.sharded()` controller in a manager without --sharded: it reconciles every object, writes no label
+    // and holds no shard Lease.
+    let plain = start(
+        &client,
+        "plain",
+        common::leader_options(RING, 3, 2, 300),
+        log.clone(),
+    )
+    .await;
+    wait_for_reconciles(
+        &log,
+        "plain",
+        &everything,
+        Instant::now() - Duration::from_secs(600),
+    )
+    .await;
+    assert!(
+        assignments(&client).await.values().all(Option::is_none),
+        "labels written without --sharded"
+    );
+    let leases: Api<Lease> = Api::namespaced(client.clone(), "default");
+    let shard_leases = leases
+        .list(&ListParams::default().labels(&format!("shard.rkb.dev/ring={RING}")))
+        .await
+        .unwrap();
+    assert!(
+        shard_leases.items.is_empty(),
+        "a shard Lease without --sharded"
+    );
+    assert_eq!(child_shard(&client, "cm-00").await, None);
+    plain.stop().await;
+
+    // Two sharded replicas with a 3 s shard lease; then replica-b is killed.
+    let lease = Duration::from_secs(3);
+    let a = start(
+        &client,
+        "replica-a",
+        sharded_options("replica-a", lease),
+        log.clone(),
+    )
+    .await;
+    wait_for_assignments(&client, "all objects on replica-a", |now| {
+        now.values().all(|s| s.as_deref() == Some("replica-a"))
+    })
+    .await;
+    let b = start(
+        &client,
+        "replica-b",
+        sharded_options("replica-b", lease),
+        log.clone(),
+    )
+    .await;
+    let split = wait_for_assignments(&client, "objects split between the replicas", |now| {
+        now.values().any(|s| s.as_deref() == Some("replica-b"))
+    })
+    .await;
+    let on_b: Vec<&String> = split.keys().filter(|k| split[*k] == "replica-b").collect();
+    wait_for_reconciles(
+        &log,
+        "replica-b",
+        &on_b,
+        Instant::now() - Duration::from_secs(600),
+    )
+    .await;
+
+    let killed = Instant::now();
+    b.kill().await;
+    wait_for_assignments(&client, "replica-b's objects on replica-a", |now| {
+        now.values().all(|s| s.as_deref() == Some("replica-a"))
+    })
+    .await;
+    wait_for_reconciles(&log, "replica-a", &on_b, killed).await;
+    let took = killed.elapsed();
+    eprintln!("handover after a kill: {took:?} (shard lease {lease:?})");
+    // Not before the Lease expired (nothing released it), and within it plus a pass and one reconcile.
+    assert!(
+        took >= lease - Duration::from_millis(500),
+        "moved after {took:?}, before the lease expired"
+    );
+    assert!(
+        took <= lease + Duration::from_secs(2) + WORK,
+        "moved after {took:?}"
+    );
+    assert_eq!(
+        count(
+            &a.metrics,
+            "rkb_shard_moves_total",
+            &[("ring", RING), ("reason", "dead")]
+        ),
+        on_b.len() as f64
+    );
+    assert_eq!(overlaps(&log), Vec::<String>::new());
+    a.stop().await;
 }
