@@ -145,16 +145,69 @@ pub(super) fn merge(user: &str, generated: &str) -> Result<String> {
     let parsed: Value = if user.trim().is_empty() {
         Value::Object(Default::default())
     } else {
-        serde_saphyr::from_str(user).map_err(|err| {
-            anyhow::anyhow!(
-                "dist/chart/values.yaml: {err}\n  help: fix the YAML (or delete the file to have it written anew) and run again"
-            )
-        })?
+        serde_saphyr::from_str(user).map_err(|err| unreadable(user, &err))?
     };
     let mut lines: Vec<String> = user.lines().map(str::to_string).collect();
     let generated: Vec<String> = generated.lines().map(str::to_string).collect();
     add_missing(&mut lines, &parsed, &generated, 0..generated.len(), 0, &[])?;
     Ok(lines.join("\n") + "\n")
+}
+
+const VALUES: &str = "dist/chart/values.yaml";
+
+/// A values.yaml serde-saphyr cannot read, rustc-style at the place it names.
+fn unreadable(text: &str, err: &serde_saphyr::Error) -> anyhow::Error {
+    let message = serde_saphyr::MessageFormatter::format_message(
+        &serde_saphyr::UserMessageFormatter,
+        err.without_snippet(),
+    );
+    let at = err.location().and_then(|at| {
+        Some((
+            usize::try_from(at.line()).ok()?,
+            usize::try_from(at.column()).ok()?,
+        ))
+    });
+    let (line, column) = at.filter(|&(l, c)| l > 0 && c > 0).unwrap_or((0, 0));
+    diagnostic(
+        format!("{VALUES} is not YAML rkb can read: {message}"),
+        text,
+        line,
+        column,
+        "fix the YAML (or delete the file to have it written anew) and run again",
+    )
+}
+
+/// An error at `line`:`column` of values.yaml (1-based; 0 when unknown), with the line and a caret.
+fn diagnostic(
+    message: String,
+    text: &str,
+    line: usize,
+    column: usize,
+    hint: &str,
+) -> anyhow::Error {
+    let path = std::path::Path::new(VALUES);
+    let mut diagnostic = rkb_markers::Diagnostic::error(message).with_hint(hint);
+    diagnostic = match text.lines().nth(line.wrapping_sub(1)) {
+        Some(source) if column > 0 => {
+            let word = source
+                .chars()
+                .skip(column - 1)
+                .take_while(|c| !c.is_whitespace())
+                .count();
+            diagnostic
+                .at(path, line, column, word.max(1))
+                .with_source_line(source)
+        }
+        _ => diagnostic.at(path, 0, 0, 0),
+    };
+    let rendered = diagnostic.render();
+    anyhow::anyhow!(
+        "{}",
+        rendered
+            .strip_prefix("error: ")
+            .unwrap_or(&rendered)
+            .trim_end()
+    )
 }
 
 /// Adds to `lines` each key of the generated block `range` (keys at `indent`) missing below `path`.
@@ -185,7 +238,23 @@ fn add_missing(
                     .count();
                 insert(lines, &key_path, &generated[at - comments..end])?;
             }
-            Some(Value::Object(_)) if !OPAQUE.contains(&key) && end > at + 1 => {
+            Some(value) if !OPAQUE.contains(&key) && end > at + 1 => {
+                if !value.is_object() {
+                    let (line, column) = key_position(lines, &key_path);
+                    return Err(diagnostic(
+                        format!(
+                            "`{}` is a mapping the chart's templates read keys of, not {value}",
+                            key_path.join(".")
+                        ),
+                        &lines.join("\n"),
+                        line,
+                        column,
+                        &format!(
+                            "write it as the chart does:\n{}",
+                            generated[at..end].join("\n")
+                        ),
+                    ));
+                }
                 add_missing(lines, parsed, generated, at + 1..end, indent + 2, &key_path)?;
             }
             Some(_) => {}
@@ -211,12 +280,23 @@ fn insert(lines: &mut Vec<String>, path: &[&str], block: &[String]) -> Result<()
         (lines.len(), 0)
     } else {
         let Some((start, end, indent)) = locate(lines, parent) else {
-            bail!(
-                "dist/chart/values.yaml: the chart's templates need `{}` and rkb cannot add it inside `{}` (not a block mapping rkb can find)\n  help: add `{}` by hand (run `rkb edit --plugins helm` on a copy without values.yaml to see its default), or delete values.yaml to have it written anew",
-                path.join("."),
-                parent.join("."),
-                key[0]
-            );
+            let text = lines.join("\n");
+            let (line, column) = key_position(lines, parent);
+            return Err(diagnostic(
+                format!(
+                    "the chart's templates need `{}`, which {VALUES} lacks, and rkb cannot add it inside `{}`: rkb adds keys to block mappings only",
+                    path.join("."),
+                    parent.join(".")
+                ),
+                &text,
+                line,
+                column,
+                &format!(
+                    "write `{}` as a block mapping (one key per line) and run again, or add `{}` yourself",
+                    parent.join("."),
+                    key[0]
+                ),
+            ));
         };
         let last = (start..end)
             .rev()
@@ -239,6 +319,29 @@ fn insert(lines: &mut Vec<String>, path: &[&str], block: &[String]) -> Result<()
         .collect();
     lines.splice(at..at, shifted);
     Ok(())
+}
+
+/// Where the deepest key of `path` the user's lines have is (1-based line and column; 0 when none is).
+fn key_position(lines: &[String], path: &[&str]) -> (usize, usize) {
+    let mut found = (0, 0);
+    for depth in 1..=path.len() {
+        let Some(parent) = (depth > 1)
+            .then(|| locate(lines, &path[..depth - 1]))
+            .unwrap_or(Some((0, lines.len(), 0)))
+        else {
+            break;
+        };
+        let (from, to, indent) = if depth == 1 {
+            (0, lines.len(), 0)
+        } else {
+            (parent.0 + 1, parent.1, parent.2)
+        };
+        match find_key(lines, from, to, indent, path[depth - 1]) {
+            Some(at) => found = (at + 1, indent + 1),
+            None => break,
+        }
+    }
+    found
 }
 
 /// The block of the key at `path` in the user's lines: (key line, block end, the indent of its keys).
@@ -278,13 +381,24 @@ mod tests {
     }
 
     #[test]
+    fn a_scalar_where_the_templates_read_keys_is_refused_showing_the_block() {
+        let err = merge("manager:\n  image: ghcr.io/me/demo\n", GENERATED)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "`manager.image` is a mapping the chart's templates read keys of, not \"ghcr.io/me/demo\"\n --> dist/chart/values.yaml:2:3\n  |\n2 |   image: ghcr.io/me/demo\n  |   ^^^^^^\n  = help: write it as the chart does:\n  image:\n    repository: controller\n    ## The pull policy.\n    pullPolicy: \"\""
+        );
+    }
+
+    #[test]
     fn a_parent_in_flow_style_is_refused_naming_the_key() {
         let err = merge("manager: {replicas: 2}\n", GENERATED)
             .unwrap_err()
             .to_string();
-        assert!(
-            err.starts_with("dist/chart/values.yaml: the chart's templates need `manager.image`"),
-            "{err}"
+        assert_eq!(
+            err,
+            "the chart's templates need `manager.image`, which dist/chart/values.yaml lacks, and rkb cannot add it inside `manager`: rkb adds keys to block mappings only\n --> dist/chart/values.yaml:1:1\n  |\n1 | manager: {replicas: 2}\n  | ^^^^^^^^\n  = help: write `manager` as a block mapping (one key per line) and run again, or add `image` yourself"
         );
     }
 }
