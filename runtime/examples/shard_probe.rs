@@ -40,9 +40,6 @@ pub mod trace;
 
 pub use api::v1::{Probe, ProbeSpec};
 
-/// The manager's name, which names the shard ring (`shard.rkb.dev/shard-probe`) and the leader-election Lease.
-pub const MANAGER_NAME: &str = "shard-probe";
-
 /// The probe's own flags, taken off the command line before the manager's.
 #[derive(Debug, Clone)]
 struct ProbeFlags {
@@ -154,7 +151,7 @@ async fn operate(flags: ProbeFlags, manager_args: Vec<String>) -> anyhow::Result
         Some(path) => Some(trace::Writer::open(path, &replica)?),
         None => None,
     };
-    let mgr = Manager::builder(MANAGER_NAME)
+    let mgr = Manager::builder(harness::RING)
         .identity(replica)
         .options(options)
         .build()

@@ -55,7 +55,9 @@ const MOVE_SLACK: Duration = Duration::from_secs(8);
 /// (the drain handshake) would show as an overlap.
 const WORK: Duration = Duration::from_millis(200);
 const CONCURRENCY: u16 = 8;
-const CHURN_PER_SECOND: u64 = 30;
+/// Each change costs about two reconciles (the Probe's, then its child's event); the replicas must keep well ahead
+/// of that on a loaded 2-core machine, or moved Probes wait behind the backlog.
+const CHURN_PER_SECOND: u64 = 8;
 
 fn instances() -> usize {
     std::env::var("SHARDING_INSTANCES")
@@ -313,27 +315,65 @@ async fn kill(fleet: &Fleet, client: &Client, replicas: &mut Vec<Replica>, count
     trace::append_killed(&fleet.log(), &victim.name).unwrap();
     let from = log_lines(fleet).len();
     let bound = TIMING.lease + MOVE_SLACK;
-    let moved =
-        eventually(
-            &format!(
-                "the {} Probes of {} to be reconciled elsewhere",
-                held.len(),
-                victim.name
-            ),
-            bound,
-            || {
-                let done: BTreeSet<String> = trace::finished_since(&log_lines(fleet), from)
-                    .into_values()
-                    .flatten()
-                    .collect();
-                let waiting = held.difference(&done).count();
+    let what = format!(
+        "the {} Probes of {} to be reconciled elsewhere",
+        held.len(),
+        victim.name
+    );
+    let waiting = || {
+        let done: BTreeSet<String> = trace::finished_since(&log_lines(fleet), from)
+            .into_values()
+            .flatten()
+            .collect();
+        held.difference(&done).cloned().collect::<Vec<_>>()
+    };
+    let in_time =
+        eventually(&what, bound, || {
+            let left = waiting();
+            async move {
+                Ok::<_, std::convert::Infallible>(left.is_empty().then(|| killed_at.elapsed()))
+            }
+        })
+        .await;
+    let moved = match in_time {
+        Ok(moved) => moved,
+        Err(late) => {
+            // Slow or stuck? Look a while longer, and say where the Probes still waiting are assigned.
+            let left = waiting();
+            let (owners, draining) = harness::assignments(client, NAMESPACE).await.unwrap();
+            let shown: Vec<String> = left
+                .iter()
+                .take(5)
+                .map(|key| format!("{key} (labelled {:?})", owners.get(key).cloned().flatten()))
+                .collect();
+            let later = eventually(&what, Duration::from_secs(60), || {
+                let left = waiting();
                 async move {
-                    Ok::<_, std::convert::Infallible>((waiting == 0).then(|| killed_at.elapsed()))
+                    Ok::<_, std::convert::Infallible>(left.is_empty().then(|| killed_at.elapsed()))
                 }
-            },
-        )
-        .await
-        .unwrap();
+            })
+            .await;
+            let mut caches = Vec::new();
+            for replica in replicas.iter() {
+                let scrape = replica.scrape().await.unwrap();
+                let labelled = owners
+                    .values()
+                    .filter(|o| o.as_deref() == Some(&replica.name))
+                    .count();
+                caches.push(format!(
+                    "{} caches {:?} of the {labelled} labelled with it, queue depth {:?}",
+                    replica.name,
+                    scrape.value("rkb_shard_objects", &[]),
+                    scrape.value("workqueue_depth", &[]),
+                ));
+            }
+            panic!(
+                "{late}: {} still waiting, {draining} Probes draining, e.g. {shown:?}; {caches:?}; all moved: \
+                 {later:?}",
+                left.len()
+            );
+        }
+    };
     eprintln!(
         "{}'s {} Probes moved {moved:?} after the kill (lease {:?})",
         victim.name,
@@ -345,4 +385,54 @@ async fn kill(fleet: &Fleet, client: &Client, replicas: &mut Vec<Replica>, count
         .await
         .unwrap();
     assert_eq!(cached.values().sum::<usize>(), count);
+}
+
+/// A scaffolded manager is named `<project>.<domain>` (`rkb init`'s leader-election id), dots and all, and that
+/// name is its ring's: the shard label's key (`shard.rkb.dev/<ring>`) and the Leases' names allow dots, so a
+/// sharded scaffold must start and shard under it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ring_named_like_a_scaffolded_manager_shards() {
+    const RING: &str = "shard-probe.my.domain";
+    let env = Environment::builder()
+        .crd_yaml(Probe::crd_yaml())
+        .start()
+        .await
+        .expect("envtest");
+    let client = env.client();
+    let tmp = KeptOnFailure(Some(tempfile::tempdir().unwrap()));
+    let fleet = Fleet {
+        binary: probe_binary(),
+        kubeconfig: env.kubeconfig_path().to_path_buf(),
+        dir: tmp.path(),
+        timing: TIMING,
+        work: Duration::ZERO,
+        concurrency: 1,
+    };
+    let _replica = Replica::start_with(&fleet, "solo", &[&format!("--leader-election-id={RING}")])
+        .await
+        .unwrap();
+    harness::create_probes(&client, NAMESPACE, 3).await.unwrap();
+    harness::wait_children(&client, NAMESPACE, 3, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let label = rkb_runtime::shard::shard_label(RING);
+    let probes: Api<Probe> = Api::namespaced(client.clone(), NAMESPACE);
+    eventually(
+        "the Probes labelled with the ring's only member",
+        Duration::from_secs(30),
+        || async {
+            let listed = probes.list_metadata(&Default::default()).await?;
+            let labelled = listed.items.iter().all(|p| {
+                p.metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(&label))
+                    .map(String::as_str)
+                    == Some("solo")
+            });
+            Ok::<_, kube::Error>(labelled.then_some(()))
+        },
+    )
+    .await
+    .unwrap();
 }

@@ -20,7 +20,8 @@ use rkb_envtest::eventually;
 
 use crate::api::v1::{Probe, ProbeSpec};
 
-/// The manager's name, which names the shard ring and its label (the example's `MANAGER_NAME`).
+/// The probe manager's name, which names the shard ring (its label is `shard.rkb.dev/shard-probe`) and the
+/// leader-election Lease, unless `--leader-election-id` names them.
 pub const RING: &str = "shard-probe";
 
 /// Timing flags every replica of one run gets: short leases so a dead replica's objects move within seconds.
@@ -75,6 +76,11 @@ pub struct Replica {
 impl Replica {
     /// Starts replica `name` and waits until it serves /metrics.
     pub async fn start(fleet: &Fleet, name: &str) -> Result<Self, String> {
+        Self::start_with(fleet, name, &[]).await
+    }
+
+    /// [`Replica::start`] with further manager flags.
+    pub async fn start_with(fleet: &Fleet, name: &str, flags: &[&str]) -> Result<Self, String> {
         let out_path = fleet.dir.join(format!("{name}.out"));
         let out =
             std::fs::File::create(&out_path).map_err(|e| format!("{}: {e}", out_path.display()))?;
@@ -94,6 +100,7 @@ impl Replica {
             ])
             .arg(format!("--shard-identity={name}"))
             .args(fleet.timing.flags())
+            .args(flags)
             .env("KUBECONFIG", &fleet.kubeconfig)
             .env(
                 "RUST_LOG",

@@ -1,11 +1,13 @@
 //! The reconcile log the shard probe writes and the sharding test reads: one line per event, `start <replica>
-//! <namespace>/<name>`, `end <replica> <namespace>/<name>`, and `killed <replica> -`, which the harness appends after
-//! it SIGKILLed a replica and reaped it (a killed process writes no `end`; from that line on it acts no more).
+//! <namespace>/<name> <unix ms>`, `end <replica> <namespace>/<name> <unix ms>`, and `killed <replica> - <unix ms>`,
+//! which the harness appends after it SIGKILLed a replica and reaped it (a killed process writes no `end`; from that
+//! line on it acts no more).
 //!
 //! Contract: each line is one `write(2)` of a few dozen bytes to a file opened with O_APPEND, so lines of several
 //! processes land whole and the file's order is the order the events happened in (a start is written before the
 //! reconcile acts, an end after it stopped acting). Two reconciles of one object overlap exactly when one starts
-//! while the other's interval is open in that order; no clock is read.
+//! while the other's interval is open in that order; no clock is read for that (the wall-clock milliseconds are
+//! for people reading a failed run's log).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
@@ -40,7 +42,7 @@ impl Writer {
     }
 
     fn write(&self, event: &str, key: &str) {
-        let line = format!("{event} {} {key}\n", self.replica);
+        let line = format!("{event} {} {key} {}\n", self.replica, unix_ms());
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         // A probe that cannot write its witness must not go on reconciling: the proof would have a hole.
         if let Err(e) = file.write_all(line.as_bytes()) {
@@ -65,7 +67,13 @@ impl Drop for Interval<'_> {
 /// Appends `killed <replica> -` (the harness, after the replica's process was reaped).
 pub fn append_killed(path: &Path, replica: &str) -> std::io::Result<()> {
     let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-    file.write_all(format!("killed {replica} -\n").as_bytes())
+    file.write_all(format!("killed {replica} - {}\n", unix_ms()).as_bytes())
+}
+
+fn unix_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
 }
 
 /// One line of the log.
@@ -104,6 +112,7 @@ fn parse(line: &str) -> Option<Line> {
     };
     let replica = words.next()?.to_string();
     let key = words.next()?.to_string();
+    let _unix_ms: u128 = words.next()?.parse().ok()?;
     words.next().is_none().then_some(Line {
         event,
         replica,
@@ -162,7 +171,9 @@ mod tests {
     use super::*;
 
     fn lines(text: &str) -> Vec<Line> {
-        text.lines().map(|l| parse(l).unwrap()).collect()
+        text.lines()
+            .map(|l| parse(&format!("{l} 1")).unwrap())
+            .collect()
     }
 
     #[test]
