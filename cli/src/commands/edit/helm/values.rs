@@ -5,7 +5,7 @@
 //! `webhook:` and `certManager:`). Keys the user removed inside the blocks handed to `toYaml` (resources, env,
 //! ...) are the user's choice and are not added back. Keys the templates no longer use are left in place.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::Value;
 
 use super::manager::ManagerValues;
@@ -324,22 +324,18 @@ fn insert(lines: &mut Vec<String>, path: &[&str], block: &[String]) -> Result<()
 /// Where the deepest key of `path` the user's lines have is (1-based line and column; 0 when none is).
 fn key_position(lines: &[String], path: &[&str]) -> (usize, usize) {
     let mut found = (0, 0);
-    for depth in 1..=path.len() {
-        let Some(parent) = (depth > 1)
-            .then(|| locate(lines, &path[..depth - 1]))
-            .unwrap_or(Some((0, lines.len(), 0)))
-        else {
+    let (mut from, mut to, mut indent) = (0, lines.len(), 0);
+    for (depth, key) in path.iter().enumerate() {
+        if depth > 0 {
+            let Some((at, end, child_indent)) = locate(lines, &path[..depth]) else {
+                break;
+            };
+            (from, to, indent) = (at + 1, end, child_indent);
+        }
+        let Some(at) = find_key(lines, from, to, indent, key) else {
             break;
         };
-        let (from, to, indent) = if depth == 1 {
-            (0, lines.len(), 0)
-        } else {
-            (parent.0 + 1, parent.1, parent.2)
-        };
-        match find_key(lines, from, to, indent, path[depth - 1]) {
-            Some(at) => found = (at + 1, indent + 1),
-            None => break,
-        }
+        found = (at + 1, indent + 1);
     }
     found
 }
