@@ -6,6 +6,8 @@
 //! - `controller/`: what runs reconciles: the [`Controller`], workers, the work queue and its backoff, panics
 //!   caught around user code, the storage version migrator;
 //! - `reconcile/`: what a reconcile calls: server-side apply, the child index, conditions, finalizers;
+//! - `shard/`: active-active sharding under `--sharded`: shard Leases, the hash ring, the leader's sharder, and the
+//!   gate a sharded controller's reconciles pass;
 //! - `client/`, `informer/`, `lister/`: reading and writing the API (the informer's watch retries included);
 //! - `metrics/`: the Prometheus registry, process and REST client metrics;
 //! - `server/`, `secure/`, `webhook/`: the HTTP side: listeners, TLS and authorization, admission and conversion;

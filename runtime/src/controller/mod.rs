@@ -445,7 +445,7 @@ where
         &mut self,
         gate: Option<&Gate>,
     ) -> BoxStream<'static, Result<ReconcileRequest<K>, watcher::Error>> {
-        let writer = std::mem::replace(&mut self.writer, reflector::store::Writer::default());
+        let writer = std::mem::take(&mut self.writer);
         let config = narrowed(gate, self.own_config.clone());
         // Nobody reconciles on managedFields (a few KiB per object, most of a small object's cache); a reconcile
         // that needs them GETs the object.

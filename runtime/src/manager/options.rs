@@ -1177,6 +1177,44 @@ mod tests {
     }
 
     #[test]
+    fn sharding_is_off_by_default_and_its_flags_are_checked() {
+        let o = ManagerOptions::default();
+        assert!(!o.sharded);
+        assert_eq!(
+            (o.shard_lease_duration, o.shard_identity),
+            (Duration::from_secs(15), None)
+        );
+        let o = parse(&[
+            "--sharded",
+            "--leader-elect",
+            "--shard-lease-duration=4s",
+            "--shard-identity",
+            "operator-7d9f-abcde",
+        ])
+        .unwrap();
+        assert!(o.sharded && o.leader_elect);
+        assert_eq!(o.shard_lease_duration, Duration::from_secs(4));
+        assert_eq!(o.shard_identity.as_deref(), Some("operator-7d9f-abcde"));
+        o.validate().unwrap();
+        let refused = |args: &[&str]| parse(args).unwrap().validate().unwrap_err().to_string();
+        assert_eq!(
+            refused(&["--sharded", "--shard-lease-duration=500ms"]),
+            "invalid options: --shard-lease-duration must be at least 1s (a Lease counts whole seconds)"
+        );
+        assert_eq!(
+            refused(&["--sharded", "--shard-identity=Node_1"]),
+            "invalid options: --shard-identity=\"Node_1\" is not a valid shard name: it names a Lease and is a \
+             label value, so write lowercase letters, digits and '-', at most 63, starting and ending with a letter \
+             or digit"
+        );
+        // Without --sharded the shard flags are not used, so not checked.
+        parse(&["--shard-identity=Node_1"])
+            .unwrap()
+            .validate()
+            .unwrap();
+    }
+
+    #[test]
     fn leader_timings_are_checked() {
         let o = parse(&[
             "--leader-elect",

@@ -55,14 +55,12 @@ where
     let mut body = apply_body(obj)?;
     // A child lives in its owner's shard (see the `shard` module); outside a sharded reconcile there is none.
     let shard = crate::shard::labels_for_child(&K::api_version(&()), &K::kind(&()), obj.meta());
-    if !shard.is_empty() {
-        if let Some(Value::Object(meta)) = body.get_mut("metadata") {
-            let labels = meta
-                .entry("labels")
-                .or_insert_with(|| Value::Object(Default::default()));
-            if let Value::Object(labels) = labels {
-                labels.extend(shard.into_iter().map(|(k, v)| (k, Value::String(v))));
-            }
+    if let (false, Some(Value::Object(meta))) = (shard.is_empty(), body.get_mut("metadata")) {
+        let labels = meta
+            .entry("labels")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(labels) = labels {
+            labels.extend(shard.into_iter().map(|(k, v)| (k, Value::String(v))));
         }
     }
     Ok((name, PatchParams::apply(field_manager).force(), body))

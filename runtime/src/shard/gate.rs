@@ -39,7 +39,7 @@ pub struct Gate {
     shard_label: String,
     drain_label: String,
     /// (namespace, name) of each object drained, with the resourceVersion it had when drained.
-    released: Arc<Mutex<HashMap<(Option<String>, String), Released>>>,
+    released: Arc<Mutex<HashMap<ObjectKey, Released>>>,
 }
 
 impl Gate {
@@ -129,10 +129,13 @@ impl Gate {
             .retain(|(namespace, name), _| cached(namespace.as_deref(), name));
     }
 
-    fn released(&self) -> std::sync::MutexGuard<'_, HashMap<(Option<String>, String), Released>> {
+    fn released(&self) -> std::sync::MutexGuard<'_, HashMap<ObjectKey, Released>> {
         self.released.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+/// (namespace, name) of an object.
+type ObjectKey = (Option<String>, String);
 
 /// What a drain left: the resourceVersion drained and the one the drain's write made.
 #[derive(Clone, Debug)]

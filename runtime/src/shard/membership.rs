@@ -198,10 +198,8 @@ fn jiff_seconds(seconds: i64) -> k8s_openapi::jiff::SignedDuration {
 /// with a random suffix, so several processes on one host are several members. Made a DNS label (lowercase, '-'
 /// for anything else, at most 63 characters), as a Lease name and label value need.
 pub fn default_identity() -> String {
-    if let Ok(pod) = std::env::var("POD_NAME") {
-        if !pod.is_empty() {
-            return dns_label(&pod);
-        }
+    if let Some(pod) = std::env::var("POD_NAME").ok().filter(|pod| !pod.is_empty()) {
+        return dns_label(&pod);
     }
     // leader.rs's identity is `<host>_<16 hex digits>`; the suffix keeps 8 of them.
     let leader_style = crate::leader::default_identity();

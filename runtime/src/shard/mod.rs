@@ -1,7 +1,49 @@
 //! Active-active sharding: the objects of a sharded controller ([`crate::ControllerBuilder::sharded`]) are split
 //! across the replicas of a manager run with `--sharded`, so each replica reconciles, and caches, only its share.
+//! Built on Kubernetes' own primitives only: Leases for membership, labels for assignment, label selectors for the
+//! watches, optimistic writes for the handshake. The design follows timebertt's kubernetes-controller-sharding
+//! (membership Leases, a sharder, shard and drain labels); unlike it, assignment is done by the leader-elected
+//! sharder alone (no mutating webhook at create, so no webhook to deploy; a new object waits for one sharder pass).
 //!
-//! Contract: (filled in as the mechanism lands)
+//! Contract:
+//! - **Membership** ([`membership`]): every replica holds its own Lease `<ring>-shard-<identity>` (the ring is
+//!   `--leader-election-id`, else the manager's name; in the leader election namespace; label
+//!   `shard.rkb.dev/ring=<ring>`), renewed every 2/15 of `--shard-lease-duration`. A member is available while the
+//!   Lease's renewTime plus leaseDurationSeconds is later than the sharder's clock. A replica whose renewals fail for
+//!   2/3 of the lease duration starts no sharded reconcile any more and stops (`Error::ShardLeaseLost`), as a leader
+//!   that cannot renew does. A replica shutting down stops its controllers first, then deletes its Lease.
+//! - **Assignment** ([`ring`], [`sharder`]): the leader runs one sharder per sharded kind. It assigns each object by
+//!   consistent hashing of `namespace/name` over the available members (FNV-1a 64, 256 points per member) and
+//!   records it as the label `shard.rkb.dev/<ring>: <identity>`. Children take their owner's label: the apply
+//!   helpers add it to what a sharded reconcile applies (not to the reconciled object itself; not in tasks the
+//!   reconcile spawns: [`labels_for_child`]), and [`shard_labels`] gives it to code that writes children otherwise.
+//! - **Caches**: a sharded controller's watches of its own kind and of owned kinds (`owns`, `owns_indexed`) add the
+//!   selector `shard.rkb.dev/<ring>=<identity>`, so each replica caches its own objects and their children only.
+//!   Mapped watches (`watches`) are not narrowed: they name other kinds, which have no shard.
+//! - **Movement** ([`gate`]): when the ring changes and an object's member is still available, the sharder adds
+//!   `drain.rkb.dev/<ring>: "true"`; the member, in the object's reconcile path (serialised with its reconciles by
+//!   the controller's queue, and let through any predicate), does not call the reconciler but removes both labels,
+//!   conditionally on the labels it read, and refuses the stale copies still in its cache; then the sharder assigns
+//!   the object to its new member. An object whose member is not available (its Lease expired or was deleted) is
+//!   assigned again directly. Label writes are conditional on the labels read, so decisions made on an old view
+//!   fail and are made again.
+//! - **Guarantee**: no object is reconciled by two replicas at once, given lease timings as leader election assumes
+//!   them: a drained object is handed over only after its member's reconciles of it ended; a dead member's objects
+//!   move only after its Lease expired on the sharder's clock, by which time the member (whose term ended at 2/3 of
+//!   the lease duration on its own clock) starts nothing, and its running reconciles are assumed to have ended.
+//! - **Time to move**: a join or a graceful leave: one sharder pass plus the member's current reconcile of the
+//!   object; a killed replica: the lease duration plus one pass and one reconcile.
+//! - **Caveats**: clocks: renewTime is written by the member and read against the sharder's clock, so skew between
+//!   them shortens or lengthens the wait for a dead member (keep node clocks in sync, as leader election's
+//!   renewTime readers also assume). The sharder caches the metadata (only) of every object of each sharded kind,
+//!   on the leader. Work a reconcile started in tasks of its own is not waited for. Not sharded: controllers without
+//!   `.sharded()` (they run on the leader), webhooks (every replica serves them), the sharder itself (the leader).
+//!   `--sharded` without `--leader-elect` makes every replica run a sharder: run one replica so, or elect a leader.
+//! - **RBAC**: `leases` get/list/watch/create/update/patch/delete in the leader election namespace; `patch` (and
+//!   list/watch, which the controller has) on each sharded kind.
+//! - **Metrics**: `rkb_shard_objects{ring,shard}` (objects in this replica's shard caches), `rkb_shard_members{ring}`,
+//!   `rkb_shard_moves_total{ring,reason}` (reason "drain" or "dead"), `rkb_shard_drains_total{ring}` (the last three
+//!   on the leader).
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
