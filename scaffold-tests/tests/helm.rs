@@ -107,6 +107,13 @@ fn the_chart_lints_and_renders_the_objects_of_config_default_with_and_without_we
             .collect();
         assert_eq!(kinds.contains("ValidatingWebhookConfiguration"), webhooks);
         assert_eq!(kinds.contains("Certificate"), webhooks);
+        let workflow =
+            std::fs::read_to_string(dir.join(".github/workflows/test-chart.yml")).unwrap();
+        assert_eq!(
+            workflow.contains("helm install cert-manager jetstack/cert-manager"),
+            webhooks,
+            "test-chart.yml installs cert-manager exactly when the chart has certificates"
+        );
 
         // Every switch the other way still renders, and does what it says.
         let mut flipped = vec![
