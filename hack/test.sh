@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test of the workspace, on a fresh machine too: builds/reuses the envtest control plane, controller-gen and
+# Every test of the workspace, on a fresh machine too: builds/reuses the envtest control plane, controller-gen, helm and
 # cargo-deny (all cached under ~/.local/share), then lints and tests everything against the real binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +8,8 @@ KUBEBUILDER_ASSETS="$(hack/setup-envtest.sh | tail -n 1)"
 export KUBEBUILDER_ASSETS
 CONTROLLER_GEN="$(hack/install-controller-gen.sh | tail -n 1)"
 export CONTROLLER_GEN
+HELM="$(hack/install-helm.sh | tail -n 1)"
+export HELM
 CARGO_DENY="$(hack/install-cargo-deny.sh | tail -n 1)"
 
 # No incremental compilation: CI builds each crate once per change, and the target dir is kept between runs, where

@@ -131,7 +131,8 @@ pub struct EditArgs {
     /// RBAC markers); `--namespaced=false` makes it cluster-wide again
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub namespaced: Option<bool>,
-    /// kubebuilder's optional plugins: `grafana` writes Grafana dashboards under grafana/ (the only one ported)
+    /// kubebuilder's optional plugins: `grafana` writes Grafana dashboards under grafana/, `helm` a Helm chart in
+    /// dist/chart generated from config/default
     #[arg(long, value_name = "PLUGINS")]
     pub plugins: Option<String>,
     /// Project directory

@@ -66,7 +66,7 @@ fn what_is_not_safe_or_not_supported_is_refused() {
         &dir,
         &["edit", "--plugins", "helm/v1-alpha"],
         &[
-            "error: --plugins helm/v1-alpha: rkb has no plugin `helm/v1-alpha`: `rkb edit` takes --plugins grafana (kubebuilder's grafana.kubebuilder.io/v1-alpha); kubebuilder's helm and deploy-image plugins are not ported",
+            "error: --plugins helm/v1-alpha: rkb has no plugin `helm/v1-alpha`: `rkb edit` takes --plugins grafana (kubebuilder's grafana.kubebuilder.io/v1-alpha) and helm (helm.kubebuilder.io/v2-alpha); kubebuilder's helm/v1-alpha and deploy-image plugins are not ported",
         ],
     );
     refused(

@@ -78,13 +78,13 @@ fn listed_custom_metrics_get_a_dashboard_and_the_config_is_kept() {
 }
 
 #[test]
-fn an_unknown_plugin_is_refused_naming_the_one_there_is() {
+fn an_unknown_plugin_is_refused_naming_the_ones_there_are() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = init(tmp.path());
-    let stderr = failed_unchanged(&dir, &["edit", "--plugins", "grafana,helm"]);
+    let stderr = failed_unchanged(&dir, &["edit", "--plugins", "grafana,deploy-image"]);
     assert_eq!(
         stderr,
-        "error: --plugins grafana,helm: rkb has no plugin `helm`: `rkb edit` takes --plugins grafana (kubebuilder's grafana.kubebuilder.io/v1-alpha); kubebuilder's helm and deploy-image plugins are not ported\n"
+        "error: --plugins grafana,deploy-image: rkb has no plugin `deploy-image`: `rkb edit` takes --plugins grafana (kubebuilder's grafana.kubebuilder.io/v1-alpha) and helm (helm.kubebuilder.io/v2-alpha); kubebuilder's helm/v1-alpha and deploy-image plugins are not ported\n"
     );
 }
 
