@@ -89,7 +89,22 @@ impl Member {
     pub async fn hold(&self, client: Client, mut stop: watch::Receiver<bool>) -> Option<String> {
         let api: Api<Lease> = Api::namespaced(client, &self.namespace);
         let mut last_renew: Option<Instant> = None;
+        let mut last_error: Option<String> = None;
         loop {
+            // Checked before writing: a process frozen (or starved) past its term must not renew the Lease, whose
+            // expiry the sharder may already have acted on, and resume on a cache that missed the moves.
+            if let Some(renewed) = last_renew.filter(|r| r.elapsed() >= self.renew_deadline()) {
+                self.term.send_replace(Term::Following);
+                let why = last_error.map_or_else(
+                    || "this process did not run in time".to_string(),
+                    |error| format!("last error: {error}"),
+                );
+                return Some(format!(
+                    "shard lease {} not renewed for {:?} ({why})",
+                    self.lease_name(),
+                    renewed.elapsed()
+                ));
+            }
             let attempt = Instant::now();
             let pause = match self.renew(&api).await {
                 Ok(()) => {
@@ -97,22 +112,14 @@ impl Member {
                         tracing::info!(lease = %self.lease_name(), "joined the shard ring");
                     }
                     last_renew = Some(attempt);
+                    last_error = None;
                     self.term
                         .send_replace(Term::Until(attempt + self.renew_deadline()));
                     self.retry_period()
                 }
                 Err(error) => {
                     tracing::warn!(lease = %self.lease_name(), %error, "cannot renew the shard lease");
-                    if let Some(renewed) =
-                        last_renew.filter(|r| r.elapsed() >= self.renew_deadline())
-                    {
-                        self.term.send_replace(Term::Following);
-                        return Some(format!(
-                            "shard lease {} not renewed for {:?}: {error}",
-                            self.lease_name(),
-                            renewed.elapsed()
-                        ));
-                    }
+                    last_error = Some(error.to_string());
                     self.retry_period() / 4
                 }
             };
