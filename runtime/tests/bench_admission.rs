@@ -6,35 +6,15 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::kinds::Gadget;
 use common::quiet_options;
 use kube::Api;
-use kube::api::{ObjectMeta, PostParams};
+use kube::api::PostParams;
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::webhook::{Defaulter, Denied, Validator, Verdict, Webhooks};
-use rkb_runtime::{Manager, ManagerOptions, TypeMeta};
-use serde::{Deserialize, Serialize};
+use rkb_runtime::{Manager, ManagerOptions};
 
 const CREATES: usize = 1000;
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct Gadget {
-    #[serde(flatten)]
-    type_meta: TypeMeta,
-    #[serde(default)]
-    metadata: ObjectMeta,
-    #[serde(default)]
-    spec: GadgetSpec,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct GadgetSpec {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    image: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    replicas: Option<i64>,
-}
-
-test_resource!(Gadget, "Gadget", "gadgets", "v1");
 
 struct Defaults;
 
@@ -56,21 +36,9 @@ impl Validator<Gadget> for Checks {
     }
 }
 
-fn gadget(name: String) -> Gadget {
-    Gadget {
-        type_meta: TypeMeta {
-            api_version: "test.rkb.dev/v1".into(),
-            kind: "Gadget".into(),
-        },
-        metadata: ObjectMeta {
-            name: Some(name),
-            ..ObjectMeta::default()
-        },
-        spec: GadgetSpec {
-            image: "nginx:1.27".into(),
-            replicas: None,
-        },
-    }
+/// A Gadget the webhooks pass unchanged but for the default replicas.
+fn gadget(name: &str) -> Gadget {
+    Gadget::new(name, "nginx:1.27", None)
 }
 
 /// Latencies of `CREATES` sequential creates, sorted.
@@ -78,7 +46,7 @@ async fn creates(api: &Api<Gadget>, prefix: &str) -> Vec<Duration> {
     let mut took = Vec::with_capacity(CREATES);
     for i in 0..CREATES {
         let started = Instant::now();
-        api.create(&PostParams::default(), &gadget(format!("{prefix}-{i}")))
+        api.create(&PostParams::default(), &gadget(&format!("{prefix}-{i}")))
             .await
             .expect("create");
         took.push(started.elapsed());
@@ -101,7 +69,7 @@ async fn bench_admission_round_trip() {
     let api: Api<Gadget> = Api::namespaced(env.client(), "default");
     // Warm the API server's paths for this kind.
     for i in 0..50 {
-        api.create(&PostParams::default(), &gadget(format!("warm-{i}")))
+        api.create(&PostParams::default(), &gadget(&format!("warm-{i}")))
             .await
             .unwrap();
     }
@@ -129,7 +97,7 @@ async fn bench_admission_round_trip() {
     );
     let running = mgr.spawn();
     let first = eventually("the webhooks answer", Duration::from_secs(30), || async {
-        api.create(&PostParams::default(), &gadget("first".into()))
+        api.create(&PostParams::default(), &gadget("first"))
             .await
             .map(Some)
     })
@@ -137,7 +105,7 @@ async fn bench_admission_round_trip() {
     .unwrap();
     assert_eq!(first.spec.replicas, Some(1), "the defaulter ran");
     for i in 0..50 {
-        api.create(&PostParams::default(), &gadget(format!("warm-hooked-{i}")))
+        api.create(&PostParams::default(), &gadget(&format!("warm-hooked-{i}")))
             .await
             .unwrap();
     }

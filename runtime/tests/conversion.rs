@@ -8,50 +8,16 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use common::kinds::{GizmoV1, GizmoV2, NS, SpecV1, SpecV2};
 use common::quiet_options;
 use kube::Api;
-use kube::api::{ListParams, ObjectMeta, PostParams};
+use kube::api::{ListParams, PostParams};
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::webhook::{CONVERT_PATH, Webhooks};
 use rkb_runtime::{Manager, ManagerOptions, TypeMeta};
-use serde::{Deserialize, Serialize};
 
-const NS: &str = "default";
 /// Where v1 keeps v2's tier.
 const TIER_ANNOTATION: &str = "test.rkb.dev/tier";
-
-macro_rules! gizmo_version {
-    ($ty:ident, $spec:ident, $version:literal) => {
-        #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-        struct $ty {
-            #[serde(flatten)]
-            type_meta: TypeMeta,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            #[serde(default)]
-            spec: $spec,
-        }
-
-        test_resource!($ty, "Gizmo", "gizmos", $version);
-    };
-}
-
-gizmo_version!(GizmoV1, SpecV1, "v1");
-gizmo_version!(GizmoV2, SpecV2, "v2");
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct SpecV1 {
-    #[serde(default)]
-    replicas: i64,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct SpecV2 {
-    #[serde(default)]
-    size: i64,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    tier: String,
-}
 
 /// v2 -> the hub: the tier, which v1 has no field for, goes into an annotation.
 impl TryFrom<GizmoV2> for GizmoV1 {
@@ -104,28 +70,6 @@ impl From<GizmoV1> for GizmoV2 {
     }
 }
 
-fn meta(name: &str) -> ObjectMeta {
-    ObjectMeta {
-        name: Some(name.into()),
-        namespace: Some(NS.into()),
-        ..ObjectMeta::default()
-    }
-}
-
-fn v2(name: &str, size: i64, tier: &str) -> GizmoV2 {
-    GizmoV2 {
-        type_meta: TypeMeta {
-            api_version: "test.rkb.dev/v2".into(),
-            kind: "Gizmo".into(),
-        },
-        metadata: meta(name),
-        spec: SpecV2 {
-            size,
-            tier: tier.into(),
-        },
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn objects_convert_between_versions_through_the_hub() {
     let env = Environment::start().await.expect("envtest");
@@ -157,7 +101,11 @@ async fn objects_convert_between_versions_through_the_hub() {
     eventually(
         "a v2 create is converted",
         Duration::from_secs(30),
-        || async { v2s.create(&pp, &v2("g1", 3, "gold")).await.map(Some) },
+        || async {
+            v2s.create(&pp, &GizmoV2::new("g1", 3, "gold"))
+                .await
+                .map(Some)
+        },
     )
     .await
     .expect("the conversion webhook answers");
@@ -183,14 +131,7 @@ async fn objects_convert_between_versions_through_the_hub() {
     );
 
     // A list in the other version converts every item.
-    let hub = GizmoV1 {
-        type_meta: TypeMeta {
-            api_version: "test.rkb.dev/v1".into(),
-            kind: "Gizmo".into(),
-        },
-        metadata: meta("g2"),
-        spec: SpecV1 { replicas: 2 },
-    };
+    let hub = GizmoV1::new("g2", 2);
     v1s.create(&pp, &hub).await.expect("create in v1");
     let listed = v2s.list(&ListParams::default()).await.expect("list in v2");
     let mut sizes: Vec<(String, i64)> = listed
@@ -202,7 +143,7 @@ async fn objects_convert_between_versions_through_the_hub() {
     assert_eq!(sizes, [("g1".to_string(), 3), ("g2".to_string(), 2)]);
 
     // A failed conversion reaches the client with the object and the versions.
-    let refused = v2s.create(&pp, &v2("bad", -1, "")).await;
+    let refused = v2s.create(&pp, &GizmoV2::new("bad", -1, "")).await;
     let Err(kube::Error::Api(status)) = refused else {
         panic!("a negative size was converted: {refused:?}");
     };

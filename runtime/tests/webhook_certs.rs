@@ -12,74 +12,24 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use base64::Engine as _;
+use common::kinds::{Gadget, GizmoV1, GizmoV2, NS, SpecV1, SpecV2};
 use common::{leader_options, quiet_options};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{ObjectMeta, PostParams};
+use kube::api::PostParams;
 use kube::{Api, Client};
 use rkb_envtest::{Environment, WebhookServer, eventually};
 use rkb_runtime::webhook::{CONVERT_PATH, Defaulter, Denied, Validator, Verdict, Webhooks};
 use rkb_runtime::{Manager, RunningManager, TypeMeta, WebhookCertificates};
-use serde::{Deserialize, Serialize};
 
-const NS: &str = "default";
 const SECRET: &str = "webhook-server-cert";
 const GIZMOS: &str = "gizmos.test.rkb.dev";
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct Gadget {
-    #[serde(flatten)]
-    type_meta: TypeMeta,
-    #[serde(default)]
-    metadata: ObjectMeta,
-    #[serde(default)]
-    spec: GadgetSpec,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct GadgetSpec {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    image: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    replicas: Option<i64>,
-}
-
-test_resource!(Gadget, "Gadget", "gadgets", "v1");
-
-macro_rules! gizmo_version {
-    ($ty:ident, $spec:ident, $version:literal) => {
-        #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-        struct $ty {
-            #[serde(flatten)]
-            type_meta: TypeMeta,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            #[serde(default)]
-            spec: $spec,
-        }
-
-        test_resource!($ty, "Gizmo", "gizmos", $version);
-    };
-}
-
-gizmo_version!(GizmoV1, SpecV1, "v1");
-gizmo_version!(GizmoV2, SpecV2, "v2");
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct SpecV1 {
-    #[serde(default)]
-    replicas: i64,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct SpecV2 {
-    #[serde(default)]
-    size: i64,
-}
-
+/// A plain rename each way: this file tests the certificates the conversion is served with (tests/conversion.rs
+/// tests conversion itself).
 impl From<GizmoV2> for GizmoV1 {
     fn from(v2: GizmoV2) -> Self {
         GizmoV1 {
@@ -99,6 +49,7 @@ impl From<GizmoV1> for GizmoV2 {
             metadata: v1.metadata,
             spec: SpecV2 {
                 size: v1.spec.replicas,
+                tier: String::new(),
             },
         }
     }
@@ -211,39 +162,6 @@ async fn start_replica(
     mgr.spawn()
 }
 
-fn gadget(name: &str, replicas: Option<i64>) -> Gadget {
-    Gadget {
-        type_meta: TypeMeta {
-            api_version: "test.rkb.dev/v1".into(),
-            kind: "Gadget".into(),
-        },
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(NS.into()),
-            ..ObjectMeta::default()
-        },
-        spec: GadgetSpec {
-            image: String::new(),
-            replicas,
-        },
-    }
-}
-
-fn gizmo(name: &str, size: i64) -> GizmoV2 {
-    GizmoV2 {
-        type_meta: TypeMeta {
-            api_version: "test.rkb.dev/v2".into(),
-            kind: "Gizmo".into(),
-        },
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(NS.into()),
-            ..ObjectMeta::default()
-        },
-        spec: SpecV2 { size },
-    }
-}
-
 /// The Secret's `key`, as text.
 async fn secret_text(client: &Client, key: &str) -> Option<String> {
     let secret = Api::<Secret>::namespaced(client.clone(), NS)
@@ -303,7 +221,7 @@ async fn first_admission(client: &Client, suffix: &str) -> Gadget {
         Duration::from_secs(30),
         || async {
             gadgets
-                .create(&pp, &gadget(&format!("first-{suffix}"), None))
+                .create(&pp, &Gadget::new(&format!("first-{suffix}"), "", None))
                 .await
                 .map(Some)
         },
@@ -316,7 +234,7 @@ async fn first_admission(client: &Client, suffix: &str) -> Gadget {
         Duration::from_secs(30),
         || async {
             gizmos
-                .create(&pp, &gizmo(&format!("first-{suffix}"), 3))
+                .create(&pp, &GizmoV2::new(&format!("first-{suffix}"), 3, ""))
                 .await
                 .map(Some)
         },
@@ -335,7 +253,7 @@ async fn the_api_server_calls_the_webhooks_with_the_certificate_the_operator_mad
     let created = first_admission(&client, "a").await;
     assert_eq!(created.spec.image, "nginx:1.27", "the defaulter ran");
     let refused = Api::<Gadget>::namespaced(client.clone(), NS)
-        .create(&PostParams::default(), &gadget("eleven", Some(11)))
+        .create(&PostParams::default(), &Gadget::new("eleven", "", Some(11)))
         .await;
     let Err(kube::Error::Api(status)) = refused else {
         panic!("11 replicas were admitted: {refused:?}");
@@ -398,7 +316,10 @@ async fn a_rotation_under_a_steady_stream_of_admissions_loses_none() {
             let mut failures = Vec::new();
             for n in 0.. {
                 let created = gadgets
-                    .create(&PostParams::default(), &gadget(&format!("s{n}"), Some(1)))
+                    .create(
+                        &PostParams::default(),
+                        &Gadget::new(&format!("s{n}"), "", Some(1)),
+                    )
                     .await;
                 let converted = gizmos.get("first-b").await;
                 match (created, converted) {

@@ -8,35 +8,13 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::kinds::{Gadget, NS};
 use common::quiet_options;
-use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use rkb_envtest::{Environment, WebhookServer, eventually};
 use rkb_runtime::webhook::{Defaulter, Denied, Validator, Verdict, Webhooks};
-use rkb_runtime::{Manager, ManagerOptions, TypeMeta, metrics};
-use serde::{Deserialize, Serialize};
-
-const NS: &str = "default";
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct Gadget {
-    #[serde(flatten)]
-    type_meta: TypeMeta,
-    #[serde(default)]
-    metadata: ObjectMeta,
-    #[serde(default)]
-    spec: GadgetSpec,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct GadgetSpec {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    image: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    replicas: Option<i64>,
-}
-
-test_resource!(Gadget, "Gadget", "gadgets", "v1");
+use rkb_runtime::{Manager, ManagerOptions, metrics};
 
 struct GadgetDefaulter;
 
@@ -93,24 +71,6 @@ impl Validator<Gadget> for GadgetValidator {
     }
 }
 
-fn gadget(name: &str, image: &str, replicas: Option<i64>) -> Gadget {
-    Gadget {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(NS.into()),
-            ..ObjectMeta::default()
-        },
-        spec: GadgetSpec {
-            image: image.into(),
-            replicas,
-        },
-        type_meta: TypeMeta {
-            api_version: "test.rkb.dev/v1".into(),
-            kind: "Gadget".into(),
-        },
-    }
-}
-
 /// A manager serving the Gadget webhooks on `server`'s port and certificate.
 async fn start_manager(
     client: Client,
@@ -163,7 +123,12 @@ async fn the_api_server_defaults_and_validates_through_the_managers_webhooks() {
     let created = eventually(
         "a create passes the webhooks",
         Duration::from_secs(30),
-        || async { gadgets.create(&pp, &gadget("g1", "", None)).await.map(Some) },
+        || async {
+            gadgets
+                .create(&pp, &Gadget::new("g1", "", None))
+                .await
+                .map(Some)
+        },
     )
     .await
     .expect("the webhooks answer");
@@ -173,7 +138,7 @@ async fn the_api_server_defaults_and_validates_through_the_managers_webhooks() {
     // Refusals carry the validator's message, named by the webhook.
     let message = refusal(
         gadgets
-            .create(&pp, &gadget("g2", "nginx:1.27", Some(11)))
+            .create(&pp, &Gadget::new("g2", "nginx:1.27", Some(11)))
             .await,
     );
     assert_eq!(
@@ -196,7 +161,7 @@ async fn the_api_server_defaults_and_validates_through_the_managers_webhooks() {
     // A panic in the validator is a refusal that says so, and the server keeps serving.
     let message = refusal(
         gadgets
-            .create(&pp, &gadget("g13", "nginx:1.27", Some(13)))
+            .create(&pp, &Gadget::new("g13", "nginx:1.27", Some(13)))
             .await,
     );
     assert!(
@@ -205,7 +170,7 @@ async fn the_api_server_defaults_and_validates_through_the_managers_webhooks() {
     );
 
     // Deletes are validated with the old object.
-    let mut protected = gadget("g3", "nginx:1.27", None);
+    let mut protected = Gadget::new("g3", "nginx:1.27", None);
     protected.metadata.labels = Some([("protected".to_string(), "true".to_string())].into());
     gadgets.create(&pp, &protected).await.expect("create g3");
     let refused = gadgets.delete("g3", &DeleteParams::default()).await;
@@ -339,7 +304,10 @@ async fn a_rotated_certificate_is_served_without_a_restart() {
     // The API server, trusting the same CA, still gets through.
     let gadgets: Api<Gadget> = Api::namespaced(env.client(), NS);
     let created = gadgets
-        .create(&PostParams::default(), &gadget("after-rotation", "", None))
+        .create(
+            &PostParams::default(),
+            &Gadget::new("after-rotation", "", None),
+        )
         .await
         .expect("a create after the rotation passes the webhooks");
     assert_eq!(created.spec.image, "nginx:1.27");
@@ -412,7 +380,7 @@ async fn a_local_run_writes_its_own_certificate_and_reuses_it() {
         async move {
             eventually("a create is defaulted", Duration::from_secs(30), || async {
                 gadgets
-                    .create(&PostParams::default(), &gadget(name, "", None))
+                    .create(&PostParams::default(), &Gadget::new(name, "", None))
                     .await
                     .map(Some)
             })

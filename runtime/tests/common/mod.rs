@@ -1,6 +1,8 @@
 //! Shared helpers of the runtime's envtest-backed tests (polling for outcomes: `rkb_envtest::eventually`).
 #![allow(dead_code)]
 
+pub mod kinds;
+
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
