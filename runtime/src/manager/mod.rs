@@ -273,11 +273,11 @@ fn shard_member(options: &ManagerOptions, name: &str, client: &Client) -> Result
         .leader_election_id
         .clone()
         .unwrap_or_else(|| name.to_string());
-    if !crate::options::is_dns_label(&ring) {
+    if !crate::shard::is_ring_name(&ring) {
         return Err(Error::InvalidOptions(format!(
-            "--sharded names its Leases and labels after the manager ({ring:?}), which must then be lowercase \
-             letters, digits and '-', at most 63, starting and ending with a letter or digit: pass such a \
-             --leader-election-id"
+            "--sharded names its Leases and labels after the ring, the leader election id {ring:?}, which must \
+             then be lowercase letters, digits, '-' and '.', at most 63, starting and ending with a letter or \
+             digit: pass such a --leader-election-id"
         )));
     }
     if !options.leader_elect {

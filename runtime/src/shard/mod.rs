@@ -73,6 +73,19 @@ pub fn shard_labels(meta: &ObjectMeta) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Whether `ring` can name a ring: it is the name part of the label key `shard.rkb.dev/<ring>` (at most 63
+/// characters, starting and ending with a letter or digit) and begins the Lease names `<ring>-shard-<identity>`
+/// (lowercase letters, digits, '-' and '.'), so kubebuilder-style ids (`8ed6a8c3.tutorial.kubebuilder.io`) qualify.
+pub fn is_ring_name(ring: &str) -> bool {
+    let alphanumeric = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    ring.len() <= 63
+        && ring.starts_with(alphanumeric)
+        && ring.ends_with(alphanumeric)
+        && ring
+            .chars()
+            .all(|c| alphanumeric(c) || c == '-' || c == '.')
+}
+
 /// The label with which the sharder asks an object's replica to give the object up: `drain.rkb.dev/<ring>: "true"`.
 pub fn drain_label(ring: &str) -> String {
     format!("drain.rkb.dev/{ring}")
@@ -186,4 +199,52 @@ pub(crate) fn labels_for_child(
             if itself { Vec::new() } else { r.labels.clone() }
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rings_are_label_name_parts_and_lease_name_prefixes() {
+        for ring in ["demo-operator", "8ed6a8c3.tutorial.kubebuilder.io", "a"] {
+            assert!(is_ring_name(ring), "{ring}");
+        }
+        for ring in [
+            "",
+            "Demo",
+            "demo_operator",
+            "-demo",
+            "demo.",
+            &"a".repeat(64),
+        ] {
+            assert!(!is_ring_name(ring), "{ring}");
+        }
+        assert_eq!(
+            shard_label("8ed6a8c3.tutorial.kubebuilder.io"),
+            "shard.rkb.dev/8ed6a8c3.tutorial.kubebuilder.io"
+        );
+    }
+
+    #[test]
+    fn children_take_shard_labels_but_not_drain_requests() {
+        let meta = ObjectMeta {
+            labels: Some(
+                [
+                    ("shard.rkb.dev/ops", "replica-a"),
+                    ("drain.rkb.dev/ops", "true"),
+                    ("shard.rkb.dev/ring", "ops"),
+                    ("app", "web"),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ),
+            ..ObjectMeta::default()
+        };
+        assert_eq!(
+            shard_labels(&meta),
+            [("shard.rkb.dev/ops".to_string(), "replica-a".to_string())]
+        );
+    }
 }
