@@ -50,11 +50,13 @@ const TIMING: Timing = Timing {
 /// Probe to a queue that holds other Probes' reconciles (each `WORK` long).
 const MOVE_SLACK: Duration = Duration::from_secs(8);
 
-/// How long each reconcile works, and how many each replica runs at once: with `CHURN_PER_SECOND` spec changes,
-/// several reconciles are in flight whenever the ring changes, so a move that did not wait for the old member
-/// (the drain handshake) would show as an overlap.
-const WORK: Duration = Duration::from_millis(200);
-const CONCURRENCY: u16 = 8;
+/// How long each reconcile works, and how many each replica runs at once. A reconcile must outlast a move (the
+/// sharder's write, the new member's watch event and queue: a few hundred ms) by far, so that with
+/// `CHURN_PER_SECOND` spec changes several Probes are mid-reconcile whenever the ring changes and a move that did not
+/// wait for the old member (the drain handshake) shows as an overlap; the concurrency keeps the replicas well ahead
+/// of the churn all the same (a waiting reconcile costs a timer, not a core).
+const WORK: Duration = Duration::from_secs(1);
+const CONCURRENCY: u16 = 32;
 /// Each change costs about two reconciles (the Probe's, then its child's event); the replicas must keep well ahead
 /// of that on a loaded 2-core machine, or moved Probes wait behind the backlog.
 const CHURN_PER_SECOND: u64 = 8;
