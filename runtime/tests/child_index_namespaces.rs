@@ -9,8 +9,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{config_map, quiet_options};
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use common::{config_map, create_namespace, quiet_options};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 use kube::runtime::watcher;
 use kube::{Api, Resource, ResourceExt};
@@ -64,17 +64,7 @@ async fn an_indexed_child_kind_is_watched_in_each_namespace_only() {
         .expect("envtest");
     let admin = env.client();
     for ns in ["ns-a", "ns-b", "ns-c"] {
-        let namespace = Namespace {
-            metadata: ObjectMeta {
-                name: Some(ns.into()),
-                ..ObjectMeta::default()
-            },
-            ..Namespace::default()
-        };
-        Api::<Namespace>::all(admin.clone())
-            .create(&PostParams::default(), &namespace)
-            .await
-            .unwrap();
+        create_namespace(&admin, ns).await;
         let mut owner = config_map("owner", &[("test", "owner")]);
         owner.metadata.namespace = Some(ns.into());
         Api::<ConfigMap>::namespaced(admin.clone(), ns)

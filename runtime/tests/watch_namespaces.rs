@@ -8,9 +8,9 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{config_map, quiet_options};
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-use kube::api::{ObjectMeta, PostParams};
+use common::{config_map, create_namespace, quiet_options};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::PostParams;
 use kube::runtime::watcher;
 use kube::{Api, ResourceExt};
 use rkb_envtest::{Environment, eventually};
@@ -43,17 +43,7 @@ async fn a_manager_watching_two_namespaces_reconciles_both_and_never_sees_a_thir
         .expect("envtest");
     let admin = env.client();
     for ns in ["ns-a", "ns-b", "ns-c"] {
-        let namespace = Namespace {
-            metadata: ObjectMeta {
-                name: Some(ns.into()),
-                ..ObjectMeta::default()
-            },
-            ..Namespace::default()
-        };
-        Api::<Namespace>::all(admin.clone())
-            .create(&PostParams::default(), &namespace)
-            .await
-            .unwrap();
+        create_namespace(&admin, ns).await;
         create(&admin, ns, "early").await;
     }
     let rbac = format!("{}---\n{}", role("ns-a"), role("ns-b"));

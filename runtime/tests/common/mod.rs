@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use rkb_runtime::ManagerOptions;
@@ -59,6 +59,21 @@ pub async fn create_config_map(client: &Client, cm: &ConfigMap) {
     api.create(&PostParams::default(), cm)
         .await
         .expect("create ConfigMap");
+}
+
+/// Creates the namespace `name`: envtest's API server starts with only the built-in ones.
+pub async fn create_namespace(client: &Client, name: &str) {
+    let namespace = Namespace {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..ObjectMeta::default()
+        },
+        ..Namespace::default()
+    };
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &namespace)
+        .await
+        .expect("create Namespace");
 }
 
 /// Changes a ConfigMap's data, which triggers a reconcile.
