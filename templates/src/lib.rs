@@ -3,7 +3,8 @@
 //! `init/` holds the files `rkb init` writes; `api/` the ones `rkb create api` writes, split into
 //! `version/` (once per group/version), `resource/` (with `--resource`) and `controller/` (with `--controller`);
 //! `webhook/` the ones `rkb create webhook` writes (the kind's webhooks and test, and the kustomize pieces the
-//! first webhook of a project adds).
+//! first webhook of a project adds; the config/certmanager files `rkb init` writes too are rendered from `init/`, see
+//! [`init_file`]).
 //! File names are fixed here; the CLI maps each template to its destination path.
 
 use include_dir::{Dir, include_dir};
@@ -94,6 +95,12 @@ pub fn init() -> Vec<Template> {
     out
 }
 
+/// One template of `rkb init`, by its path below `init/` (e.g. `config/certmanager/issuer.yaml`): for
+/// `rkb create webhook`, which writes the files of config/certmanager an older rkb's `rkb init` did not.
+pub fn init_file(path: &str) -> Option<Template> {
+    find(&INIT, path)
+}
+
 /// One template of `rkb create api`, by its path below `api/` (e.g. `resource/types.rs`).
 pub fn api(path: &str) -> Option<Template> {
     find(&API, path)
@@ -137,5 +144,6 @@ mod tests {
         assert!(super::api("controller/controller.rs").is_some());
         assert!(super::api("no/such").is_none());
         assert!(super::webhook("src/webhook.rs").is_some());
+        assert!(super::init_file("config/certmanager/issuer.yaml").is_some());
     }
 }

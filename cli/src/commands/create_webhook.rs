@@ -94,8 +94,13 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     let data = webhook_data(&config, dir, &resource, &wanted);
     let renderer = Renderer::new();
     let render = |path: &str| -> Result<String> {
-        let template = rkb_templates::webhook(path).ok_or_else(|| {
-            anyhow::anyhow!("internal error: template webhook/{path} is not embedded")
+        let (template, folder) = if CERTMANAGER_FROM_INIT.contains(&path) {
+            (rkb_templates::init_file(path), "init")
+        } else {
+            (rkb_templates::webhook(path), "webhook")
+        };
+        let template = template.ok_or_else(|| {
+            anyhow::anyhow!("internal error: template {folder}/{path} is not embedded")
         })?;
         renderer.render(&template, &data)
     };
@@ -809,6 +814,13 @@ fn describe_webhooks_in_readme(plan: &mut Plan) -> Result<Option<String>> {
     plan.update(README, text)?;
     Ok(None)
 }
+
+/// The files of config/certmanager that `rkb init` writes (for the metrics certificate) and a project an older rkb
+/// initialised lacks: `create webhook` renders them from init's templates, so the two commands write the same text.
+const CERTMANAGER_FROM_INIT: [&str; 2] = [
+    "config/certmanager/issuer.yaml",
+    "config/certmanager/kustomizeconfig.yaml",
+];
 
 fn add_project_files(plan: &mut Plan, render: &dyn Fn(&str) -> Result<String>) -> Result<()> {
     for file in [
