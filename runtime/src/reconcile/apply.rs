@@ -17,9 +17,9 @@ use crate::Error;
 /// it is the source of truth for the fields it sets). apiVersion and kind are filled in from K, so a derived kind
 /// with an empty TypeMeta applies fine. Returns the object as stored.
 ///
-/// Inside a sharded controller's reconcile (see the `shard` module), every object applied other than the reconciled
-/// one gets the reconciled object's shard label, so the controller's label-selected watches of its children see it;
-/// [`apply_answering_metadata`], [`apply_controlled`] and the child index's applies do the same.
+/// Inside a sharded controller's reconcile (see the `shard` module), every object applied of another kind than the
+/// reconciled one gets the reconciled object's shard label, so the controller's label-selected watches of its
+/// children see it; [`apply_answering_metadata`], [`apply_controlled`] and the child index's applies do the same.
 pub async fn apply<K>(api: &Api<K>, obj: &K, field_manager: &str) -> Result<K, Error>
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Clone + Debug,
@@ -54,7 +54,7 @@ where
     let name = crate::error::required_name(obj)?.to_string();
     let mut body = apply_body(obj)?;
     // A child lives in its owner's shard (see the `shard` module); outside a sharded reconcile there is none.
-    let shard = crate::shard::labels_for_child(&K::api_version(&()), &K::kind(&()), obj.meta());
+    let shard = crate::shard::labels_for_child(&K::api_version(&()), &K::kind(&()));
     if let (false, Some(Value::Object(meta))) = (shard.is_empty(), body.get_mut("metadata")) {
         let labels = meta
             .entry("labels")

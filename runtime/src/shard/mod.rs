@@ -15,8 +15,9 @@
 //! - **Assignment** ([`ring`], [`sharder`]): the leader runs one sharder per sharded kind. It assigns each object by
 //!   consistent hashing of `namespace/name` over the available members (FNV-1a 64, 256 points per member) and
 //!   records it as the label `shard.rkb.dev/<ring>: <identity>`. Children take their owner's label: the apply
-//!   helpers add it to what a sharded reconcile applies (not to the reconciled object itself; not in tasks the
-//!   reconcile spawns: [`labels_for_child`]), and [`shard_labels`] gives it to code that writes children otherwise.
+//!   helpers add it to what a sharded reconcile applies (objects of other kinds than the sharded one; not in tasks
+//!   the reconcile spawns: [`labels_for_child`]), and [`shard_labels`] gives it to code that writes children
+//!   otherwise.
 //! - **Caches**: a sharded controller's watches of its own kind and of owned kinds (`owns`, `owns_indexed`) add the
 //!   selector `shard.rkb.dev/<ring>=<identity>`, so each replica caches its own objects and their children only.
 //!   Mapped watches (`watches`) are not narrowed: they name other kinds, which have no shard.
@@ -150,12 +151,12 @@ pub(crate) fn changed_meanwhile(error: &kube::Error) -> bool {
     matches!(error, kube::Error::Api(status) if matches!(status.code, 404 | 409 | 422))
 }
 
-/// What the apply helpers know of the reconcile they run in: the reconciled object's shard labels and who it is.
+/// What the apply helpers know of the reconcile they run in: the reconciled object's shard labels and kind.
 #[derive(Clone, Debug)]
 struct Reconciling {
     labels: Vec<(String, String)>,
-    /// (apiVersion, kind, namespace, name) of the reconciled object, which is not its own child.
-    object: (String, String, Option<String>, String),
+    /// (apiVersion, kind) of the reconciled object: objects of that kind are the sharder's to assign.
+    kind: (String, String),
 }
 
 tokio::task_local! {
@@ -171,32 +172,24 @@ where
 {
     let reconciling = Reconciling {
         labels: shard_labels(meta),
-        object: (
-            K::api_version(&()).into_owned(),
-            K::kind(&()).into_owned(),
-            meta.namespace.clone(),
-            meta.name.clone().unwrap_or_default(),
-        ),
+        kind: (K::api_version(&()).into_owned(), K::kind(&()).into_owned()),
     };
     RECONCILING.scope(reconciling, reconcile).await
 }
 
-/// The shard labels an object applied now takes (apiVersion `api_version`, kind `kind`, `meta`): the reconciled
-/// object's, when this runs inside a sharded controller's reconcile (not in tasks it spawns) and the object is not
-/// the reconciled one itself; none otherwise.
-pub(crate) fn labels_for_child(
-    api_version: &str,
-    kind: &str,
-    meta: &ObjectMeta,
-) -> Vec<(String, String)> {
+/// The shard labels an object of apiVersion `api_version` and kind `kind` applied now takes: the reconciled object's,
+/// when this runs inside a sharded controller's reconcile (not in tasks it spawns) and the object is of another kind;
+/// none otherwise. Objects of the sharded kind itself (the reconciled one, or others it writes) are placed by the
+/// sharder's hash of their own key: labelling them here would move them behind its back, and it would move them back.
+pub(crate) fn labels_for_child(api_version: &str, kind: &str) -> Vec<(String, String)> {
     RECONCILING
         .try_with(|r| {
-            let (v, k, namespace, name) = &r.object;
-            let itself = v == api_version
-                && k == kind
-                && *namespace == meta.namespace
-                && Some(name) == meta.name.as_ref();
-            if itself { Vec::new() } else { r.labels.clone() }
+            let own_kind = r.kind.0 == api_version && r.kind.1 == kind;
+            if own_kind {
+                Vec::new()
+            } else {
+                r.labels.clone()
+            }
         })
         .unwrap_or_default()
 }
