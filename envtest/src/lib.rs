@@ -33,6 +33,10 @@
 //! what RBAC refused it with [`Environment::ensure_not_forbidden`]. With [`EnvironmentBuilder::with_controller_manager`],
 //! kube-controller-manager runs the controllers in [`CONTROLLERS`] (garbage collection, namespace
 //! deletion, service accounts), which kubebuilder's envtest does not offer.
+//!
+//! For end-to-end tests without a cluster, [`Environment::spawn_as_service_account`] runs an operator's own binary
+//! as a process with a ServiceAccount's token (TokenRequest API) in its kubeconfig, so it runs under the project's
+//! RBAC as its pod would, and its secure metrics server can check tokens against this API server.
 
 pub mod audit;
 mod binaries;

@@ -59,7 +59,7 @@ fn a_controller_that_adds_no_finalizer_fails_the_suite(dir: &Path) {
         format!("test {E2E_TEST} ... FAILED"),
         "waiting until demomicroservice.devops.my.domain/demomicroservice-sample has its controller's finalizer"
             .to_string(),
-        r#"its finalizers are "["demomicroservice.finalizers.example.com"]""#.to_string(),
+        r#"its finalizers are "[\"demomicroservice.finalizers.example.com\"]""#.to_string(),
     ] {
         assert!(report.contains(&needle), "{needle:?} missing from:\n{report}");
     }

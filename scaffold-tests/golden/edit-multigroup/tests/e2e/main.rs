@@ -22,6 +22,9 @@
 //!   image is built, loaded into Kind (`KIND`, `KIND_CLUSTER`) and deployed with `make deploy`.
 //! - `cluster`: the cluster of your kubeconfig; the image (`IMG`) is built and pushed (`make docker-build
 //!   docker-push`), so that cluster must be able to pull it, then deployed with `make deploy`.
+//!
+//!   In both, cert-manager is installed first when config/default uses it and the cluster has none
+//!   (`CERT_MANAGER_INSTALL_SKIP=true` leaves that to you), and removed afterwards.
 //! - `local` (`make test-e2e-local`, no cluster needed): a local control plane (envtest's etcd and kube-apiserver
 //!   from `KUBEBUILDER_ASSETS`) with config/default applied, and this crate's manager binary running as a process
 //!   with a token of its ServiceAccount, so it runs under the project's RBAC as the pod would.

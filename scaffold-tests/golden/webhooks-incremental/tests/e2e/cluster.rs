@@ -13,7 +13,8 @@
 // limitations under the License.
 
 //! The manager in a real cluster (the current kubeconfig context): its image built and made available (loaded into
-//! Kind, or pushed), deployed with `make deploy`, scraped from a curl pod, removed with `make undeploy`.
+//! Kind, or pushed), cert-manager installed when config/default needs it, deployed with `make deploy`, scraped from
+//! a curl pod, removed with `make undeploy`.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -32,6 +33,10 @@ const METRICS_URL: &str =
 const DEFAULT_IMAGE: &str = "example.com/demo:v0.0.1";
 /// The pod that runs curl inside the cluster, where the metrics Service is reachable (one per scrape, numbered).
 const CURL_POD: &str = "curl-metrics";
+/// The cert-manager release installed when config/default asks cert-manager for certificates (webhooks, or the
+/// `[METRICS-WITH-CERTS]` sections) and the cluster has none.
+const CERT_MANAGER: &str =
+    "https://github.com/cert-manager/cert-manager/releases/download/v1.21.0/cert-manager.yaml";
 
 /// How the cluster gets the manager's image.
 #[derive(Debug)]
@@ -44,6 +49,8 @@ pub enum Image {
 
 pub struct Cluster {
     scrapes: AtomicU32,
+    /// Whether this test installed cert-manager, and so removes it.
+    installed_cert_manager: bool,
 }
 
 impl Cluster {
@@ -72,6 +79,7 @@ impl Cluster {
                 make(&["docker-push", &img_arg])?;
             }
         }
+        let installed_cert_manager = install_cert_manager_if_needed()?;
         // The namespace comes first so that the restricted Pod Security Standard applies to the manager's pod.
         utils::step("creating the namespace with the restricted Pod Security Standard enforced");
         kubectl(None, &["create", "namespace", NAMESPACE])?;
@@ -89,6 +97,7 @@ impl Cluster {
         make(&["deploy", &img_arg])?;
         Ok(Self {
             scrapes: AtomicU32::new(0),
+            installed_cert_manager,
         })
     }
 
@@ -177,9 +186,10 @@ impl Cluster {
         }
     }
 
-    /// Removes what the test created: the metrics binding, then everything `make deploy` applied.
+    /// Removes what the test created: the metrics binding, everything `make deploy` applied, and cert-manager if
+    /// it installed it.
     pub fn undeploy(self) {
-        let removed = [
+        let mut removed = vec![
             kubectl(
                 None,
                 &[
@@ -191,8 +201,43 @@ impl Cluster {
             ),
             make(&["undeploy", "ignore-not-found=true"]),
         ];
+        if self.installed_cert_manager {
+            removed.push(kubectl(
+                None,
+                &["delete", "-f", CERT_MANAGER, "--ignore-not-found"],
+            ));
+        }
         for failure in removed.into_iter().filter_map(Result::err) {
             println!("cleanup: {failure:#}");
         }
     }
+}
+
+/// Installs cert-manager and waits for its webhook when config/default has cert-manager objects and the cluster has
+/// no cert-manager; `CERT_MANAGER_INSTALL_SKIP=true` leaves it to you. Returns whether it installed it.
+fn install_cert_manager_if_needed() -> Result<bool> {
+    let rendered = kubectl(None, &["kustomize", "config/default"])?;
+    let needed = rendered
+        .lines()
+        .any(|line| line.starts_with("apiVersion: cert-manager.io/"));
+    let skipped = std::env::var("CERT_MANAGER_INSTALL_SKIP").is_ok_and(|skip| skip == "true");
+    if !needed || skipped || kubectl(None, &["get", "crd", "certificates.cert-manager.io"]).is_ok()
+    {
+        return Ok(false);
+    }
+    utils::step("installing cert-manager");
+    kubectl(None, &["apply", "-f", CERT_MANAGER])?;
+    let timeout = format!("--timeout={}s", crate::TIMEOUT.as_secs());
+    kubectl(
+        None,
+        &[
+            "wait",
+            "deployment/cert-manager-webhook",
+            "-n",
+            "cert-manager",
+            "--for=condition=Available",
+            &timeout,
+        ],
+    )?;
+    Ok(true)
 }

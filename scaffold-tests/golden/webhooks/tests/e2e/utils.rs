@@ -77,6 +77,10 @@ pub fn kubectl_with_input(
 ) -> Result<String> {
     let mut command =
         Command::new(std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".to_string()));
+    // Your ~/.kube/kuberc (aliases, default flags) would change what these commands do, unless you ask for it.
+    if std::env::var_os("KUBECTL_KUBERC").is_none() {
+        command.env("KUBECTL_KUBERC", "false");
+    }
     if let Some(kubeconfig) = kubeconfig {
         command.arg("--kubeconfig").arg(kubeconfig);
     }
