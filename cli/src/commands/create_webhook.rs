@@ -93,17 +93,8 @@ pub fn run(args: &CreateWebhookArgs) -> Result<()> {
     }
     let data = webhook_data(&config, dir, &resource, &wanted);
     let renderer = Renderer::new();
-    let render = |path: &str| -> Result<String> {
-        let (template, folder) = if CERTMANAGER_FROM_INIT.contains(&path) {
-            (rkb_templates::init_file(path), "init")
-        } else {
-            (rkb_templates::webhook(path), "webhook")
-        };
-        let template = template.ok_or_else(|| {
-            anyhow::anyhow!("internal error: template {folder}/{path} is not embedded")
-        })?;
-        renderer.render(&template, &data)
-    };
+    let render =
+        |path: &str| -> Result<String> { renderer.render(&project_file_template(path)?, &data) };
     let mut plan = Plan::new(dir, "pass --force to overwrite it");
     let pieces = KindPieces {
         data: &data,
@@ -822,22 +813,36 @@ const CERTMANAGER_FROM_INIT: [&str; 2] = [
     "config/certmanager/kustomizeconfig.yaml",
 ];
 
+/// The files the first webhook of a project adds when they are missing, each rendered by [`project_file_template`].
+const PROJECT_FILES: [&str; 13] = [
+    "config/webhook/kustomization.yaml",
+    "config/webhook/service.yaml",
+    "config/certmanager/kustomization.yaml",
+    "config/certmanager/issuer.yaml",
+    "config/certmanager/certificate-webhook.yaml",
+    "config/certmanager/kustomizeconfig.yaml",
+    "config/webhook-certs/kustomization.yaml",
+    "config/webhook-certs/secret.yaml",
+    "config/webhook-certs/rbac.yaml",
+    "config/webhook-certs/manager_patch.yaml",
+    "config/webhook-certs/kustomizeconfig.yaml",
+    "config/default/manager_webhook_patch.yaml",
+    "config/network-policy/allow-webhook-traffic.yaml",
+];
+
+/// The template of one of [`PROJECT_FILES`]: init's for [`CERTMANAGER_FROM_INIT`], webhook's for the rest.
+fn project_file_template(path: &str) -> Result<rkb_templates::Template> {
+    let (template, folder) = if CERTMANAGER_FROM_INIT.contains(&path) {
+        (rkb_templates::init_file(path), "init")
+    } else {
+        (rkb_templates::webhook(path), "webhook")
+    };
+    template
+        .ok_or_else(|| anyhow::anyhow!("internal error: template {folder}/{path} is not embedded"))
+}
+
 fn add_project_files(plan: &mut Plan, render: &dyn Fn(&str) -> Result<String>) -> Result<()> {
-    for file in [
-        "config/webhook/kustomization.yaml",
-        "config/webhook/service.yaml",
-        "config/certmanager/kustomization.yaml",
-        "config/certmanager/issuer.yaml",
-        "config/certmanager/certificate-webhook.yaml",
-        "config/certmanager/kustomizeconfig.yaml",
-        "config/webhook-certs/kustomization.yaml",
-        "config/webhook-certs/secret.yaml",
-        "config/webhook-certs/rbac.yaml",
-        "config/webhook-certs/manager_patch.yaml",
-        "config/webhook-certs/kustomizeconfig.yaml",
-        "config/default/manager_webhook_patch.yaml",
-        "config/network-policy/allow-webhook-traffic.yaml",
-    ] {
+    for file in PROJECT_FILES {
         // Kept when present: they are the user's to edit.
         if !plan.root().join(file).exists() {
             plan.create(file, render(file)?, false)?;
@@ -1135,4 +1140,22 @@ fn list_crd_in_webhook_certs(plan: &mut Plan, data: &WebhookData) -> Result<()> 
         plan.update(rel, lines.join("\n") + "\n")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Goldens scaffold with today's `rkb init`, which writes config/certmanager, so they never render the files an
+    /// older project lacks: this holds each of them to a template that is embedded.
+    #[test]
+    fn every_project_file_has_a_template() {
+        for path in PROJECT_FILES {
+            let template = project_file_template(path).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(template.path, path);
+        }
+        for path in CERTMANAGER_FROM_INIT {
+            assert!(PROJECT_FILES.contains(&path), "{path} is never written");
+        }
+    }
 }
