@@ -189,16 +189,22 @@ impl Member {
 /// The member a Lease of the ring names, when it is available at `now`: it has a holder, and its renewTime plus
 /// leaseDurationSeconds is later than `now` (the reader's clock: the sharder's; see the module docs of `shard`).
 pub fn available_member(lease: &Lease, now: Timestamp) -> Option<&str> {
-    let spec = lease.spec.as_ref()?;
-    let holder = spec.holder_identity.as_deref().filter(|h| !h.is_empty())?;
-    let renewed = spec.renew_time.as_ref()?.0;
-    let duration = i64::from(spec.lease_duration_seconds?);
-    let expires = renewed.checked_add(jiff_seconds(duration)).ok()?;
-    (expires > now).then_some(holder)
+    let holder = lease
+        .spec
+        .as_ref()?
+        .holder_identity
+        .as_deref()
+        .filter(|h| !h.is_empty())?;
+    (expiry(lease)? > now).then_some(holder)
 }
 
-fn jiff_seconds(seconds: i64) -> k8s_openapi::jiff::SignedDuration {
-    k8s_openapi::jiff::SignedDuration::from_secs(seconds)
+/// When a Lease expires: its renewTime plus leaseDurationSeconds.
+pub fn expiry(lease: &Lease) -> Option<Timestamp> {
+    let spec = lease.spec.as_ref()?;
+    let renewed = spec.renew_time.as_ref()?.0;
+    let duration =
+        k8s_openapi::jiff::SignedDuration::from_secs(i64::from(spec.lease_duration_seconds?));
+    renewed.checked_add(duration).ok()
 }
 
 /// An identity for `--shard-identity`'s default: POD_NAME (unique per replica in a cluster), else the host name

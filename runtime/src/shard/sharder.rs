@@ -52,8 +52,11 @@ where
 {
     let mut sharder = Sharder::<K> {
         ctx: ctx.clone(),
+        placement: Placement {
+            ring: member.ring.clone(),
+            drained: HashSet::new(),
+        },
         member,
-        drained: HashSet::new(),
         _kind: std::marker::PhantomData,
     };
     while ctx.wait_for_leadership().await {
@@ -69,9 +72,65 @@ where
 struct Sharder<K> {
     ctx: Context,
     member: Arc<Member>,
+    placement: Placement,
+    _kind: std::marker::PhantomData<fn() -> K>,
+}
+
+/// What the sharder decides for each object, and remembers between passes.
+struct Placement {
+    ring: String,
     /// Keys this sharder asked to drain, so that their reassignment counts as a move by drain.
     drained: HashSet<String>,
-    _kind: std::marker::PhantomData<fn() -> K>,
+}
+
+impl Placement {
+    /// What one object needs, if anything (module docs).
+    fn decide(&mut self, meta: &kube::api::ObjectMeta, ring: &Ring) -> Option<Write> {
+        let (shard_label, drain_label) = (
+            super::shard_label(&self.ring),
+            super::drain_label(&self.ring),
+        );
+        let key = match &meta.namespace {
+            Some(ns) => format!("{ns}/{}", meta.name.as_deref().unwrap_or_default()),
+            None => meta.name.clone().unwrap_or_default(),
+        };
+        let desired = ring.assign(&key)?;
+        let current = label(meta, &shard_label);
+        let draining = label(meta, &drain_label) == Some("true");
+        let write = |changes: Vec<super::LabelChange>, counts| Write {
+            meta: meta.clone(),
+            changes,
+            counts,
+        };
+        match current {
+            Some(member) if ring.members().iter().any(|m| m == member) => {
+                if member == desired {
+                    draining.then(|| write(vec![(drain_label, None)], None))
+                } else if draining {
+                    None
+                } else {
+                    self.drained.insert(key);
+                    Some(write(
+                        vec![(drain_label, Some("true".into()))],
+                        Some("request"),
+                    ))
+                }
+            }
+            dead_or_none => {
+                let counts = if dead_or_none.is_some() {
+                    self.drained.remove(&key);
+                    Some("dead")
+                } else {
+                    self.drained.remove(&key).then_some("drain")
+                };
+                let changes = vec![
+                    (shard_label, Some(desired.to_string())),
+                    (drain_label, None),
+                ];
+                Some(write(changes, counts))
+            }
+        }
+    }
 }
 
 /// A label write of one pass.
@@ -116,7 +175,7 @@ where
             tokio::select! {
                 Some(_) = object_events.next() => {}
                 Some(_) = lease_events.next() => {}
-                () = tokio::time::sleep(tick) => continue,
+                () = tokio::time::sleep(next_look(&leases, tick)) => continue,
             }
             // More events usually follow the first (a list, a burst of creates): take them in before the pass.
             let gather = tokio::time::sleep(DEBOUNCE);
@@ -148,7 +207,7 @@ where
             objects
                 .state()
                 .iter()
-                .filter_map(|obj| self.decide(&obj.metadata, &ring))
+                .filter_map(|obj| self.placement.decide(&obj.metadata, &ring))
                 .collect()
         };
         let still_assigned: HashSet<String> = objects
@@ -171,52 +230,6 @@ where
 
     fn shard_label(&self) -> String {
         super::shard_label(&self.member.ring)
-    }
-
-    /// What one object needs, if anything (module docs).
-    fn decide(&mut self, meta: &kube::api::ObjectMeta, ring: &Ring) -> Option<Write> {
-        let (shard_label, drain_label) =
-            (self.shard_label(), super::drain_label(&self.member.ring));
-        let key = match &meta.namespace {
-            Some(ns) => format!("{ns}/{}", meta.name.as_deref().unwrap_or_default()),
-            None => meta.name.clone().unwrap_or_default(),
-        };
-        let desired = ring.assign(&key)?;
-        let current = label(meta, &shard_label);
-        let draining = label(meta, &drain_label) == Some("true");
-        let write = |changes: Vec<super::LabelChange>, counts| Write {
-            meta: meta.clone(),
-            changes,
-            counts,
-        };
-        match current {
-            Some(member) if ring.members().iter().any(|m| m == member) => {
-                if member == desired {
-                    draining.then(|| write(vec![(drain_label, None)], None))
-                } else if draining {
-                    None
-                } else {
-                    self.drained.insert(key);
-                    Some(write(
-                        vec![(drain_label, Some("true".into()))],
-                        Some("request"),
-                    ))
-                }
-            }
-            dead_or_none => {
-                let counts = if dead_or_none.is_some() {
-                    self.drained.remove(&key);
-                    Some("dead")
-                } else {
-                    self.drained.remove(&key).then_some("drain")
-                };
-                let changes = vec![
-                    (shard_label, Some(desired.to_string())),
-                    (drain_label, None),
-                ];
-                Some(write(changes, counts))
-            }
-        }
     }
 
     /// Deletes the Leases of members unavailable for more than a lease duration that no object names any more.
@@ -289,10 +302,110 @@ async fn apply_write<K>(
     }
 }
 
+/// How long until the sharder looks again without an event: at the next expiry of an available member's Lease
+/// (an expiry sends no event), at the latest after `tick`.
+fn next_look(leases: &Store<Lease>, tick: Duration) -> Duration {
+    let now = Timestamp::now();
+    leases
+        .state()
+        .iter()
+        .filter_map(|lease| super::membership::expiry(lease))
+        .filter(|expiry| *expiry > now)
+        .filter_map(|expiry| Duration::try_from(expiry.duration_since(now)).ok())
+        .map(|until| until + Duration::from_millis(10))
+        .fold(tick, Duration::min)
+}
+
 /// Whether `store` has listed once.
 fn is_ready<T: Resource<DynamicType = ()> + Clone>(store: &Store<T>) -> bool
 where
     T::DynamicType: std::hash::Hash + Eq,
 {
     store.wait_until_ready().now_or_never().is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::api::ObjectMeta;
+
+    const SHARD: &str = "shard.rkb.dev/ops";
+    const DRAIN: &str = "drain.rkb.dev/ops";
+
+    fn object(name: &str, labels: &[(&str, &str)]) -> ObjectMeta {
+        ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some("team".into()),
+            labels: Some(
+                labels
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
+            ..ObjectMeta::default()
+        }
+    }
+
+    fn decided(
+        placement: &mut Placement,
+        meta: &ObjectMeta,
+        ring: &Ring,
+    ) -> Option<(Vec<super::super::LabelChange>, Option<&'static str>)> {
+        placement.decide(meta, ring).map(|w| (w.changes, w.counts))
+    }
+
+    #[test]
+    fn objects_are_assigned_drained_before_they_move_and_taken_from_dead_members_directly() {
+        let mut placement = Placement {
+            ring: "ops".into(),
+            drained: HashSet::new(),
+        };
+        let ring = Ring::new(["a", "b"]);
+        let name = (0..100)
+            .map(|i| format!("app-{i}"))
+            .find(|n| ring.assign(&format!("team/{n}")) == Some("b"))
+            .unwrap();
+        let set = |v: &str| Some(v.to_string());
+        let assign_b = vec![(SHARD.to_string(), set("b")), (DRAIN.to_string(), None)];
+
+        // Unassigned: assigned, not a move.
+        assert_eq!(
+            decided(&mut placement, &object(&name, &[]), &ring),
+            Some((assign_b.clone(), None))
+        );
+        // Where the ring puts it: nothing to do.
+        assert_eq!(
+            decided(&mut placement, &object(&name, &[(SHARD, "b")]), &ring),
+            None
+        );
+        // On a live member the ring no longer picks: a drain request, once.
+        let on_a = object(&name, &[(SHARD, "a")]);
+        assert_eq!(
+            decided(&mut placement, &on_a, &ring),
+            Some((vec![(DRAIN.to_string(), set("true"))], Some("request")))
+        );
+        let draining = object(&name, &[(SHARD, "a"), (DRAIN, "true")]);
+        assert_eq!(
+            decided(&mut placement, &draining, &ring),
+            None,
+            "waits for the member"
+        );
+        // The member gave it up: assigned, counted as a move by drain.
+        assert_eq!(
+            decided(&mut placement, &object(&name, &[]), &ring),
+            Some((assign_b.clone(), Some("drain")))
+        );
+        // Its member is gone from the ring (Lease expired or released): moved at once, drain label or not.
+        let on_dead = object(&name, &[(SHARD, "c"), (DRAIN, "true")]);
+        assert_eq!(
+            decided(&mut placement, &on_dead, &ring),
+            Some((assign_b, Some("dead")))
+        );
+        // The ring changed back while it drained: the request is withdrawn.
+        let back = object(&name, &[(SHARD, "b"), (DRAIN, "true")]);
+        assert_eq!(
+            decided(&mut placement, &back, &ring),
+            Some((vec![(DRAIN.to_string(), None)], None))
+        );
+    }
 }
