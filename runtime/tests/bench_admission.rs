@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::kinds::Gadget;
+use common::kinds::{GADGET_CRD, GADGET_WEBHOOKS, Gadget, NS};
 use common::quiet_options;
 use kube::Api;
 use kube::api::PostParams;
@@ -63,10 +63,10 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 #[ignore = "benchmark; run with --ignored --release"]
 async fn bench_admission_round_trip() {
     let env = Environment::start().await.expect("envtest");
-    env.install_crds_yaml(include_str!("fixtures/gadgets.yaml"))
+    env.install_crds_yaml(GADGET_CRD)
         .await
         .expect("install CRD");
-    let api: Api<Gadget> = Api::namespaced(env.client(), "default");
+    let api: Api<Gadget> = Api::namespaced(env.client(), NS);
     // Warm the API server's paths for this kind.
     for i in 0..50 {
         api.create(&PostParams::default(), &gadget(&format!("warm-{i}")))
@@ -76,7 +76,7 @@ async fn bench_admission_round_trip() {
     let without = creates(&api, "plain").await;
 
     let server = env
-        .install_webhooks(include_str!("fixtures/gadget_webhooks.yaml"))
+        .install_webhooks(GADGET_WEBHOOKS)
         .await
         .expect("install webhooks");
     let options = ManagerOptions {

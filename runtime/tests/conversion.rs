@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::kinds::{GizmoV1, GizmoV2, NS, SpecV1, SpecV2};
+use common::kinds::{GIZMO_CRD, GizmoV1, GizmoV2, NS, SpecV1, SpecV2};
 use common::quiet_options;
 use kube::Api;
 use kube::api::{ListParams, PostParams};
@@ -73,9 +73,7 @@ impl From<GizmoV1> for GizmoV2 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn objects_convert_between_versions_through_the_hub() {
     let env = Environment::start().await.expect("envtest");
-    env.install_crds_yaml(include_str!("fixtures/gizmos.yaml"))
-        .await
-        .expect("install CRD");
+    env.install_crds_yaml(GIZMO_CRD).await.expect("install CRD");
     let server = env.install_webhooks("").await.expect("webhook server");
     env.enable_conversion("gizmos.test.rkb.dev", &server, CONVERT_PATH)
         .await

@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use base64::Engine as _;
-use common::kinds::{Gadget, GizmoV1, GizmoV2, NS, SpecV1, SpecV2};
+use common::kinds::{
+    GIZMO_CRD, Gadget, GizmoV1, GizmoV2, NS, SpecV1, SpecV2, gadget_control_plane,
+};
 use common::{leader_options, quiet_options};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
@@ -90,17 +92,10 @@ impl Validator<Gadget> for AtMostTen {
 /// A control plane with the Gadget CRD and its webhook configurations (kubebuilder's names, as `rkb manifests`
 /// writes them), and the Gizmo CRD converting through `/convert`: all pointed at one port, trusting envtest's CA.
 async fn control_plane() -> (Environment, WebhookServer) {
-    let env = Environment::start().await.expect("envtest");
-    env.install_crds_yaml(include_str!("fixtures/gadgets.yaml"))
-        .await
-        .expect("install Gadget CRD");
-    env.install_crds_yaml(include_str!("fixtures/gizmos.yaml"))
+    let (env, server) = gadget_control_plane().await;
+    env.install_crds_yaml(GIZMO_CRD)
         .await
         .expect("install Gizmo CRD");
-    let server = env
-        .install_webhooks(include_str!("fixtures/gadget_webhooks.yaml"))
-        .await
-        .expect("install webhooks");
     env.enable_conversion(GIZMOS, &server, CONVERT_PATH)
         .await
         .expect("conversion on");

@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::kinds::{Gadget, NS};
+use common::kinds::{GADGET_CRD, Gadget, NS, gadget_control_plane};
 use common::quiet_options;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
@@ -106,14 +106,7 @@ fn refusal(result: Result<Gadget, kube::Error>) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_api_server_defaults_and_validates_through_the_managers_webhooks() {
-    let env = Environment::start().await.expect("envtest");
-    env.install_crds_yaml(include_str!("fixtures/gadgets.yaml"))
-        .await
-        .expect("install CRD");
-    let server = env
-        .install_webhooks(include_str!("fixtures/gadget_webhooks.yaml"))
-        .await
-        .expect("install webhooks");
+    let (env, server) = gadget_control_plane().await;
     let client = env.client();
     let (running, metrics) = start_manager(client.clone(), &server).await;
     let gadgets: Api<Gadget> = Api::namespaced(client.clone(), NS);
@@ -267,14 +260,7 @@ async fn served_certificate(server: &WebhookServer) -> Option<Vec<u8>> {
 async fn a_rotated_certificate_is_served_without_a_restart() {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject as _;
-    let env = Environment::start().await.expect("envtest");
-    env.install_crds_yaml(include_str!("fixtures/gadgets.yaml"))
-        .await
-        .expect("install CRD");
-    let server = env
-        .install_webhooks(include_str!("fixtures/gadget_webhooks.yaml"))
-        .await
-        .expect("install webhooks");
+    let (env, server) = gadget_control_plane().await;
     let (running, _) = start_manager(env.client(), &server).await;
     let first = eventually(
         "the server presents a certificate",
@@ -322,7 +308,7 @@ async fn a_local_run_writes_its_own_certificate_and_reuses_it() {
     use base64::Engine as _;
     use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
     let env = Environment::start().await.expect("envtest");
-    env.install_crds_yaml(include_str!("fixtures/gadgets.yaml"))
+    env.install_crds_yaml(GADGET_CRD)
         .await
         .expect("install CRD");
     let certs = tempfile::tempdir().unwrap();

@@ -4,11 +4,31 @@
 //! and conversions it exercises, since what they do is what that file tests.
 
 use kube::api::ObjectMeta;
+use rkb_envtest::{Environment, WebhookServer};
 use rkb_runtime::TypeMeta;
 use serde::{Deserialize, Serialize};
 
 /// The namespace every test object is created in.
 pub const NS: &str = "default";
+
+pub const GADGET_CRD: &str = include_str!("../fixtures/gadgets.yaml");
+pub const GIZMO_CRD: &str = include_str!("../fixtures/gizmos.yaml");
+/// Gadget's mutating and validating webhook configurations, with the names and paths `rkb manifests` writes.
+pub const GADGET_WEBHOOKS: &str = include_str!("../fixtures/gadget_webhooks.yaml");
+
+/// A control plane with the Gadget CRD and its webhook configurations, pointed at the returned server's port and
+/// trusting its certificate.
+pub async fn gadget_control_plane() -> (Environment, WebhookServer) {
+    let env = Environment::start().await.expect("envtest");
+    env.install_crds_yaml(GADGET_CRD)
+        .await
+        .expect("install Gadget CRD");
+    let server = env
+        .install_webhooks(GADGET_WEBHOOKS)
+        .await
+        .expect("install webhooks");
+    (env, server)
+}
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Gadget {
