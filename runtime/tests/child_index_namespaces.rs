@@ -9,7 +9,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{config_map, create_namespace, quiet_options};
+use common::{config_map, create_namespace, manager_roles, quiet_options};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 use kube::runtime::watcher;
@@ -21,24 +21,14 @@ use rkb_runtime::{Action, BoxError, Context, Controller, Manager};
 const USER: &str = "rkb-index-namespaces";
 const WATCHED: [&str; 2] = ["ns-a", "ns-b"];
 
-/// The Role each watched namespace grants the manager: its owners (ConfigMaps) and children (Secrets).
-fn role(namespace: &str) -> String {
-    format!(
-        "apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: manager-role
-  namespace: {namespace}
-rules:
-- apiGroups: [\"\"]
+/// What each watched namespace's Role grants the manager: its owners (ConfigMaps) and children (Secrets).
+const RULES: &str = "- apiGroups: [\"\"]
   resources: [configmaps]
   verbs: [get, list, watch]
 - apiGroups: [\"\"]
   resources: [secrets]
   verbs: [get, list, watch, create, patch, delete]
-"
-    )
-}
+";
 
 /// The Secret a ConfigMap owns, named after it and labelled for the index's watch.
 fn child_of(owner: &ConfigMap) -> Secret {
@@ -72,7 +62,7 @@ async fn an_indexed_child_kind_is_watched_in_each_namespace_only() {
             .await
             .unwrap();
     }
-    let rbac = format!("{}---\n{}", role("ns-a"), role("ns-b"));
+    let rbac = manager_roles(&WATCHED, RULES);
     let client = env.client_with_rbac(USER, &rbac).await.expect("roles");
     let mgr = Manager::builder("rkb-index-namespaces-test")
         .client(client)

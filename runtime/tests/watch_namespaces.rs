@@ -8,7 +8,7 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{config_map, create_namespace, quiet_options};
+use common::{config_map, create_namespace, manager_roles, quiet_options};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::PostParams;
 use kube::runtime::watcher;
@@ -18,21 +18,11 @@ use rkb_runtime::{Action, BoxError, Context, Controller, Error, Manager};
 
 const USER: &str = "rkb-multi-namespace";
 
-/// The Role each watched namespace grants the manager (what a namespaced project's config/rbac/role.yaml holds).
-fn role(namespace: &str) -> String {
-    format!(
-        "apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: manager-role
-  namespace: {namespace}
-rules:
-- apiGroups: [\"\"]
+/// What each watched namespace's Role grants the manager (what a namespaced project's config/rbac/role.yaml holds).
+const RULES: &str = "- apiGroups: [\"\"]
   resources: [configmaps]
   verbs: [get, list, watch]
-"
-    )
-}
+";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_manager_watching_two_namespaces_reconciles_both_and_never_sees_a_third() {
@@ -46,7 +36,7 @@ async fn a_manager_watching_two_namespaces_reconciles_both_and_never_sees_a_thir
         create_namespace(&admin, ns).await;
         create(&admin, ns, "early").await;
     }
-    let rbac = format!("{}---\n{}", role("ns-a"), role("ns-b"));
+    let rbac = manager_roles(&["ns-a", "ns-b"], RULES);
     let client = env.client_with_rbac(USER, &rbac).await.expect("roles");
 
     // A list with a name twice is refused before anything connects.

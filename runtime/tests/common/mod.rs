@@ -76,6 +76,21 @@ pub async fn create_namespace(client: &Client, name: &str) {
         .expect("create Namespace");
 }
 
+/// A Role `manager-role` with `rules` (YAML list items) in each of `namespaces`, as one multi-document YAML: what a
+/// namespaced project's config/rbac/role.yaml grants its manager in each namespace it watches.
+pub fn manager_roles(namespaces: &[&str], rules: &str) -> String {
+    let role = |namespace: &&str| {
+        format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: manager-role\n  namespace: {namespace}\nrules:\n{rules}"
+        )
+    };
+    namespaces
+        .iter()
+        .map(role)
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
 /// Changes a ConfigMap's data, which triggers a reconcile.
 pub async fn touch_config_map(client: &Client, name: &str, value: &str) {
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
