@@ -101,7 +101,7 @@ impl Gate {
     }
 
     /// Gives the object `meta` describes back to the sharder: removes its shard and drain labels if its labels are
-    /// still those read (else [`super::changed_meanwhile`]), through `api` (the object's kind), then remembers it as
+    /// still those read (else `changed_meanwhile`), through `api` (the object's kind), then remembers it as
     /// released.
     pub async fn drain<K>(&self, api: &kube::Api<K>, meta: &ObjectMeta) -> Result<(), kube::Error>
     where

@@ -12,11 +12,11 @@
 //!   Lease's renewTime plus leaseDurationSeconds is later than the sharder's clock. A replica whose renewals fail for
 //!   2/3 of the lease duration starts no sharded reconcile any more and stops (`Error::ShardLeaseLost`), as a leader
 //!   that cannot renew does. A replica shutting down stops its controllers first, then deletes its Lease.
-//! - **Assignment** ([`ring`], [`sharder`]): the leader runs one sharder per sharded kind. It assigns each object by
+//! - **Assignment** ([`ring`], `sharder.rs`): the leader runs one sharder per sharded kind. It assigns each object by
 //!   consistent hashing of `namespace/name` over the available members (FNV-1a 64, 256 points per member) and
 //!   records it as the label `shard.rkb.dev/<ring>: <identity>`. Children take their owner's label: the apply
 //!   helpers add it to what a sharded reconcile applies (objects of other kinds than the sharded one; not in tasks
-//!   the reconcile spawns: [`labels_for_child`]), and [`shard_labels`] gives it to code that writes children
+//!   the reconcile spawns: `labels_for_child`), and [`shard_labels`] gives it to code that writes children
 //!   otherwise.
 //! - **Caches**: a sharded controller's watches of its own kind and of owned kinds (`owns`, `owns_indexed`) add the
 //!   selector `shard.rkb.dev/<ring>=<identity>`, so each replica caches its own objects and their children only.
@@ -64,7 +64,7 @@ pub fn shard_label(ring: &str) -> String {
 
 /// The shard labels of an object (`shard.rkb.dev/<ring>`, one per ring it is assigned in), which its children take.
 /// Drain requests are not among them: they are the owner's alone. The apply helpers add them by themselves (see
-/// [`labels_for_child`]); a reconcile that writes children otherwise (create, patch) adds these.
+/// `labels_for_child`); a reconcile that writes children otherwise (create, patch) adds these.
 pub fn shard_labels(meta: &ObjectMeta) -> Vec<(String, String)> {
     meta.labels
         .iter()
