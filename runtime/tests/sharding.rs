@@ -302,7 +302,7 @@ async fn leave(client: &Client, replicas: &mut Vec<Replica>, count: usize) {
 }
 
 /// A replica is SIGKILLed: every Probe it held is reconciled by another replica within the lease plus one
-/// reconcile (`MOVE_SLACK`), counted from the kill.
+/// reconcile of each (`WORK` per round of the survivors' workers, and `MOVE_SLACK`), counted from the kill.
 async fn kill(fleet: &Fleet, client: &Client, replicas: &mut Vec<Replica>, count: usize) {
     let mut victim = replicas.remove(follower(client, replicas).await);
     let (owners, _) = harness::assignments(client, NAMESPACE).await.unwrap();
@@ -316,7 +316,11 @@ async fn kill(fleet: &Fleet, client: &Client, replicas: &mut Vec<Replica>, count
     let killed_at = Instant::now();
     trace::append_killed(&fleet.log(), &victim.name).unwrap();
     let from = log_lines(fleet).len();
-    let bound = TIMING.lease + MOVE_SLACK;
+    // One reconcile of each moved Probe, on the survivors' workers (at 3,000 Probes a third cannot start at once).
+    let rounds = held
+        .len()
+        .div_ceil(replicas.len() * usize::from(CONCURRENCY));
+    let bound = TIMING.lease + MOVE_SLACK + WORK * rounds as u32;
     let what = format!(
         "the {} Probes of {} to be reconciled elsewhere",
         held.len(),
@@ -377,7 +381,7 @@ async fn kill(fleet: &Fleet, client: &Client, replicas: &mut Vec<Replica>, count
         }
     };
     eprintln!(
-        "{}'s {} Probes moved {moved:?} after the kill (lease {:?})",
+        "{}'s {} Probes moved {moved:?} after the kill (lease {:?}, bound {bound:?})",
         victim.name,
         held.len(),
         TIMING.lease
