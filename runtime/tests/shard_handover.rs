@@ -278,28 +278,43 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
     // A long shard lease: a move within the test's deadlines cannot be its expiry, only a drain or a release.
     let lease = Duration::from_secs(30);
 
-    // One replica: it leads, runs the sharder, and gets everything.
+    let a = one_replica_gets_everything(&client, &log, lease).await;
+    let (b, split) = a_joining_replica_gets_its_share_by_drains(&client, &log, &a, lease).await;
+    each_replica_caches_and_reconciles_its_own(&client, &log, [&a, &b], &split).await;
+    let on_b: Vec<&String> = split.keys().filter(|k| split[*k] == "replica-b").collect();
+    a_stopped_replica_hands_over_at_once(&client, &log, &a, b, &on_b, lease).await;
+
+    assert_eq!(
+        overlaps(&log),
+        Vec::<String>::new(),
+        "objects reconciled by two replicas at once"
+    );
+    a.stop().await;
+}
+
+/// One replica: it leads, runs the sharder, and gets everything; children take its label.
+async fn one_replica_gets_everything(client: &Client, log: &Log, lease: Duration) -> Replica {
     let a = start(
-        &client,
+        client,
         "replica-a",
         sharded_options("replica-a", lease),
         log.clone(),
     )
     .await;
-    let all_a = wait_for_assignments(&client, "all objects assigned to replica-a", |now| {
+    let all_a = wait_for_assignments(client, "all objects assigned to replica-a", |now| {
         now.values().all(|s| s.as_deref() == Some("replica-a"))
     })
     .await;
-    let names: Vec<&String> = all_a.keys().collect();
+    let names: Vec<String> = all_a.into_keys().collect();
     wait_for_reconciles(
-        &log,
+        log,
         "replica-a",
-        &names,
+        &names.iter().collect::<Vec<_>>(),
         Instant::now() - Duration::from_secs(600),
     )
     .await;
     assert_eq!(
-        child_shard(&client, "cm-00").await.as_deref(),
+        child_shard(client, "cm-00").await.as_deref(),
         Some("replica-a"),
         "the child takes its owner's shard"
     );
@@ -312,19 +327,27 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
         held.labels().get("shard.rkb.dev/ring").map(String::as_str),
         Some(RING)
     );
+    a
+}
 
-    // A second replica joins while every object keeps changing: the sharder drains its share from replica-a, then
-    // assigns it.
-    let churning = churn(&client);
+/// A second replica joins while every object keeps changing: the sharder drains its share from replica-a, then
+/// assigns it, and no object is reconciled by both meanwhile. Returns the new replica and the split.
+async fn a_joining_replica_gets_its_share_by_drains(
+    client: &Client,
+    log: &Log,
+    a: &Replica,
+    lease: Duration,
+) -> (Replica, BTreeMap<String, String>) {
+    let churning = churn(client);
     let b = start(
-        &client,
+        client,
         "replica-b",
         sharded_options("replica-b", lease),
         log.clone(),
     )
     .await;
     let split = wait_for_assignments(
-        &client,
+        client,
         "objects split between replica-a and replica-b",
         |now| {
             now.values().any(|s| s.as_deref() == Some("replica-b"))
@@ -334,22 +357,21 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
     .await;
     churning.abort();
     let _ = churning.await;
-    let (on_a, on_b): (Vec<&String>, Vec<&String>) =
-        split.keys().partition(|k| split[*k] == "replica-a");
+    let on_b: Vec<&String> = split.keys().filter(|k| split[*k] == "replica-b").collect();
     eprintln!(
         "after the join: {} on replica-a, {} on replica-b",
-        on_a.len(),
+        split.len() - on_b.len(),
         on_b.len()
     );
     wait_for_reconciles(
-        &log,
+        log,
         "replica-b",
         &on_b,
         Instant::now() - Duration::from_secs(600),
     )
     .await;
     assert_eq!(
-        overlaps(&log),
+        overlaps(log),
         Vec::<String>::new(),
         "objects reconciled by both replicas at once during the join"
     );
@@ -368,34 +390,61 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
     );
     assert_eq!(count(&a.metrics, "rkb_shard_members", &ring), 2.0);
     assert_eq!(
-        child_shard(&client, on_b[0]).await.as_deref(),
+        child_shard(client, on_b[0]).await.as_deref(),
         Some("replica-b"),
         "the child follows its owner"
     );
+    (b, split)
+}
 
-    // Each replica caches and reconciles its own only.
-    for (replica, share) in [(&a, on_a.len()), (&b, on_b.len())] {
+/// Each replica's shard cache holds its share, and a change to every object is reconciled by its replica only.
+async fn each_replica_caches_and_reconciles_its_own(
+    client: &Client,
+    log: &Log,
+    replicas: [&Replica; 2],
+    split: &BTreeMap<String, String>,
+) {
+    for replica in replicas {
+        let share: Vec<&String> = split
+            .keys()
+            .filter(|k| split[*k] == replica.identity)
+            .collect();
         let labels = [("ring", RING), ("shard", replica.identity.as_str())];
         assert_eq!(
             count(&replica.metrics, "rkb_shard_objects", &labels),
-            share as f64,
+            share.len() as f64,
             "{}",
             replica.identity
         );
     }
-    let since = touch_all(&client, "second").await;
-    wait_for_reconciles(&log, "replica-a", &on_a, since).await;
-    wait_for_reconciles(&log, "replica-b", &on_b, since).await;
-    assert_eq!(strays(&log, &split, since), Vec::<String>::new());
+    let since = touch_all(client, "second").await;
+    for replica in replicas {
+        let share: Vec<&String> = split
+            .keys()
+            .filter(|k| split[*k] == replica.identity)
+            .collect();
+        wait_for_reconciles(log, &replica.identity, &share, since).await;
+    }
+    assert_eq!(strays(log, split, since), Vec::<String>::new());
+}
 
-    // replica-b stops: it releases its Lease, and its objects come back long before the 30 s lease could expire.
+/// replica-b stops: it releases its Lease, and its objects (`on_b`) come back to replica-a long before the lease
+/// could expire; then replica-a reconciles every object, and only it does.
+async fn a_stopped_replica_hands_over_at_once(
+    client: &Client,
+    log: &Log,
+    a: &Replica,
+    b: Replica,
+    on_b: &[&String],
+    lease: Duration,
+) {
     let stopped = Instant::now();
     b.stop().await;
-    let back = wait_for_assignments(&client, "replica-b's objects back on replica-a", |now| {
+    let back = wait_for_assignments(client, "replica-b's objects back on replica-a", |now| {
         now.values().all(|s| s.as_deref() == Some("replica-a"))
     })
     .await;
-    wait_for_reconciles(&log, "replica-a", &on_b, stopped).await;
+    wait_for_reconciles(log, "replica-a", on_b, stopped).await;
     let took = stopped.elapsed();
     eprintln!("handover after a graceful stop: {took:?} (shard lease {lease:?})");
     assert!(
@@ -410,6 +459,7 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
         ),
         on_b.len() as f64
     );
+    let member_lease: Api<Lease> = Api::namespaced(client.clone(), "default");
     assert!(
         member_lease
             .get_opt(&format!("{RING}-shard-replica-b"))
@@ -418,16 +468,9 @@ async fn objects_are_split_a_join_drains_its_share_over_and_a_leaving_replica_ha
             .is_none(),
         "released"
     );
-    let since = touch_all(&client, "third").await;
-    wait_for_reconciles(&log, "replica-a", &names, since).await;
-    assert_eq!(strays(&log, &back, since), Vec::<String>::new());
-
-    assert_eq!(
-        overlaps(&log),
-        Vec::<String>::new(),
-        "objects reconciled by two replicas at once"
-    );
-    a.stop().await;
+    let since = touch_all(client, "third").await;
+    wait_for_reconciles(log, "replica-a", &back.keys().collect::<Vec<_>>(), since).await;
+    assert_eq!(strays(log, &back, since), Vec::<String>::new());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
