@@ -236,7 +236,7 @@ async fn replicas_share_probes_move_them_on_join_leave_and_kill_and_never_overla
     let stop = Arc::new(AtomicBool::new(false));
     let churning = churn(client.clone(), count, stop.clone());
     join(&fleet, &client, &mut replicas, count).await;
-    leave(&client, &mut replicas, count).await;
+    leave(&fleet, &client, &mut replicas, count).await;
     kill(&fleet, &client, &mut replicas, count).await;
     stop.store(true, Ordering::SeqCst);
     let patches = churning.await.unwrap();
@@ -269,6 +269,7 @@ fn moved_keys(lines: &[trace::Line]) -> usize {
 
 /// A 4th replica joins: the ring settles on 4 members, each caching about a quarter.
 async fn join(fleet: &Fleet, client: &Client, replicas: &mut Vec<Replica>, count: usize) {
+    let (before, from) = (owners(client).await, log_lines(fleet).len());
     replicas.push(Replica::start(fleet, "probe-r3").await.unwrap());
     let refs: Vec<&Replica> = replicas.iter().collect();
     let cached = harness::wait_balanced(client, NAMESPACE, &refs, Duration::from_secs(90))
@@ -276,6 +277,44 @@ async fn join(fleet: &Fleet, client: &Client, replicas: &mut Vec<Replica>, count
         .unwrap();
     eprintln!("after the join: {cached:?}");
     assert_near_even(&cached, count);
+    wait_moved_reconciled(fleet, client, &before, from, "the join").await;
+}
+
+/// Each Probe's replica, by its shard label.
+async fn owners(client: &Client) -> BTreeMap<String, Option<String>> {
+    harness::assignments(client, NAMESPACE).await.unwrap().0
+}
+
+/// Waits until every Probe whose replica changed since `before` was reconciled by its new replica after log line
+/// `from`, so that the next step starts on a ring with no backlog of moves (at 3,000 Probes a move of a thousand
+/// keeps the replicas' workers busy for many reconciles, which a later step's time bound would otherwise pay).
+async fn wait_moved_reconciled(
+    fleet: &Fleet,
+    client: &Client,
+    before: &BTreeMap<String, Option<String>>,
+    from: usize,
+    step: &str,
+) {
+    let now = owners(client).await;
+    let moved: Vec<(String, String)> = now
+        .into_iter()
+        .filter(|(key, owner)| before.get(key) != Some(owner))
+        .filter_map(|(key, owner)| Some((key, owner?)))
+        .collect();
+    let what = format!(
+        "the {} Probes moved by {step} reconciled by their new replicas",
+        moved.len()
+    );
+    eventually(&what, Duration::from_secs(180), || {
+        let done = trace::finished_since(&log_lines(fleet), from);
+        let left = moved
+            .iter()
+            .filter(|(key, owner)| !done.get(owner).is_some_and(|keys| keys.contains(key)))
+            .count();
+        async move { Ok::<_, std::convert::Infallible>((left == 0).then_some(())) }
+    })
+    .await
+    .unwrap();
 }
 
 /// The index of a replica that does not lead (so its leaving does not move the sharder too).
@@ -288,7 +327,8 @@ async fn follower(client: &Client, replicas: &[Replica]) -> usize {
 }
 
 /// A replica leaves gracefully: SIGTERM, exit 0, and the others take its Probes.
-async fn leave(client: &Client, replicas: &mut Vec<Replica>, count: usize) {
+async fn leave(fleet: &Fleet, client: &Client, replicas: &mut Vec<Replica>, count: usize) {
+    let (before, from) = (owners(client).await, log_lines(fleet).len());
     let mut leaving = replicas.remove(follower(client, replicas).await);
     leaving.signal("TERM").unwrap();
     let status = leaving.exit_status(Duration::from_secs(30)).await.unwrap();
@@ -299,6 +339,7 @@ async fn leave(client: &Client, replicas: &mut Vec<Replica>, count: usize) {
         .unwrap();
     eprintln!("after {} left: {cached:?}", leaving.name);
     assert_eq!(cached.values().sum::<usize>(), count);
+    wait_moved_reconciled(fleet, client, &before, from, "the leave").await;
 }
 
 /// A replica is SIGKILLed: every Probe it held is reconciled by another replica within the lease plus one
