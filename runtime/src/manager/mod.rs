@@ -146,20 +146,7 @@ impl ManagerBuilder {
                 .unwrap_or_else(|| own_namespace(&client));
             (namespace, c)
         });
-        let metrics_listener = bind(parse_bind_address(
-            "--metrics-bind-address",
-            &options.metrics_bind_address,
-        )?)
-        .await?;
-        // The certificate is loaded (or made) now, so a bad --metrics-cert-path fails at startup.
-        let metrics_tls = match (&metrics_listener, options.metrics_secure) {
-            (Some(_), true) => Some(secure::tls_config(
-                options.metrics_cert_path.as_deref(),
-                &options.metrics_cert_name,
-                &options.metrics_cert_key,
-            )?),
-            _ => None,
-        };
+        let (metrics_listener, metrics_tls) = bind_metrics(&options).await?;
         let health_listener = bind(parse_bind_address(
             "--health-probe-bind-address",
             &options.health_probe_bind_address,
@@ -307,6 +294,27 @@ fn own_namespace(client: &Client) -> String {
         .ok()
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|| client.default_namespace().to_string())
+}
+
+/// The metrics listener, and its TLS configuration when it serves securely. The certificate is loaded (or made)
+/// now, so a bad --metrics-cert-path fails at startup.
+async fn bind_metrics(
+    options: &ManagerOptions,
+) -> Result<(Option<TcpListener>, Option<rustls::ServerConfig>), Error> {
+    let listener = bind(parse_bind_address(
+        "--metrics-bind-address",
+        &options.metrics_bind_address,
+    )?)
+    .await?;
+    let tls = match (&listener, options.metrics_secure) {
+        (Some(_), true) => Some(secure::tls_config(
+            options.metrics_cert_path.as_deref(),
+            &options.metrics_cert_name,
+            &options.metrics_cert_key,
+        )?),
+        _ => None,
+    };
+    Ok((listener, tls))
 }
 
 async fn bind(addr: Option<SocketAddr>) -> Result<Option<TcpListener>, Error> {
