@@ -153,11 +153,40 @@ pub fn project_dir(tmp: &Path, name: &str) -> PathBuf {
 /// RKB_PROJECT_TARGET_DIR when set (a git worktree of rkb builds rkb itself apart, because cargo would mix up the
 /// worktrees' same-named workspace crates, yet shares the dependencies' builds with the main checkout).
 pub fn cargo(dir: &Path, args: &[&str]) -> String {
+    run(&mut project_cargo(dir, args))
+}
+
+/// cargo in a scaffolded project (same target dir as [`cargo`]) where failing is an outcome the test judges
+/// rather than a broken setup: whether it succeeded, and its stdout followed by its stderr. `envs` are set on top
+/// of the inherited environment.
+pub fn cargo_outcome(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> (bool, String) {
+    let out = project_cargo(dir, args)
+        .envs(envs.iter().copied())
+        .output()
+        .expect("cargo runs");
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), report)
+}
+
+/// The cargo command [`cargo`] and [`cargo_outcome`] run, with its target dir chosen as [`cargo`] describes.
+fn project_cargo(dir: &Path, args: &[&str]) -> Command {
     let target = std::env::var_os("RKB_PROJECT_TARGET_DIR").map_or_else(target_dir, PathBuf::from);
-    run(Command::new(env!("CARGO"))
-        .args(args)
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(args)
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target))
+        .env("CARGO_TARGET_DIR", target);
+    cmd
+}
+
+/// `kubectl kustomize config/default` in a project: the rendered YAML, failing the test when it does not render.
+pub fn kustomize_default(dir: &Path) -> String {
+    run(Command::new("kubectl")
+        .args(["kustomize", "config/default"])
+        .current_dir(dir))
 }
 
 /// Seeds a scaffolded project with the workspace's lock file, so it resolves the versions the workspace already

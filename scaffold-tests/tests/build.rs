@@ -2,11 +2,10 @@
 //! controller tests on the envtest control plane, and render with `kubectl kustomize`, generated manifests included.
 
 use std::path::Path;
-use std::process::Command;
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, git_commit_all, kinds, project_dir, rkb_ok, run,
-    scaffold_incremental_webhooks, seed_lock, target_dir,
+    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, cargo_outcome, git_commit_all, kinds,
+    kustomize_default, project_dir, rkb_ok, scaffold_incremental_webhooks, seed_lock,
 };
 
 #[test]
@@ -28,9 +27,7 @@ fn quickstart_builds_lints_tests_and_renders() {
         "{tests}"
     );
 
-    let rendered = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(&dir));
+    let rendered = kustomize_default(&dir);
     assert!(
         rendered.contains("name: demomicroservices.devops.my.domain"),
         "CRD missing from render:\n{rendered}"
@@ -64,21 +61,9 @@ fn a_missing_rbac_marker_fails_the_controller_test_with_the_403(dir: &Path) {
     std::fs::write(&controller, source.replace(marker, "")).unwrap();
     rkb_ok(dir, &["manifests"]);
 
-    let out = Command::new(env!("CARGO"))
-        .args(["test", "--test", "demomicroservice_controller"])
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .output()
-        .expect("cargo runs");
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        !out.status.success(),
-        "passed without the marker:\n{report}"
-    );
+    let (passed, report) =
+        cargo_outcome(dir, &["test", "--test", "demomicroservice_controller"], &[]);
+    assert!(!passed, "passed without the marker:\n{report}");
     for needle in [
         "test reconciles_a_demomicroservice_from_creation_to_deletion ... FAILED",
         "403 Forbidden: the API server refused 1 request(s) of demo-controller-manager, which its RBAC roles do not \
@@ -115,9 +100,7 @@ fn webhooks_build_lint_test_and_render() {
         "{tests}"
     );
 
-    let rendered = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(&dir));
+    let rendered = kustomize_default(&dir);
     for needle in [
         "kind: MutatingWebhookConfiguration",
         "kind: ValidatingWebhookConfiguration",
@@ -169,9 +152,7 @@ fn conversion_webhook_builds_converts_and_renders() {
         main_rs.contains("mgr.add(|ctx| convert::webhook::storage_migration(&ctx).run());"),
         "{main_rs}"
     );
-    let rendered = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(&dir));
+    let rendered = kustomize_default(&dir);
     for needle in [
         "strategy: Webhook",
         "path: /convert",
@@ -317,9 +298,7 @@ fn multigroup_second_kind_second_version_second_group() {
     seed_lock(&dir);
     cargo(&dir, &["clippy", "--all-targets", "--", "-D", "warnings"]);
     cargo(&dir, &["fmt", "--", "--check"]);
-    let rendered = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(&dir));
+    let rendered = kustomize_default(&dir);
     for role in ["devops-canary-admin-role", "dev-ops-canary-admin-role"] {
         assert!(
             rendered.contains(&format!("name: fleet-{role}")),
@@ -360,9 +339,7 @@ fn namespaced_manager_builds_lints_and_renders() {
         "{tests}"
     );
 
-    let rendered = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(&dir));
+    let rendered = kustomize_default(&dir);
     let docs: Vec<serde_json::Value> =
         serde_saphyr::from_multiple(&rendered).expect("kustomize renders YAML");
     let find = |kind: &str, name: &str| {
@@ -427,9 +404,7 @@ fn incremental_webhooks_then_multigroup_build_lint_and_test() {
     ] {
         assert!(tests.contains(passed), "{passed} in:\n{tests}");
     }
-    let rendered = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(&dir));
+    let rendered = kustomize_default(&dir);
     for needle in [
         "path: /mutate-devops-my-domain-v1-demomicroservice",
         "path: /validate-devops-my-domain-v1-demomicroservice",
@@ -490,9 +465,7 @@ fn core_kinds_and_named_controllers_build_lint_and_pass_on_envtest() {
             && hooks.contains("    resources:\n    - pods\n"),
         "{hooks}"
     );
-    let rendered = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(&dir));
+    let rendered = kustomize_default(&dir);
     assert!(
         rendered.contains("kind: MutatingWebhookConfiguration"),
         "{rendered}"

@@ -434,11 +434,7 @@ fn config_default_renders_right_after_init() {
         dir,
         &["init", "--domain", "my.domain", "--project-name", "fresh"],
     );
-    let rendered = rkb_scaffold_tests::run(
-        std::process::Command::new("kubectl")
-            .args(["kustomize", "config/default"])
-            .current_dir(dir),
-    );
+    let rendered = rkb_scaffold_tests::kustomize_default(dir);
     assert!(
         rendered.contains("kind: Deployment")
             && rendered.contains("name: fresh-controller-manager"),

@@ -8,10 +8,9 @@
 //! test-e2e-local` does.
 
 use std::path::Path;
-use std::process::Command;
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, project_dir, rkb_ok, seed_lock, target_dir,
+    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo_outcome, project_dir, rkb_ok, seed_lock,
 };
 
 /// The scaffold's e2e test name, as cargo reports it.
@@ -69,18 +68,9 @@ fn a_controller_that_adds_no_finalizer_fails_the_suite(dir: &Path) {
 /// Makefile would also run `rkb manifests`, done above, and setup-envtest, whose directory the environment has).
 /// Returns whether it passed, and its output.
 fn run_e2e_locally(dir: &Path) -> (bool, String) {
-    let target = std::env::var_os("RKB_PROJECT_TARGET_DIR").unwrap_or_else(|| target_dir().into());
-    let out = Command::new(env!("CARGO"))
-        .args(["test", "--test", "e2e", "--", "--ignored", "--nocapture"])
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target)
-        .env("E2E_MODE", "local")
-        .output()
-        .expect("cargo runs");
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), report)
+    cargo_outcome(
+        dir,
+        &["test", "--test", "e2e", "--", "--ignored", "--nocapture"],
+        &[("E2E_MODE", "local")],
+    )
 }

@@ -13,8 +13,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, assert_golden, failed_unchanged, rkb_bin, rkb_ok, run,
-    snapshot, workspace_root,
+    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, assert_golden, failed_unchanged, kustomize_default,
+    rkb_bin, rkb_ok, run, snapshot, workspace_root,
 };
 use serde_json::Value;
 
@@ -51,9 +51,7 @@ fn project(tmp: &Path, webhooks: bool) -> PathBuf {
 }
 
 fn kustomize(dir: &Path) -> Vec<Value> {
-    let text = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(dir));
+    let text = kustomize_default(dir);
     serde_saphyr::from_multiple(&text).expect("kustomize prints YAML")
 }
 

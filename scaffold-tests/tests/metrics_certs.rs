@@ -6,9 +6,8 @@
 //! sections left commented, only the webhook's.
 
 use std::path::Path;
-use std::process::Command;
 
-use rkb_scaffold_tests::{CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, rkb_ok, run};
+use rkb_scaffold_tests::{CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, kustomize_default, rkb_ok};
 use serde_json::Value;
 
 /// Uncomments the YAML lines (`#-`, `#  ...`, `#key:`) under each `# [TAG]` comment of `tags`, as a user would.
@@ -64,9 +63,7 @@ fn enable_metrics_certs(dir: &Path) {
 }
 
 fn render(dir: &Path) -> Vec<Value> {
-    let rendered = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(dir));
+    let rendered = kustomize_default(dir);
     serde_saphyr::from_multiple(&rendered).expect("kustomize renders YAML")
 }
 

@@ -3,9 +3,9 @@
 //! and config/default renders 3 replicas started with `--sharded` and the Lease rights of the shard ring.
 //! Without `--sharded` the scaffold is byte-identical to before: the goldens (tests/golden.rs) hold that.
 
-use std::process::Command;
-
-use rkb_scaffold_tests::{CREATE_DEMO_API, cargo, project_dir, rkb_ok, run, seed_lock};
+use rkb_scaffold_tests::{
+    CREATE_DEMO_API, cargo, kustomize_default, project_dir, rkb_ok, seed_lock,
+};
 use serde_json::Value;
 
 #[test]
@@ -48,9 +48,7 @@ fn a_sharded_scaffold_builds_and_renders_replicas_flag_and_lease_rights() {
         "{tests}"
     );
 
-    let rendered = run(Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(&dir));
+    let rendered = kustomize_default(&dir);
     let docs: Vec<Value> = serde_saphyr::from_multiple(&rendered).expect("kustomize renders YAML");
     let find = |kind: &str, name: &str| {
         docs.iter()
