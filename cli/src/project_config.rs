@@ -238,21 +238,28 @@ fn invalid(
     err: &serde_saphyr::Error,
     field: &serde_path_to_error::Path,
 ) -> anyhow::Error {
-    // The message without serde-saphyr's own location and snippet, which the diagnostic shows in its form.
-    let message = serde_saphyr::MessageFormatter::format_message(
-        &serde_saphyr::UserMessageFormatter,
-        err.without_snippet(),
-    );
+    let (message, (line, column)) = yaml_error_parts(err);
     let problem = match field.iter().next() {
         Some(_) => format!("{field}: {message}"),
-        None => message.into_owned(),
+        None => message,
     };
-    let mut diagnostic =
+    let diagnostic =
         rkb_markers::Diagnostic::error(format!("{} is not a valid PROJECT file: {problem}", path.display()))
             .with_hint(
                 "PROJECT records what rkb scaffolded, and later commands read it: fix this line, or restore the file from version control",
             );
-    let location = err
+    error_at(diagnostic, path, text, line, column)
+}
+
+/// What serde-saphyr says of a YAML file it cannot read, for a diagnostic: its message without its own location and
+/// snippet (the diagnostic shows the place in its form), and the 1-based line and column it names ((0, 0) when it
+/// names none).
+pub(crate) fn yaml_error_parts(err: &serde_saphyr::Error) -> (String, (usize, usize)) {
+    let message = serde_saphyr::MessageFormatter::format_message(
+        &serde_saphyr::UserMessageFormatter,
+        err.without_snippet(),
+    );
+    let place = err
         .location()
         .and_then(|at| {
             Some((
@@ -260,21 +267,34 @@ fn invalid(
                 usize::try_from(at.column()).ok()?,
             ))
         })
-        .filter(|&(line, column)| line > 0 && column > 0);
-    diagnostic = match location {
-        Some((line_number, column)) => {
-            let line = text.lines().nth(line_number - 1).unwrap_or_default();
-            // Underline the word serde-saphyr points at (the value of a key, usually).
-            let word = line
-                .chars()
-                .skip(column - 1)
-                .take_while(|c| !c.is_whitespace())
-                .count();
-            diagnostic
-                .at(path, line_number, column, word.max(1))
-                .with_source_line(line)
-        }
-        None => diagnostic.at(path, 0, 0, 0),
+        .filter(|&(line, column)| line > 0 && column > 0)
+        .unwrap_or((0, 0));
+    (message.into_owned(), place)
+}
+
+/// `diagnostic` at `line`:`column` of `path` (1-based; 0 when unknown), with that line of `text` and a caret under
+/// the word there (the value of a key, usually), as an error of the CLI: without the `error: ` label, which main
+/// adds to every error. The one rendering of located errors in the CLI's own YAML files (PROJECT, the chart's
+/// values.yaml). A place past the last line keeps its location and shows no source line.
+pub(crate) fn error_at(
+    diagnostic: rkb_markers::Diagnostic,
+    path: &Path,
+    text: &str,
+    line: usize,
+    column: usize,
+) -> anyhow::Error {
+    let diagnostic = if line > 0 && column > 0 {
+        let source = text.lines().nth(line - 1).unwrap_or_default();
+        let word = source
+            .chars()
+            .skip(column - 1)
+            .take_while(|c| !c.is_whitespace())
+            .count();
+        diagnostic
+            .at(path, line, column, word.max(1))
+            .with_source_line(source)
+    } else {
+        diagnostic.at(path, 0, 0, 0)
     };
     let rendered = diagnostic.render();
     anyhow::anyhow!(
@@ -360,6 +380,12 @@ mod tests {
                 ("  kind: K\n", ""),
                 "resources[0]: missing field `kind`",
                 "PROJECT:12:3",
+            ),
+            // serde-saphyr places an unclosed quote past the last line: the place stays, with no source line.
+            (
+                ("version: '3'\n", "version: '3\n"),
+                "invalid indentation in multiline quoted scalar",
+                "PROJECT:15:1",
             ),
         ] {
             let text = written.replace(edit.0, edit.1);

@@ -157,17 +157,14 @@ const VALUES: &str = "dist/chart/values.yaml";
 
 /// A values.yaml serde-saphyr cannot read, rustc-style at the place it names.
 fn unreadable(text: &str, err: &serde_saphyr::Error) -> anyhow::Error {
-    let message = serde_saphyr::MessageFormatter::format_message(
-        &serde_saphyr::UserMessageFormatter,
-        err.without_snippet(),
-    );
-    let at = err.location().and_then(|at| {
-        Some((
-            usize::try_from(at.line()).ok()?,
-            usize::try_from(at.column()).ok()?,
-        ))
-    });
-    let (line, column) = at.filter(|&(l, c)| l > 0 && c > 0).unwrap_or((0, 0));
+    let (message, (line, column)) = crate::project_config::yaml_error_parts(err);
+    // A place past the last line (an unclosed quote at the end of the file) is left out, as values.yaml's errors
+    // always did; PROJECT's errors keep it.
+    let (line, column) = if line > text.lines().count() {
+        (0, 0)
+    } else {
+        (line, column)
+    };
     diagnostic(
         format!("{VALUES} is not YAML rkb can read: {message}"),
         text,
@@ -185,28 +182,12 @@ fn diagnostic(
     column: usize,
     hint: &str,
 ) -> anyhow::Error {
-    let path = std::path::Path::new(VALUES);
-    let mut diagnostic = rkb_markers::Diagnostic::error(message).with_hint(hint);
-    diagnostic = match text.lines().nth(line.wrapping_sub(1)) {
-        Some(source) if column > 0 => {
-            let word = source
-                .chars()
-                .skip(column - 1)
-                .take_while(|c| !c.is_whitespace())
-                .count();
-            diagnostic
-                .at(path, line, column, word.max(1))
-                .with_source_line(source)
-        }
-        _ => diagnostic.at(path, 0, 0, 0),
-    };
-    let rendered = diagnostic.render();
-    anyhow::anyhow!(
-        "{}",
-        rendered
-            .strip_prefix("error: ")
-            .unwrap_or(&rendered)
-            .trim_end()
+    crate::project_config::error_at(
+        rkb_markers::Diagnostic::error(message).with_hint(hint),
+        std::path::Path::new(VALUES),
+        text,
+        line,
+        column,
     )
 }
 
@@ -384,6 +365,27 @@ mod tests {
         assert_eq!(
             err,
             "`manager.image` is a mapping the chart's templates read keys of, not \"ghcr.io/me/demo\"\n --> dist/chart/values.yaml:2:3\n  |\n2 |   image: ghcr.io/me/demo\n  |   ^^^^^^\n  = help: write it as the chart does:\n  image:\n    repository: controller\n    ## The pull policy.\n    pullPolicy: \"\""
+        );
+    }
+
+    #[test]
+    fn yaml_serde_saphyr_cannot_read_is_refused_at_its_place_or_without_one_past_the_end() {
+        let err = merge("manager:\n  replicas: [1\n", GENERATED)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "dist/chart/values.yaml is not YAML rkb can read: unclosed bracket '['\n --> dist/chart/values.yaml:2:13\n  |\n2 |   replicas: [1\n  |             ^^\n  = help: fix the YAML (or delete the file to have it written anew) and run again"
+        );
+        // serde-saphyr places an unclosed quote on the line after the last one.
+        let err = merge("manager:\n  replicas: \"1\n", GENERATED)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with(
+                "\n  --> dist/chart/values.yaml\n   = help: fix the YAML (or delete the file to have it written anew) and run again"
+            ),
+            "{err}"
         );
     }
 
