@@ -7,9 +7,9 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{config_map, quiet_options};
+use common::{config_map, create_namespace, quiet_options};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-use kube::api::{ObjectMeta, PostParams};
+use kube::api::PostParams;
 use kube::runtime::watcher;
 use kube::{Api, ResourceExt};
 use rkb_envtest::{Environment, eventually};
@@ -20,17 +20,7 @@ async fn a_namespaced_manager_sees_only_its_namespace() {
     let env = Environment::start().await.expect("envtest");
     let client = env.client();
     for ns in ["watched", "other"] {
-        let namespace = Namespace {
-            metadata: ObjectMeta {
-                name: Some(ns.into()),
-                ..ObjectMeta::default()
-            },
-            ..Namespace::default()
-        };
-        Api::<Namespace>::all(client.clone())
-            .create(&PostParams::default(), &namespace)
-            .await
-            .unwrap();
+        create_namespace(&client, ns).await;
         let mut cm = config_map(&format!("in-{ns}"), &[("test", "ns")]);
         cm.metadata.namespace = Some(ns.into());
         Api::<ConfigMap>::namespaced(client.clone(), ns)

@@ -9,15 +9,14 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use common::{leader_options, quiet_options};
-use k8s_openapi::api::core::v1::Namespace;
+use common::{create_namespace, leader_options, quiet_options};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{ApiResource, DynamicObject, PostParams};
 use kube::{Api, Client};
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::metrics::{Metrics, sample};
 use rkb_runtime::storage_migration::StorageMigration;
-use rkb_runtime::{Manager, ManagerOptions, ObjectMeta};
+use rkb_runtime::{Manager, ManagerOptions};
 use serde_json::{Value, json};
 
 const CRD: &str = "doohickeys.test.rkb.dev";
@@ -106,17 +105,7 @@ async fn doohickeys_stored_as_v1(env: &Environment, namespaces: &[&str], per_nam
     let mut size = 0;
     for ns in namespaces {
         if *ns != "default" {
-            let namespace = Namespace {
-                metadata: ObjectMeta {
-                    name: Some(ns.to_string()),
-                    ..ObjectMeta::default()
-                },
-                ..Namespace::default()
-            };
-            Api::<Namespace>::all(client.clone())
-                .create(&PostParams::default(), &namespace)
-                .await
-                .expect("create namespace");
+            create_namespace(&client, ns).await;
         }
         let api = Api::<DynamicObject>::namespaced_with(client.clone(), ns, &v1);
         for _ in 0..per_namespace {

@@ -8,14 +8,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kube::api::ObjectMeta;
 use rkb_runtime::webhook::{Defaulter, Denied, Validator, Webhooks};
-use rkb_runtime::{Manager, ManagerOptions, RunningManager, TypeMeta};
+use rkb_runtime::{Manager, ManagerOptions, RunningManager};
 use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::{CertificateDer, ServerName};
-use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+// The Gadget of the webhook tests (tests/fixtures/gadgets.yaml): the limits tests serve its webhooks.
+use crate::common::kinds::Gadget;
 
 #[global_allocator]
 pub static HEAP: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
@@ -37,26 +38,6 @@ pub fn run(test: impl Future<Output = ()>) {
 }
 
 pub const MIB: usize = 1 << 20;
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Gadget {
-    #[serde(flatten)]
-    pub type_meta: TypeMeta,
-    #[serde(default)]
-    pub metadata: ObjectMeta,
-    #[serde(default)]
-    pub spec: GadgetSpec,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct GadgetSpec {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub image: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replicas: Option<i64>,
-}
-
-crate::test_resource!(Gadget, "Gadget", "gadgets", "v1");
 
 /// Sets `spec.replicas` when it is missing.
 pub struct Defaults;
