@@ -122,12 +122,14 @@ async fn a_new_index_adopts_what_an_earlier_process_applied() -> anyhow::Result<
     Ok(())
 }
 
-/// The index's watch asks for the owners of the children it sees created, changed and deleted: a controller
-/// needs no watch of its own on those children.
+/// The index's watch asks for the owners of the children it sees created, changed and deleted by others: a
+/// controller needs no watch of its own on those children. The event of the index's own apply asks for nothing:
+/// the reconcile that applied the child knows what it shows.
 #[tokio::test]
-async fn the_owners_of_changed_children_are_requested() -> anyhow::Result<()> {
+async fn the_owners_of_children_changed_by_others_are_requested() -> anyhow::Result<()> {
     use futures::StreamExt;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+    use kube::api::{Patch, PatchParams};
     use rkb_runtime::ObjectRef;
 
     let (env, mgr) = start().await?;
@@ -137,32 +139,52 @@ async fn the_owners_of_changed_children_are_requested() -> anyhow::Result<()> {
     let selector = watcher::Config::default().labels("test=owners");
     let watch = tokio::spawn(index.clone().watch::<ConfigMap>(mgr.context(), selector));
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
-    let mut child = config_map("child", &[("test", "owners")]);
-    child.metadata.owner_references = Some(vec![OwnerReference {
-        api_version: "v1".into(),
-        kind: "ConfigMap".into(),
-        name: "owner".into(),
-        uid: "6a1f0c3e-0000-4000-8000-000000000001".into(),
-        controller: Some(true),
-        ..OwnerReference::default()
-    }]);
-    let owner = ObjectRef::<ConfigMap>::new("owner").within("default");
-    assert_eq!(index.apply(&api, &child, MANAGER).await?, Write::Applied);
+    let owned_by = |name: &str, owner: &str, uid: &str| {
+        let mut child = config_map(name, &[("test", "owners")]);
+        child.metadata.owner_references = Some(vec![OwnerReference {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            name: owner.into(),
+            uid: uid.into(),
+            controller: Some(true),
+            ..OwnerReference::default()
+        }]);
+        child
+    };
+    let ours = ObjectRef::<ConfigMap>::new("ours").within("default");
+    let theirs = ObjectRef::<ConfigMap>::new("theirs").within("default");
+
+    // Created by another writer: its owner is requested (once the watch has listed, or from its event).
+    let other = owned_by("other", "theirs", "6a1f0c3e-0000-4000-8000-000000000002");
+    let by_another = PatchParams::apply("someone-else");
+    api.patch("other", &by_another, &Patch::Apply(&other))
+        .await?;
     assert_eq!(
         tokio::time::timeout(TIMEOUT, owners.next()).await?,
-        Some(owner.clone()),
-        "created"
+        Some(theirs.clone()),
+        "created by another writer"
     );
+    // Applied by the index, then changed by another writer: the only request is the other writer's, though the
+    // index's own apply came first on the same watch.
+    let child = owned_by("child", "ours", "6a1f0c3e-0000-4000-8000-000000000001");
+    assert_eq!(index.apply(&api, &child, MANAGER).await?, Write::Applied);
+    touch_config_map(&client, "other", "edited").await;
+    assert_eq!(
+        tokio::time::timeout(TIMEOUT, owners.next()).await?,
+        Some(theirs),
+        "the index's own apply asked for nothing"
+    );
+
     touch_config_map(&client, "child", "edited").await;
     assert_eq!(
         tokio::time::timeout(TIMEOUT, owners.next()).await?,
-        Some(owner.clone()),
+        Some(ours.clone()),
         "changed"
     );
     api.delete("child", &DeleteParams::default()).await?;
     assert_eq!(
         tokio::time::timeout(TIMEOUT, owners.next()).await?,
-        Some(owner),
+        Some(ours),
         "deleted"
     );
     watch.abort();

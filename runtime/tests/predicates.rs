@@ -12,35 +12,15 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::kinds::{WIDGET_CRD, Widget, WidgetSpec};
 use common::quiet_options;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams, PostParams};
 use kube::runtime::watcher;
 use kube::{Api, Resource, ResourceExt};
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::metrics::sample;
-use rkb_runtime::{Action, BoxError, Context, Controller, Manager, Predicate, TypeMeta};
-use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct Widget {
-    #[serde(flatten)]
-    type_meta: TypeMeta,
-    #[serde(default)]
-    metadata: ObjectMeta,
-    #[serde(default)]
-    spec: WidgetSpec,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    status: Option<serde_json::Value>,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct WidgetSpec {
-    #[serde(default)]
-    size: i64,
-}
-
-test_resource!(Widget, "Widget", "widgets", "v1");
+use rkb_runtime::{Action, BoxError, Context, Controller, Manager, Predicate};
 
 /// Each reconcile as "<controller> <object>".
 type Log = Arc<Mutex<Vec<String>>>;
@@ -79,22 +59,8 @@ where
 
 fn widget(name: &str, labels: &[(&str, &str)]) -> Widget {
     Widget {
-        type_meta: TypeMeta {
-            api_version: "test.rkb.dev/v1".into(),
-            kind: "Widget".into(),
-        },
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            labels: Some(
-                labels
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            ),
-            ..ObjectMeta::default()
-        },
         spec: WidgetSpec { size: 1 },
-        status: None,
+        ..Widget::new(name, labels)
     }
 }
 
@@ -193,7 +159,7 @@ impl Cluster {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn predicates_decide_which_writes_queue_a_reconcile() {
     let env = Environment::start().await.expect("envtest");
-    env.install_crds_yaml(include_str!("fixtures/widgets.yaml"))
+    env.install_crds_yaml(WIDGET_CRD)
         .await
         .expect("install CRD");
     let client = env.client();

@@ -15,31 +15,13 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::kinds::{WIDGET_CRD, Widget, WidgetSpec};
 use common::quiet_options;
-use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::metrics::sample;
-use rkb_runtime::{Action, BoxError, Context, Controller, Manager, TypeMeta};
-use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct Widget {
-    #[serde(flatten)]
-    type_meta: TypeMeta,
-    #[serde(default)]
-    metadata: ObjectMeta,
-    #[serde(default)]
-    spec: WidgetSpec,
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct WidgetSpec {
-    #[serde(default)]
-    size: i64,
-}
-
-test_resource!(Widget, "Widget", "widgets", "v1");
+use rkb_runtime::{Action, BoxError, Context, Controller, Manager};
 
 /// What kube-apiserver counted for widgets: streaming lists, lists, and watches it refused with 422.
 #[derive(Debug, PartialEq)]
@@ -115,22 +97,15 @@ async fn initial_syncs(streaming: Option<bool>, apiserver_args: &[&str]) -> [Ser
         builder = builder.apiserver_arg(*arg);
     }
     let mut env = builder.start().await.expect("envtest");
-    env.install_crds_yaml(include_str!("fixtures/widgets.yaml"))
+    env.install_crds_yaml(WIDGET_CRD)
         .await
         .expect("install CRD");
     let client = env.client();
     let widgets: Api<Widget> = Api::namespaced(client.clone(), "default");
     for name in ["w1", "w2"] {
         let widget = Widget {
-            type_meta: TypeMeta {
-                api_version: "test.rkb.dev/v1".into(),
-                kind: "Widget".into(),
-            },
-            metadata: ObjectMeta {
-                name: Some(name.into()),
-                ..ObjectMeta::default()
-            },
             spec: WidgetSpec { size: 1 },
+            ..Widget::new(name, &[])
         };
         widgets
             .create(&PostParams::default(), &widget)

@@ -452,7 +452,10 @@ where
         let events = watches::<K>(&self.ctx, &config)
             .modify(|obj: &mut K| obj.meta_mut().managed_fields = None)
             .for_cache(self.store.clone());
-        let mut events = reflector::reflector(writer, events).boxed();
+        let mut events = without_status_echoes(
+            reflector::reflector(writer, events).boxed(),
+            self.indexes.clone(),
+        );
         let mut predicate = self.predicate.take();
         if let Some(gate) = gate {
             let asks = gate.clone();
@@ -489,6 +492,24 @@ where
             std::future::pending::<()>().await
         })
     }
+}
+
+/// `events` without the echoes of the status writes of `indexes` (child_index.rs, "Echoes"): an object's event
+/// that shows it exactly as an index's status write left it. Called after the reflector, so the cache holds them.
+fn without_status_echoes<K>(events: Events<K>, indexes: Vec<ChildIndex>) -> Events<K>
+where
+    K: Resource<DynamicType = ()> + Send + 'static,
+{
+    if indexes.is_empty() {
+        return events;
+    }
+    events
+        .filter(move |event| {
+            let echo = matches!(event, Ok(watcher::Event::Apply(obj))
+                if indexes.iter().any(|index| index.is_status_echo(obj)));
+            futures::future::ready(!echo)
+        })
+        .boxed()
 }
 
 /// `events`, with `rkb_shard_objects` following the number of objects `store` holds after each.

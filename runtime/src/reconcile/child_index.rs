@@ -38,6 +38,15 @@
 //! ([`Context::apis`]), as for the controller's own kind, so a Role in each namespace is all the index needs; a
 //! namespace's relist replaces what the index knows of that namespace only.
 //!
+//! Echoes: the watch event of this index's own write (a child's apply, or the owner's status through
+//! [`ChildIndex::apply_status`]) does not reconcile the owner again. The event carries the resourceVersion that the
+//! write returned, so it shows the object exactly as the reconcile that wrote it left it: reconciling again would
+//! compute the same content and skip every write. (controller-runtime's `Owns()` and `For()` reconcile on these
+//! events; at 10,000 owners that doubled the reconciles for the same writes, docs/benchmarks.md.) Only events of a
+//! running watch count as echoes: after a relist every listed child's owners are reconciled, since events may have
+//! been missed. So a reconcile that writes a child or its status and wants to run again afterwards (a step-by-step
+//! state machine) returns `Action::requeue`, rather than waiting for the event of its own write.
+//!
 //! Status writes: [`ChildIndex::apply_status`] skips a status the object already shows (as
 //! [`crate::apply::apply_status_if_changed`]), and also one this index wrote while the object's copy in the cache is
 //! older than that write: a reconcile that a child's event started before the status write's own event arrived
@@ -116,6 +125,26 @@ struct State {
     applied: HashMap<Key, Applied>,
     /// The last status written per object, until the cache shows that write (module docs).
     statuses: HashMap<Key, StatusWritten>,
+    /// Writes sent and not answered yet, each with the first event of its object that arrived meanwhile.
+    flights: HashMap<(Key, Target), Option<Held>>,
+}
+
+/// What of an object a write of this index changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Target {
+    /// A child's content ([`ChildIndex::apply`]).
+    Content,
+    /// An object's status ([`ChildIndex::apply_status`]).
+    Status,
+}
+
+/// An event that arrived while a write to its object was in flight: it may be the write's echo, which only the
+/// write's answer (its resourceVersion) can tell.
+#[derive(Clone, Debug)]
+struct Held {
+    resource_version: String,
+    /// Whom the event reconciles, unless it is the echo.
+    requests: Owners,
 }
 
 /// A status [`ChildIndex::apply_status`] wrote.
@@ -210,25 +239,7 @@ impl ChildIndex {
 
     /// Records what was applied and the resourceVersion the API server returned for it.
     pub fn record_applied(&self, key: Key, content: u64, resource_version: Option<String>) {
-        let mut state = self.lock();
-        match resource_version {
-            Some(resource_version) => {
-                // An event newer than this apply may already be in (its trigger then finds the child dirty).
-                let dirty = state
-                    .seen
-                    .get(&key)
-                    .is_some_and(|s| newer(&s.resource_version, &resource_version));
-                let applied = Applied {
-                    content,
-                    resource_version,
-                    dirty,
-                };
-                state.applied.insert(key, applied);
-            }
-            None => {
-                state.applied.remove(&key);
-            }
-        }
+        self.lock().record_applied(key, content, resource_version);
     }
 
     /// Server-side applies `obj` as `field_manager` (see [`crate::apply::apply`]) unless it is exactly what was
@@ -251,9 +262,13 @@ impl ChildIndex {
             .annotations
             .get_or_insert_with(Default::default);
         annotations.insert(CONTENT_ANNOTATION.to_string(), format!("{content:016x}"));
+        let flight = self.take_off(key.clone(), Target::Content);
         // Only the resourceVersion of the answer is kept: ask for metadata alone.
         let applied = crate::apply::apply_answering_metadata(api, &obj, field_manager).await?;
-        self.record_applied(key, content, applied.metadata.resource_version);
+        let version = applied.metadata.resource_version;
+        flight.land(version.as_deref(), |state| {
+            state.record_applied(key, content, version.clone());
+        });
         self.count_write(&K::kind(&()), Write::Applied);
         Ok(Write::Applied)
     }
@@ -302,22 +317,63 @@ impl ChildIndex {
             self.count_write(&kind, Write::Skipped);
             return Ok(Write::Skipped);
         }
+        let flight = self.take_off(key.clone(), Target::Status);
         let written =
             crate::apply::apply_status_value_if_changed(api, obj, desired, field_manager).await?;
         let Some(stored) = written else {
             self.count_write(&kind, Write::Skipped);
             return Ok(Write::Skipped);
         };
-        if let Some(resource_version) = stored.resource_version() {
-            let written = StatusWritten {
-                uid,
-                content,
-                resource_version,
-            };
-            self.lock().statuses.insert(key, written);
-        }
+        let version = stored.resource_version();
+        flight.land(version.as_deref(), |state| {
+            if let Some(resource_version) = version.clone() {
+                let written = StatusWritten {
+                    uid,
+                    content,
+                    resource_version,
+                };
+                state.statuses.insert(key, written);
+            }
+        });
         self.count_write(&kind, Write::Applied);
         Ok(Write::Applied)
+    }
+
+    /// Whether the controller's watch event of `obj` reconciles nothing now: it shows the object exactly as this
+    /// index's last status write to it left it (same uid and resourceVersion), the echo of that write, which the
+    /// reconcile that wrote it knew; or it came while a status write to the object is in flight, and is held until
+    /// the write's answer tells whether it is the echo (module docs, "Echoes").
+    pub(crate) fn is_status_echo<K: Resource<DynamicType = ()>>(&self, obj: &K) -> bool {
+        let meta = obj.meta();
+        let (Some(name), Some(version)) = (meta.name.as_deref(), meta.resource_version.as_deref())
+        else {
+            return false;
+        };
+        let key = Key::of::<K>(meta.namespace.as_deref().unwrap_or_default(), name);
+        let mut state = self.lock();
+        let echo = state
+            .statuses
+            .get(&key)
+            .is_some_and(|written| written.resource_version == version && written.uid == meta.uid);
+        let requests = || {
+            let itself = OwnerReference {
+                api_version: K::api_version(&()).into_owned(),
+                kind: K::kind(&()).into_owned(),
+                name: name.to_string(),
+                ..OwnerReference::default()
+            };
+            (meta.namespace.clone(), vec![itself])
+        };
+        echo || state.hold(key, Target::Status, version, requests)
+    }
+
+    /// Marks a write to `key`'s `target` as sent: until [`Landing::land`], the first event of the object is held.
+    fn take_off(&self, key: Key, target: Target) -> Landing<'_> {
+        self.lock().flights.insert((key.clone(), target), None);
+        Landing {
+            index: self,
+            flight: Some((key, target)),
+        }
     }
 
     /// Whether the status `content` of the object `key` (uid `uid`, cached at `cached_version`) is one this index
@@ -497,10 +553,14 @@ impl ChildIndex {
                     }
                 }
                 watcher::Event::Apply(obj) => {
-                    if let Some((key, seen)) = entry(&obj, &manager) {
-                        self.applied_event(key, seen);
+                    let owners = owners_of(&obj);
+                    let requests = match entry(&obj, &manager) {
+                        Some((key, seen)) => self.applied_event(key, seen, owners),
+                        None => Some(owners),
+                    };
+                    if let Some(owners) = requests {
+                        self.request_owners(owners);
                     }
-                    self.request_owners(owners_of(&obj));
                 }
                 watcher::Event::Delete(obj) => {
                     if let Some((key, _)) = entry(&obj, &manager) {
@@ -512,15 +572,22 @@ impl ChildIndex {
         }
     }
 
-    /// A child was created or changed.
-    fn applied_event(&self, key: Key, seen: Seen) {
+    /// A child was created or changed: returns the owners to reconcile, none for the echo of this index's own
+    /// apply (the resourceVersion that apply returned) nor while an apply to the child is in flight (the event is
+    /// held until its answer: module docs, "Echoes").
+    fn applied_event(&self, key: Key, seen: Seen, owners: Owners) -> Option<Owners> {
         let mut state = self.lock();
+        let held = state.hold(key.clone(), Target::Content, &seen.resource_version, || {
+            owners.clone()
+        });
+        let mut echo = false;
         match state.applied.get_mut(&key) {
             // Events come in resourceVersion order: ours clears what came before it, a later one is someone
             // else's change (unless it left our apply the last write to the content), an earlier one was
             // overwritten by ours.
             Some(applied) if seen.resource_version == applied.resource_version => {
-                applied.dirty = false
+                applied.dirty = false;
+                echo = true;
             }
             Some(applied) if newer(&seen.resource_version, &applied.resource_version) => {
                 applied.dirty = seen.applied_last != Some(applied.content);
@@ -532,6 +599,7 @@ impl ChildIndex {
             None => adopt(&mut state.applied, &key, &seen),
         }
         state.seen.insert(key, seen);
+        (!echo && !held).then_some(owners)
     }
 
     /// A child is gone.
@@ -566,6 +634,88 @@ impl ChildIndex {
             if !applied.contains_key(key) {
                 adopt(applied, key, now);
             }
+        }
+    }
+}
+
+impl State {
+    /// Records what was applied to a child and the resourceVersion the API server returned for it.
+    fn record_applied(&mut self, key: Key, content: u64, resource_version: Option<String>) {
+        let Some(resource_version) = resource_version else {
+            self.applied.remove(&key);
+            return;
+        };
+        // An event newer than this apply may already be in (its trigger then finds the child dirty).
+        let dirty = self
+            .seen
+            .get(&key)
+            .is_some_and(|s| newer(&s.resource_version, &resource_version));
+        let applied = Applied {
+            content,
+            resource_version,
+            dirty,
+        };
+        self.applied.insert(key, applied);
+    }
+
+    /// Holds the event (`resource_version`, reconciling `requests`) of an object while a write to its `target` is
+    /// in flight, if no other event is held for it yet (a second one cannot be the echo: it passes). Returns whether
+    /// it was held.
+    fn hold(
+        &mut self,
+        key: Key,
+        target: Target,
+        resource_version: &str,
+        requests: impl FnOnce() -> Owners,
+    ) -> bool {
+        match self.flights.get_mut(&(key, target)) {
+            Some(slot @ None) => {
+                *slot = Some(Held {
+                    resource_version: resource_version.to_string(),
+                    requests: requests(),
+                });
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A write of the index in flight. Landed with the write's answer, it releases the event held meanwhile unless
+/// that event was the write's echo; dropped (the write failed or was cancelled), it releases the event.
+struct Landing<'a> {
+    index: &'a ChildIndex,
+    flight: Option<(Key, Target)>,
+}
+
+impl Landing<'_> {
+    /// Ends the flight with the resourceVersion the write returned, recording the write by `record` under the
+    /// same lock (so an event arriving meanwhile sees either the flight or the record).
+    fn land(mut self, resource_version: Option<&str>, record: impl FnOnce(&mut State)) {
+        let Some(flight) = self.flight.take() else {
+            return;
+        };
+        let held = {
+            let mut state = self.index.lock();
+            record(&mut state);
+            state.flights.remove(&flight).flatten()
+        };
+        if let Some(held) = held
+            && resource_version != Some(held.resource_version.as_str())
+        {
+            self.index.request_owners(held.requests);
+        }
+    }
+}
+
+impl Drop for Landing<'_> {
+    fn drop(&mut self) {
+        let Some(flight) = self.flight.take() else {
+            return;
+        };
+        let held = self.index.lock().flights.remove(&flight).flatten();
+        if let Some(held) = held {
+            self.index.request_owners(held.requests);
         }
     }
 }
@@ -671,6 +821,11 @@ mod tests {
         Key::of::<ConfigMap>("ns", "cm")
     }
 
+    /// Feeds a watch event of `key` to `index`: whether it reconciles the child's owners.
+    fn event(index: &ChildIndex, key: Key, seen: Seen) -> bool {
+        index.applied_event(key, seen, (None, vec![])).is_some()
+    }
+
     /// The one watch of ConfigMaps over the whole watch scope.
     fn whole_scope() -> Listing {
         (kind_name::<ConfigMap>(), None)
@@ -682,7 +837,7 @@ mod tests {
         let in_ns = |ns: &str| Key::of::<ConfigMap>(ns, "cm");
         for ns in ["a", "b"] {
             index.record_applied(in_ns(ns), 1, Some("10".into()));
-            index.applied_event(in_ns(ns), seen("10"));
+            event(&index, in_ns(ns), seen("10"));
         }
         let watch_of = |ns: &str| (kind_name::<ConfigMap>(), Some(ns.to_string()));
         // "b"'s watch relists and finds its child gone: "a"'s child is still known and current.
@@ -701,14 +856,14 @@ mod tests {
         index.record_applied(key(), 1, Some("10".into()));
         assert!(index.is_current(&key(), 1), "before its own event arrives");
         assert!(!index.is_current(&key(), 2), "other content");
-        index.applied_event(key(), seen("9"));
+        assert!(event(&index, key(), seen("9")), "someone else's change");
         assert!(
             index.is_current(&key(), 1),
             "an older event was overwritten by the apply"
         );
-        index.applied_event(key(), seen("10"));
+        assert!(!event(&index, key(), seen("10")), "its own event: an echo");
         assert!(index.is_current(&key(), 1), "its own event");
-        index.applied_event(key(), seen("11"));
+        assert!(event(&index, key(), seen("11")), "someone else's change");
         assert!(
             !index.is_current(&key(), 1),
             "a later change by someone else"
@@ -717,10 +872,61 @@ mod tests {
         assert!(index.is_current(&key(), 1), "applied again");
     }
 
+    /// The owners `index` asked to reconcile so far.
+    fn requested(requests: &mut (impl futures::Stream<Item = ObjectRef> + Unpin)) -> Vec<String> {
+        std::iter::from_fn(|| requests.next().now_or_never().flatten())
+            .map(|owner| owner.name)
+            .collect()
+    }
+
+    type ObjectRef = kube::runtime::reflector::ObjectRef<ConfigMap>;
+
+    #[test]
+    fn an_event_during_an_apply_waits_for_its_answer() {
+        let index = ChildIndex::default();
+        let mut requests = Box::pin(index.owner_requests::<ConfigMap>());
+        let owners = || {
+            let owner = OwnerReference {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                name: "owner".into(),
+                ..OwnerReference::default()
+            };
+            (Some("ns".to_string()), vec![owner])
+        };
+        // The echo arrives before the answer: held, then dropped, since the answer has its resourceVersion.
+        let flight = index.take_off(key(), Target::Content);
+        assert!(index.applied_event(key(), seen("10"), owners()).is_none());
+        flight.land(Some("10"), |state| {
+            state.record_applied(key(), 1, Some("10".into()))
+        });
+        assert!(
+            requested(&mut requests).is_empty(),
+            "the echo reconciles nothing"
+        );
+        assert!(index.is_current(&key(), 1));
+
+        // Someone else's change arrives during the apply: held, then released, since the answer is later.
+        let flight = index.take_off(key(), Target::Content);
+        assert!(index.applied_event(key(), seen("11"), owners()).is_none());
+        assert!(requested(&mut requests).is_empty(), "held while in flight");
+        flight.land(Some("12"), |state| {
+            state.record_applied(key(), 2, Some("12".into()))
+        });
+        assert_eq!(requested(&mut requests), ["owner"]);
+
+        // A second event during one flight passes at once; a failed write releases the held one.
+        let flight = index.take_off(key(), Target::Content);
+        assert!(index.applied_event(key(), seen("13"), owners()).is_none());
+        assert!(index.applied_event(key(), seen("14"), owners()).is_some());
+        drop(flight);
+        assert_eq!(requested(&mut requests), ["owner"]);
+    }
+
     #[test]
     fn an_apply_recorded_after_a_newer_event_is_dirty() {
         let index = ChildIndex::default();
-        index.applied_event(key(), seen("11"));
+        event(&index, key(), seen("11"));
         index.record_applied(key(), 1, Some("10".into()));
         assert!(!index.is_current(&key(), 1));
     }
@@ -729,13 +935,13 @@ mod tests {
     fn deletion_and_relist_forget_what_is_gone() {
         let index = ChildIndex::default();
         index.record_applied(key(), 1, Some("10".into()));
-        index.applied_event(key(), seen("10"));
+        event(&index, key(), seen("10"));
         assert_eq!(index.controller_uid(&key()), Some(Some("owner".into())));
         index.deleted_event(&key());
         assert!(!index.is_current(&key(), 1) && !index.exists(&key()));
 
         index.record_applied(key(), 1, Some("20".into()));
-        index.applied_event(key(), seen("20"));
+        event(&index, key(), seen("20"));
         index.relisted(&whole_scope(), vec![(key(), seen("25"))]);
         assert!(
             !index.is_current(&key(), 1),
@@ -755,12 +961,12 @@ mod tests {
     #[test]
     fn what_an_earlier_process_applied_is_adopted_until_someone_else_writes() {
         let index = ChildIndex::default();
-        index.applied_event(key(), ours("10", 1));
+        event(&index, key(), ours("10", 1));
         assert!(index.is_current(&key(), 1) && !index.is_current(&key(), 2));
         // Another controller's status write: our apply is still the last write to the content.
-        index.applied_event(key(), ours("11", 1));
+        event(&index, key(), ours("11", 1));
         assert!(index.is_current(&key(), 1));
-        index.applied_event(key(), seen("12"));
+        event(&index, key(), seen("12"));
         assert!(!index.is_current(&key(), 1), "someone else wrote after us");
 
         let relisted = ChildIndex::default();

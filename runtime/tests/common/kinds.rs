@@ -1,6 +1,6 @@
 //! The test kinds of the `test.rkb.dev` group that the webhook tests serve, as the CRDs in `tests/fixtures/`
 //! declare them: Gadget (`gadgets.yaml`, v1, for admission) and Gizmo (`gizmos.yaml`, v1 stored and v2 served, for
-//! conversion). Only the types and their constructors live here: each test file writes the defaulters, validators
+//! conversion), and Widget (`widgets.yaml`, v1 with a status subresource, for controllers). Only the types and their constructors live here: each test file writes the defaulters, validators
 //! and conversions it exercises, since what they do is what that file tests.
 
 use kube::api::ObjectMeta;
@@ -13,6 +13,7 @@ pub const NS: &str = "default";
 
 pub const GADGET_CRD: &str = include_str!("../fixtures/gadgets.yaml");
 pub const GIZMO_CRD: &str = include_str!("../fixtures/gizmos.yaml");
+pub const WIDGET_CRD: &str = include_str!("../fixtures/widgets.yaml");
 /// Gadget's mutating and validating webhook configurations, with the names and paths `rkb manifests` writes.
 pub const GADGET_WEBHOOKS: &str = include_str!("../fixtures/gadget_webhooks.yaml");
 
@@ -137,5 +138,44 @@ fn meta(name: &str) -> ObjectMeta {
         name: Some(name.into()),
         namespace: Some(NS.into()),
         ..ObjectMeta::default()
+    }
+}
+
+/// A Widget: a spec to reconcile and a status of any shape.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Widget {
+    #[serde(flatten)]
+    pub type_meta: TypeMeta,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: WidgetSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<serde_json::Value>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct WidgetSpec {
+    #[serde(default)]
+    pub size: i64,
+}
+
+crate::test_resource!(Widget, "Widget", "widgets", "v1");
+
+impl Widget {
+    /// A Widget `name` in [`NS`] with `labels`.
+    pub fn new(name: &str, labels: &[(&str, &str)]) -> Self {
+        let mut metadata = meta(name);
+        metadata.labels = Some(
+            labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        );
+        Widget {
+            type_meta: type_meta("v1", "Widget"),
+            metadata,
+            ..Widget::default()
+        }
     }
 }
