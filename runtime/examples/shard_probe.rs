@@ -26,8 +26,11 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::ObjectMeta;
-use rkb_runtime::apply::apply_controlled;
-use rkb_runtime::{Action, BoxError, Context, Controller, Manager, ManagerOptions, ResourceExt};
+use kube::runtime::watcher;
+use rkb_runtime::child_index::ChildIndex;
+use rkb_runtime::{
+    Action, BoxError, Context, Controller, Manager, ManagerOptions, Resource, ResourceExt,
+};
 
 #[path = "shard_probe/src/api/mod.rs"]
 pub mod api;
@@ -93,13 +96,19 @@ fn split_args(args: Vec<String>) -> Result<(ProbeFlags, Vec<String>), String> {
     Ok((flags, manager))
 }
 
-/// What every reconcile shares: where to write its trace, and how long it works.
+/// The label of the Probes' children, which the child index watches.
+const CHILD_LABEL: &str = "probe.rkb.dev/child";
+
+/// What every reconcile shares: where to write its trace, how long it works, and what it applied.
 struct Probing {
     log: Option<trace::Writer>,
     work: Duration,
+    index: ChildIndex,
 }
 
-/// Copies the Probe's payload into its child ConfigMap, between a start and an end line in the log. The end line
+/// Copies the Probe's payload into its child ConfigMap (through the child index, as rkb's examples write
+/// children: an apply that would change nothing is skipped, and the events of its own applies reconcile nothing),
+/// between a start and an end line in the log. The end line
 /// is written when the reconcile's future ends, also when it is dropped mid-way, so an interval in the log covers
 /// exactly the time the reconcile could act.
 async fn reconcile(
@@ -120,18 +129,18 @@ async fn reconcile(
         metadata: ObjectMeta {
             name: Some(format!("{}-child", probe.name_any())),
             namespace: Some(namespace.clone()),
+            labels: Some([(CHILD_LABEL.to_string(), "true".to_string())].into()),
+            owner_references: Some(vec![probe.controller_owner_ref(&()).ok_or("no uid")?]),
             ..ObjectMeta::default()
         },
         data: Some([("payload".to_string(), probe.spec.payload.clone())].into()),
         ..ConfigMap::default()
     };
-    apply_controlled(
-        &ctx.api_in::<ConfigMap>(&namespace),
-        &child,
-        probe.as_ref(),
-        ctx.field_manager(),
-    )
-    .await?;
+    let api = ctx.api_in::<ConfigMap>(&namespace);
+    probing
+        .index
+        .apply(&api, &child, ctx.field_manager())
+        .await?;
     Ok(Action::await_change())
 }
 
@@ -162,13 +171,15 @@ async fn operate(flags: ProbeFlags, manager_args: Vec<String>) -> anyhow::Result
     let probing = Arc::new(Probing {
         log,
         work: flags.work,
+        index: ChildIndex::default(),
     });
     let concurrency = flags.concurrency;
     mgr.add(move |ctx: Context| {
         let probing = probing.clone();
         async move {
+            let children = watcher::Config::default().labels(&format!("{CHILD_LABEL}=true"));
             Controller::for_kind::<Probe>(&ctx)
-                .owns::<ConfigMap>()
+                .owns_indexed::<ConfigMap>(&probing.index, children)
                 .sharded()
                 .concurrency(concurrency)
                 .run(move |probe, ctx| reconcile(probe, ctx, probing.clone()))

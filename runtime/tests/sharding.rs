@@ -57,8 +57,8 @@ const MOVE_SLACK: Duration = Duration::from_secs(8);
 /// of the churn all the same (a waiting reconcile costs a timer, not a core).
 const WORK: Duration = Duration::from_secs(1);
 const CONCURRENCY: u16 = 32;
-/// Each change costs about two reconciles (the Probe's, then its child's event); the replicas must keep well ahead
-/// of that on a loaded 2-core machine, or moved Probes wait behind the backlog.
+/// Each change costs one reconcile (the event of the probe's own child apply reconciles nothing); the replicas must
+/// keep well ahead of that on a loaded 2-core machine, or moved Probes wait behind the backlog.
 const CHURN_PER_SECOND: u64 = 8;
 
 fn instances() -> usize {
