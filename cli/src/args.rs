@@ -131,6 +131,10 @@ pub struct EditArgs {
     /// RBAC markers); `--namespaced=false` makes it cluster-wide again
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub namespaced: Option<bool>,
+    /// Make the manager active-active sharded (3 replicas run with `--sharded`, the shard ring's Lease rights,
+    /// `.sharded()` on the scaffolded controllers), as `rkb init --sharded` does; `--sharded=false` undoes it
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub sharded: Option<bool>,
     /// kubebuilder's optional plugins: `grafana` writes Grafana dashboards under grafana/, `helm` a Helm chart in
     /// dist/chart generated from config/default
     #[arg(long, value_name = "PLUGINS")]

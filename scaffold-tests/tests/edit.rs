@@ -51,6 +51,24 @@ fn namespaced_and_back_give_the_trees_init_gives() {
     assert!(snapshot(&dir) == original);
 }
 
+/// `edit --sharded` is `init --sharded` (manager, Lease rights, the controller's `.sharded()`); `--sharded=false`
+/// is the way back.
+#[test]
+fn sharded_and_back_give_the_trees_init_gives() {
+    let (plain, sharded) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let dir = project(plain.path(), &[]);
+    let original = snapshot(&dir);
+    let active_active = project(sharded.path(), &["--sharded"]);
+    let out = rkb_ok(&dir, &["edit", "--sharded"]);
+    assert_eq!(
+        out,
+        "made the manager sharded: 3 replicas run with --sharded, and the leader-election Role grants the shard ring's Leases\n"
+    );
+    assert!(snapshot(&dir) == snapshot(&active_active));
+    rkb_ok(&dir, &["edit", "--sharded=false"]);
+    assert!(snapshot(&dir) == original);
+}
+
 #[test]
 fn what_is_not_safe_or_not_supported_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
@@ -59,7 +77,7 @@ fn what_is_not_safe_or_not_supported_is_refused() {
         &dir,
         &["edit"],
         &[
-            "error: nothing to edit: pass --multigroup, --namespaced, --namespaced=false or --plugins grafana (rkb edit --help lists what each changes)",
+            "error: nothing to edit: pass --multigroup, --namespaced, --sharded (each takes =false too) or --plugins grafana,helm (rkb edit --help lists what each changes)",
         ],
     );
     refused(
@@ -87,6 +105,18 @@ fn what_is_not_safe_or_not_supported_is_refused() {
         &["edit", "--multigroup"],
         &[
             "error: rkb edit --multigroup would move files that are not committed as they are (src/api/v1/demomicroservice_types.rs); commit them (or stash the changes) and run again",
+        ],
+    );
+    replace_in(
+        &dir.join("config/manager/manager.yaml"),
+        "  replicas: 1\n",
+        "  replicas: 2\n",
+    );
+    refused(
+        &dir,
+        &["edit", "--sharded"],
+        &[
+            "error: config/manager/manager.yaml: cannot find the `app.kubernetes.io/name: demo` line rkb init wrote, so rkb cannot make the manager sharded; change `replicas: 1` below it to `replicas: 3` by hand and run again",
         ],
     );
     replace_in(

@@ -12,6 +12,8 @@
 //!   config/rbac/role_binding.yaml, and `namespace=<project>-system` on the RBAC markers of the controllers, so the
 //!   next `rkb manifests` writes a Role (or ClusterRole). Each edit finds the lines `init` wrote; a file edited past
 //!   recognition refuses the run, naming the file and the line to change by hand.
+//! - `--sharded` / `--sharded=false` do what `rkb init --sharded` would have: 3 replicas run with `--sharded`, the
+//!   shard ring's Lease rights, and `.sharded()` on the controllers `create api` wrote (see [`sharded`]).
 //!
 //! - `--plugins grafana` writes kubebuilder's Grafana dashboards for the metrics rkb exports (see [`grafana`]).
 //! - `--plugins helm` writes a Helm chart generated from config/default's render into dist/chart (see [`helm`]).
@@ -21,6 +23,7 @@
 mod grafana;
 mod helm;
 mod multigroup;
+mod sharded;
 
 use std::path::{Path, PathBuf};
 
@@ -42,9 +45,13 @@ pub fn run(args: &EditArgs) -> Result<()> {
             dir.display()
         );
     }
-    if args.multigroup.is_none() && args.namespaced.is_none() && plugins == Plugins::default() {
+    if args.multigroup.is_none()
+        && args.namespaced.is_none()
+        && args.sharded.is_none()
+        && plugins == Plugins::default()
+    {
         bail!(
-            "nothing to edit: pass --multigroup, --namespaced, --namespaced=false or --plugins grafana (rkb edit --help lists what each changes)"
+            "nothing to edit: pass --multigroup, --namespaced, --sharded (each takes =false too) or --plugins grafana,helm (rkb edit --help lists what each changes)"
         );
     }
     let mut config = ProjectConfig::load(dir)?;
@@ -71,7 +78,7 @@ pub fn run(args: &EditArgs) -> Result<()> {
         if wanted == config.namespaced {
             done.push(format!(
                 "the manager is already {}; unchanged",
-                scope_name(wanted)
+                NAMESPACED.state(wanted)
             ));
         } else {
             namespaced(&mut plan, &config, wanted)?;
@@ -82,9 +89,20 @@ pub fn run(args: &EditArgs) -> Result<()> {
             }
             done.push(format!(
                 "made the manager {}: run `rkb manifests` (make manifests) for config/rbac/role.yaml to become a {}",
-                scope_name(wanted),
+                NAMESPACED.state(wanted),
                 if wanted { "Role" } else { "ClusterRole" }
             ));
+        }
+    }
+    if let Some(wanted) = args.sharded {
+        if wanted == config.sharded {
+            done.push(format!(
+                "the manager is already {}; unchanged",
+                sharded::SHARDED.state(wanted)
+            ));
+        } else {
+            done.extend(sharded::plan(&mut plan, &config, wanted)?);
+            config.sharded = wanted;
         }
     }
     if plugins.grafana {
@@ -136,28 +154,12 @@ fn layout_name(multigroup: bool) -> &'static str {
     }
 }
 
-fn scope_name(namespaced: bool) -> &'static str {
-    if namespaced {
-        "namespace-scoped"
-    } else {
-        "cluster-wide"
-    }
-}
-
 /// The manager's scope: its flag and WATCH_NAMESPACE, its binding, and the controllers' RBAC markers.
 fn namespaced(plan: &mut Plan, config: &ProjectConfig, wanted: bool) -> Result<()> {
     let manager = Path::new("config/manager/manager.yaml");
-    let text = plan.read(manager)?;
-    plan.update(
-        manager,
-        toggle_block(manager, &text, MANAGER_EDITS, wanted)?,
-    )?;
+    toggle_file(plan, manager, MANAGER_EDITS, &NAMESPACED, wanted)?;
     let binding = Path::new("config/rbac/role_binding.yaml");
-    let text = plan.read(binding)?;
-    plan.update(
-        binding,
-        toggle_block(binding, &text, BINDING_EDITS, wanted)?,
-    )?;
+    toggle_file(plan, binding, BINDING_EDITS, &NAMESPACED, wanted)?;
     let namespace = format!(",namespace={}-system", config.project_name);
     for file in rust_files(plan.root(), Path::new("src/controller"))? {
         let text = plan.read(&file)?;
@@ -184,16 +186,16 @@ fn scope_controller_tests(plan: &mut Plan, config: &ProjectConfig, wanted: bool)
     let edits = [
         BlockEdit {
             after: &manager,
-            cluster: &[],
-            namespaced: &[
+            off: &[],
+            on: &[
                 "/// The namespace the manager watches, as its Role grants (the `namespace=` of the `+kubebuilder:rbac` markers).",
                 &namespace,
             ],
         },
         BlockEdit {
             after: "        .client(manager_client)",
-            cluster: &[],
-            namespaced: &["        .watch_namespace(NAMESPACE)"],
+            off: &[],
+            on: &["        .watch_namespace(NAMESPACE)"],
         },
     ];
     let (from, to) = (
@@ -209,7 +211,7 @@ fn scope_controller_tests(plan: &mut Plan, config: &ProjectConfig, wanted: bool)
         {
             continue; // not a test of a controller rkb create api scaffolded
         }
-        let text = toggle_block(&file, &text, &edits, wanted)?;
+        let text = toggle_block(&file, &text, &edits, &NAMESPACED, wanted)?;
         let sample_api = |line: &str| {
             if line.starts_with("    let api: Api<") && line.ends_with(from) {
                 line.replace(from, to)
@@ -236,24 +238,45 @@ fn scoped_marker(line: &str, namespace: &str, wanted: bool) -> String {
     }
 }
 
-/// One edit of a YAML file init scaffolds: the lines `cluster` has in a cluster-wide project and `namespaced` in
-/// a namespace-scoped one, found below the line `after`.
+/// A setting of the project that `rkb edit` switches on or off by editing the lines `rkb init` wrote for it.
+struct Switch {
+    /// init's flag for it: `--namespaced`.
+    flag: &'static str,
+    /// What the manager is with the setting on, and off.
+    on: &'static str,
+    off: &'static str,
+}
+
+impl Switch {
+    fn state(&self, on: bool) -> &'static str {
+        if on { self.on } else { self.off }
+    }
+}
+
+const NAMESPACED: Switch = Switch {
+    flag: "--namespaced",
+    on: "namespace-scoped",
+    off: "cluster-wide",
+};
+
+/// One edit of a file init scaffolds: the lines `off` it has without the setting and `on` with it, found below the
+/// line `after` (an empty `after`: at the top of the file).
 struct BlockEdit<'a> {
     after: &'a str,
-    cluster: &'a [&'a str],
-    namespaced: &'a [&'a str],
+    off: &'a [&'a str],
+    on: &'a [&'a str],
 }
 
 const MANAGER_EDITS: &[BlockEdit<'static>] = &[
     BlockEdit {
         after: "        - --health-probe-bind-address=:8081",
-        cluster: &[],
-        namespaced: &["        - --namespaced"],
+        off: &[],
+        on: &["        - --namespaced"],
     },
     BlockEdit {
         after: "        name: manager",
-        cluster: &[],
-        namespaced: &[
+        off: &[],
+        on: &[
             "        env:",
             "        # The manager watches only its own namespace.",
             "        - name: WATCH_NAMESPACE",
@@ -267,38 +290,55 @@ const MANAGER_EDITS: &[BlockEdit<'static>] = &[
 const BINDING_EDITS: &[BlockEdit<'static>] = &[
     BlockEdit {
         after: "apiVersion: rbac.authorization.k8s.io/v1",
-        cluster: &["kind: ClusterRoleBinding"],
-        namespaced: &["kind: RoleBinding"],
+        off: &["kind: ClusterRoleBinding"],
+        on: &["kind: RoleBinding"],
     },
     BlockEdit {
         after: "  name: manager-rolebinding",
-        cluster: &[],
-        namespaced: &["  namespace: system"],
+        off: &[],
+        on: &["  namespace: system"],
     },
     BlockEdit {
         after: "  apiGroup: rbac.authorization.k8s.io",
-        cluster: &["  kind: ClusterRole"],
-        namespaced: &["  kind: Role"],
+        off: &["  kind: ClusterRole"],
+        on: &["  kind: Role"],
     },
 ];
 
-/// Replaces, below each edit's `after` line, the lines of one scope by those of the other. A file whose lines are
-/// not where init put them is refused, naming the line.
+/// [`toggle_block`] on the file `rel` of the plan.
+fn toggle_file(
+    plan: &mut Plan,
+    rel: &Path,
+    edits: &[BlockEdit<'_>],
+    switch: &Switch,
+    on: bool,
+) -> Result<()> {
+    let text = plan.read(rel)?;
+    plan.update(rel, toggle_block(rel, &text, edits, switch, on)?)
+}
+
+/// Replaces, below each edit's `after` line, the lines of one state of `switch` by those of the other (`on`: the
+/// lines with the setting). A file whose lines are not where init put them is refused, naming the line.
 fn toggle_block(
     file: &Path,
     text: &str,
     edits: &[BlockEdit<'_>],
-    namespaced: bool,
+    switch: &Switch,
+    on: bool,
 ) -> Result<String> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     for edit in edits {
-        let (from, to) = if namespaced {
-            (edit.cluster, edit.namespaced)
+        let (from, to) = if on {
+            (edit.off, edit.on)
         } else {
-            (edit.namespaced, edit.cluster)
+            (edit.on, edit.off)
         };
-        let found = lines.iter().position(|l| l == edit.after).filter(|at| {
-            let below = &lines[at + 1..];
+        let start = match edit.after {
+            "" => Some(0),
+            after => lines.iter().position(|l| l == after).map(|at| at + 1),
+        };
+        let found = start.filter(|&start| {
+            let below = &lines[start..];
             below.len() >= from.len() && below.iter().zip(from).all(|(l, f)| l == f)
         });
         if to.iter().any(|l| l.trim() == "env:") && lines.iter().any(|l| l == to[0]) {
@@ -307,27 +347,34 @@ fn toggle_block(
                 file.display()
             );
         }
-        let Some(at) = found else {
-            let line = |l: &&str| format!("`{}`", l.trim());
-            let fix = match (from.first().map(line), to.first().map(line)) {
+        let Some(start) = found else {
+            // A block's first line that is not a comment says best what to write.
+            let line = |lines: &[&str]| {
+                let shown = lines.iter().find(|l| !l.trim_start().starts_with('#'));
+                shown.or(lines.first()).map(|l| format!("`{}`", l.trim()))
+            };
+            let fix = match (line(from), line(to)) {
                 (None, Some(to)) => {
-                    format!("add {to} (and what follows it in `rkb init --namespaced`) below it")
+                    format!(
+                        "add {to} (and what follows it in `rkb init {}`) below it",
+                        switch.flag
+                    )
                 }
                 (Some(from), None) => format!("remove {from} (and what follows it) below it"),
                 (Some(from), Some(to)) => format!("change {from} below it to {to}"),
                 (None, None) => String::new(),
             };
+            let anchor = match edit.after {
+                "" => "the first lines rkb init wrote".to_string(),
+                after => format!("the `{}` line rkb init wrote", after.trim()),
+            };
             bail!(
-                "{}: cannot find the `{}` line rkb init wrote, so rkb cannot make the manager {}; {fix} by hand and run again",
+                "{}: cannot find {anchor}, so rkb cannot make the manager {}; {fix} by hand and run again",
                 file.display(),
-                edit.after.trim(),
-                scope_name(namespaced),
+                switch.state(on),
             );
         };
-        lines.splice(
-            at + 1..at + 1 + from.len(),
-            to.iter().map(|l| l.to_string()),
-        );
+        lines.splice(start..start + from.len(), to.iter().map(|l| l.to_string()));
     }
     Ok(lines.join("\n") + "\n")
 }
