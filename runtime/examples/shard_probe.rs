@@ -146,9 +146,7 @@ async fn reconcile(
 
 /// Runs one replica of the operator until SIGTERM.
 async fn operate(flags: ProbeFlags, manager_args: Vec<String>) -> anyhow::Result<()> {
-    // rkb-runtime does not export ParseError's path, so its variants (help text, bad flag) print as Debug here.
-    let options = ManagerOptions::try_parse_from("Runs the shard probe", manager_args)
-        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let options = ManagerOptions::try_parse_from("Runs the shard probe", manager_args)?;
     rkb_runtime::logging::init(options.log_format);
     // The shard identity names the replica in the log, and in the leader-election Lease, so a harness can tell
     // which replica leads.

@@ -80,7 +80,7 @@ pub use controller::{Controller, ControllerBuilder};
 pub use error::{BoxError, Error};
 pub use failure::Chain as ErrorChain;
 pub use manager::{Manager, ManagerBuilder, RunningManager};
-pub use options::{LogFormat, ManagerOptions};
+pub use options::{LogFormat, ManagerOptions, ParseError};
 pub use predicate::Predicate;
 pub use secure::webhook_certs;
 pub use secure::webhook_certs::WebhookCertificates;

@@ -519,7 +519,7 @@ impl Default for ManagerOptions {
     }
 }
 
-/// Why the command line gave no options.
+/// Why the command line gave no options ([`ManagerOptions::try_parse_from`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseError {
     /// `-h`/`--help`: the text to print (then exit 0).
@@ -527,6 +527,18 @@ pub enum ParseError {
     /// A flag that does not exist, lacks its value or has a bad one: the message (then exit 2).
     Invalid(String),
 }
+
+impl std::fmt::Display for ParseError {
+    /// The help text as it is; a bad flag as the message [`ManagerOptions::parse`] prints.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParseError::Help(text) => f.write_str(text),
+            ParseError::Invalid(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
 
 impl ManagerOptions {
     /// The options the process was started with. Prints the flags and exits 0 on `--help`; prints the problem
@@ -876,9 +888,16 @@ mod tests {
         ManagerOptions::try_parse_from("about", std::iter::once("m").chain(args.iter().copied()))
     }
 
+    /// The message of a bad command line, which the error also displays.
     fn invalid(args: &[&str]) -> String {
         match parse(args) {
-            Err(ParseError::Invalid(message)) => message,
+            Err(e @ ParseError::Invalid(_)) => {
+                let ParseError::Invalid(message) = &e else {
+                    unreachable!()
+                };
+                assert_eq!(&e.to_string(), message);
+                message.clone()
+            }
             other => panic!("{args:?} parsed: {other:?}"),
         }
     }
