@@ -20,7 +20,7 @@ use kube::runtime::watcher;
 use kube::{Api, Resource, ResourceExt};
 use rkb_envtest::{Environment, eventually};
 use rkb_runtime::metrics::sample;
-use rkb_runtime::{Action, BoxError, Context, Controller, Manager, Predicate};
+use rkb_runtime::{Action, BoxError, Context, Controller, Manager, Predicate, RunningManager};
 
 /// Each reconcile as "<controller> <object>".
 type Log = Arc<Mutex<Vec<String>>>;
@@ -156,9 +156,10 @@ impl Cluster {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn predicates_decide_which_writes_queue_a_reconcile() {
-    let env = Environment::start().await.expect("envtest");
+/// The test's three recording controllers, running on `env` (the Widget CRD installed): "by-generation" (Widgets,
+/// spec changes), "by-labels" (the test's ConfigMaps, label changes) and "composed" (Widgets labelled `tier`, on a
+/// change of their spec or their labels).
+async fn recording_controllers(env: &Environment) -> (Cluster, RunningManager) {
     env.install_crds_yaml(WIDGET_CRD)
         .await
         .expect("install CRD");
@@ -197,8 +198,13 @@ async fn predicates_decide_which_writes_queue_a_reconcile() {
         & (Predicate::generation_changed() | Predicate::labels_changed());
     let l = log.clone();
     mgr.add(move |ctx| recording::<Widget>(ctx, "composed", all(), tiered, l));
-    let running = mgr.spawn();
+    (cluster, mgr.spawn())
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn predicates_decide_which_writes_queue_a_reconcile() {
+    let env = Environment::start().await.expect("envtest");
+    let (cluster, running) = recording_controllers(&env).await;
     let post = PostParams::default();
     for w in [widget("w1", &[("tier", "web")]), widget("w2", &[])] {
         cluster.widgets.create(&post, &w).await.expect("create");
