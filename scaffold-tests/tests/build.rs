@@ -168,80 +168,40 @@ fn conversion_webhook_builds_converts_and_renders() {
     }
 }
 
+/// `rkb create <what> --group G --version V --kind K <flags>` in `dir`.
+fn create(dir: &Path, what: &str, (group, version, kind, flags): (&str, &str, &str, &[&str])) {
+    let mut args = vec![
+        "create",
+        what,
+        "--group",
+        group,
+        "--version",
+        version,
+        "--kind",
+        kind,
+    ];
+    args.extend_from_slice(flags);
+    rkb_ok(dir, &args);
+}
+
 #[test]
 fn multigroup_second_kind_second_version_second_group() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = project_dir(tmp.path(), "fleet");
     rkb_ok(&dir, &["init", "--domain", "my.domain", "--multigroup"]);
-    rkb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "devops",
-            "--version",
-            "v1",
-            "--kind",
-            "DemoMicroService",
-        ],
-    );
-    rkb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "devops",
-            "--version",
-            "v1",
-            "--kind",
-            "Canary",
-        ],
-    );
-    rkb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "devops",
-            "--version",
-            "v2",
-            "--kind",
-            "DemoMicroService",
-            "--controller=false",
-        ],
-    );
-    rkb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "ship",
-            "--version",
-            "v1beta1",
-            "--kind",
-            "Frigate",
-            "--namespaced=false",
-        ],
-    );
-    // The same kind in a second group, whose name is not a Rust identifier (dev-ops -> module dev_ops):
-    // its roles are named by group, so kustomize below sees no duplicates.
-    rkb_ok(
-        &dir,
-        &[
-            "create",
-            "api",
-            "--group",
-            "dev-ops",
-            "--version",
-            "v1",
-            "--kind",
-            "Canary",
-        ],
-    );
+    // A second kind and a second version in one group, a cluster-scoped kind in another, and the same kind in a
+    // group whose name is not a Rust identifier (dev-ops -> module dev_ops): its roles are named by group, so
+    // kustomize below sees no duplicates.
+    let apis: [(&str, &str, &str, &[&str]); 5] = [
+        ("devops", "v1", "DemoMicroService", &[]),
+        ("devops", "v1", "Canary", &[]),
+        ("devops", "v2", "DemoMicroService", &["--controller=false"]),
+        ("ship", "v1beta1", "Frigate", &["--namespaced=false"]),
+        ("dev-ops", "v1", "Canary", &[]),
+    ];
+    for api in apis {
+        create(&dir, "api", api);
+    }
     // Webhooks in a multigroup project: a validating one for the dashed group's kind, a defaulting one for a
     // cluster-scoped kind (src/webhook/<group module>/<version>/).
     let webhooks: [(&str, &str, &str, &[&str]); 3] = [
@@ -254,19 +214,8 @@ fn multigroup_second_kind_second_version_second_group() {
             &["--conversion", "--spoke", "v2"],
         ),
     ];
-    for (group, version, kind, flags) in webhooks {
-        let mut args = vec![
-            "create",
-            "webhook",
-            "--group",
-            group,
-            "--version",
-            version,
-            "--kind",
-            kind,
-        ];
-        args.extend_from_slice(flags);
-        rkb_ok(&dir, &args);
+    for webhook in webhooks {
+        create(&dir, "webhook", webhook);
     }
     assert!(
         dir.join("src/api/devops/v2/demomicroservice_conversion.rs")
