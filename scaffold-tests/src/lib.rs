@@ -130,6 +130,26 @@ pub const CREATE_DEMO_WEBHOOKS: [&str; 10] = [
     "--programmatic-validation",
 ];
 
+/// The arguments of `rkb create <what> --group G --version V --kind K` (`what`: "api" or "webhook"); a test adds its
+/// flags.
+pub fn create_args<'a>(
+    what: &'a str,
+    group: &'a str,
+    version: &'a str,
+    kind: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        "create",
+        what,
+        "--group",
+        group,
+        "--version",
+        version,
+        "--kind",
+        kind,
+    ]
+}
+
 /// A directory for a scaffolded project named `name` inside `tmp`. Each project a test process builds needs a name
 /// of its own: cargo names a path package's artifacts by its name, version and dependencies, not by its directory,
 /// so two same-named projects building into the shared target dir at once link each other's library (the webhooks

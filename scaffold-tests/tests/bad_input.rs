@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, failed_unchanged, init_multigroup_fleet, refused, rkb, rkb_ok, snapshot,
+    CREATE_DEMO_API, create_args, failed_unchanged, init_multigroup_fleet, refused, rkb, rkb_ok,
+    snapshot,
 };
 
 fn project() -> tempfile::TempDir {
@@ -350,16 +351,7 @@ fn a_missing_scaffold_marker_aborts_without_partial_writes() {
 }
 
 fn create_api<'a>(group: &'a str, version: &'a str, kind: &'a str) -> Vec<&'a str> {
-    vec![
-        "create",
-        "api",
-        "--group",
-        group,
-        "--version",
-        version,
-        "--kind",
-        kind,
-    ]
+    create_args("api", group, version, kind)
 }
 
 #[test]

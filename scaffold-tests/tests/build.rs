@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, cargo_outcome, git_commit_all, kinds,
-    kustomize_default, project_dir, rkb_ok, scaffold_incremental_webhooks, seed_lock,
+    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo, cargo_outcome, create_args, git_commit_all,
+    kinds, kustomize_default, project_dir, rkb_ok, scaffold_incremental_webhooks, seed_lock,
 };
 
 #[test]
@@ -170,16 +170,7 @@ fn conversion_webhook_builds_converts_and_renders() {
 
 /// `rkb create <what> --group G --version V --kind K <flags>` in `dir`.
 fn create(dir: &Path, what: &str, (group, version, kind, flags): (&str, &str, &str, &[&str])) {
-    let mut args = vec![
-        "create",
-        what,
-        "--group",
-        group,
-        "--version",
-        version,
-        "--kind",
-        kind,
-    ];
+    let mut args = create_args(what, group, version, kind);
     args.extend_from_slice(flags);
     rkb_ok(dir, &args);
 }
