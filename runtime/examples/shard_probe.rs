@@ -108,9 +108,8 @@ struct Probing {
 
 /// Copies the Probe's payload into its child ConfigMap (through the child index, as rkb's examples write
 /// children: an apply that would change nothing is skipped, and the events of its own applies reconcile nothing),
-/// between a start and an end line in the log. The end line
-/// is written when the reconcile's future ends, also when it is dropped mid-way, so an interval in the log covers
-/// exactly the time the reconcile could act.
+/// between a start and an end line in the log. The end line is written when the reconcile's future ends, also when
+/// it is dropped mid-way, so an interval in the log covers exactly the time the reconcile could act.
 async fn reconcile(
     probe: Arc<Probe>,
     ctx: Context,

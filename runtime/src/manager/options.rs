@@ -529,7 +529,7 @@ pub enum ParseError {
 }
 
 impl std::fmt::Display for ParseError {
-    /// The help text as it is; a bad flag as the message [`ManagerOptions::parse`] prints.
+    /// The help text as it is; a bad flag as its message (which [`ManagerOptions::parse`] prints after `error: `).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ParseError::Help(text) => f.write_str(text),
