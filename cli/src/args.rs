@@ -36,12 +36,14 @@ pub enum Command {
         rkb create api --group devops --version v1 --kind DemoMicroService"
     )]
     Create(CreateCommand),
-    /// Change the project's layout: multigroup (moves the APIs, controllers and webhooks under their group) or
-    /// namespace-scoped manager
+    /// Change the project's layout: multigroup (moves the APIs, controllers and webhooks under their group),
+    /// namespace-scoped or sharded manager, optional plugins
     #[command(after_help = "Examples:\n  \
         rkb edit --multigroup           # src/api/<version> becomes src/api/<group>/<version>\n  \
         rkb edit --namespaced           # the manager watches WATCH_NAMESPACE, with a Role\n  \
-        rkb edit --namespaced=false     # back to a cluster-wide manager with a ClusterRole")]
+        rkb edit --namespaced=false     # back to a cluster-wide manager with a ClusterRole\n  \
+        rkb edit --sharded              # 3 active-active replicas (controllers call .sharded())\n  \
+        rkb edit --plugins helm         # a Helm chart in dist/chart, from config/default")]
     Edit(EditArgs),
     /// Generate CRD and RBAC manifests from +kubebuilder markers (controller-gen's `crd rbac`)
     #[command(after_help = "Examples:\n  \

@@ -806,6 +806,10 @@ const COMMANDS: &[Command] = &[
         "edit: a namespace-scoped manager (manager.yaml, role_binding.yaml, the controllers' RBAC markers)",
         "edit --namespaced",
     ),
+    create(
+        "edit: a sharded manager (manager.yaml, leader_election_role.yaml, the controllers' builders)",
+        "edit --sharded",
+    ),
 ];
 
 /// What runs after a successful create, as a user would.

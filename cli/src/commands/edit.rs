@@ -110,7 +110,7 @@ pub fn run(args: &EditArgs) -> Result<()> {
     }
     if plugins.helm {
         // After the other edits: the chart is made from config/ as this run leaves it on disk; an edit that also
-        // changes config/ (--namespaced) takes effect in the chart on the next `make helm-chart`.
+        // changes config/ (--namespaced, --sharded) takes effect in the chart on the next `make helm-chart`.
         done.extend(helm::plan(&mut plan, &config)?);
     }
     plan.update(project_config::FILE_NAME, config.render()?)?;
