@@ -692,6 +692,12 @@ impl Landing<'_> {
     /// Ends the flight with the resourceVersion the write returned, recording the write by `record` under the
     /// same lock (so an event arriving meanwhile sees either the flight or the record).
     fn land(mut self, resource_version: Option<&str>, record: impl FnOnce(&mut State)) {
+        self.end(resource_version, record);
+    }
+
+    /// Ends the flight (once): records the write, then releases the held event unless it carries
+    /// `resource_version`, the write's answer (none: the write failed, whatever was held is released).
+    fn end(&mut self, resource_version: Option<&str>, record: impl FnOnce(&mut State)) {
         let Some(flight) = self.flight.take() else {
             return;
         };
@@ -710,13 +716,7 @@ impl Landing<'_> {
 
 impl Drop for Landing<'_> {
     fn drop(&mut self) {
-        let Some(flight) = self.flight.take() else {
-            return;
-        };
-        let held = self.index.lock().flights.remove(&flight).flatten();
-        if let Some(held) = held {
-            self.index.request_owners(held.requests);
-        }
+        self.end(None, |_| {});
     }
 }
 
