@@ -76,6 +76,8 @@ pub(crate) use manager::{context, options};
 pub(crate) use metrics::{process_metrics, rest_metrics};
 
 pub use context::Context;
+#[cfg(feature = "mimalloc")]
+pub use manager::allocator::{self, Allocator};
 pub use controller::{Controller, ControllerBuilder};
 pub use error::{BoxError, Error};
 pub use failure::Chain as ErrorChain;

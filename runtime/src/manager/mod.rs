@@ -1,6 +1,8 @@
 //! The manager: runs controllers, leader election and the HTTP endpoints, and shuts them down in order on
 //! SIGTERM/SIGINT: stop taking work, let in-flight reconciles finish, release the lease, close the listeners.
 
+#[cfg(feature = "mimalloc")]
+pub mod allocator;
 pub(crate) mod context;
 pub mod leader;
 pub mod logging;
