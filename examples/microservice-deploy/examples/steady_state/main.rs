@@ -186,6 +186,10 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
+// As the manager binary (src/main.rs): the benchmark's operator process is this binary.
+#[global_allocator]
+static ALLOCATOR: rkb_runtime::Allocator = rkb_runtime::Allocator;
+
 /// What the manager binary (src/main.rs) does.
 async fn operator(options: ManagerOptions, settings: Settings) -> anyhow::Result<()> {
     rkb_runtime::logging::init(options.log_format);

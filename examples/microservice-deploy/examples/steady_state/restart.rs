@@ -12,7 +12,15 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 //! The restart at size: the operator that brought N instances to steady state is stopped (SIGTERM) and started
-//! again on the same etcd, with nothing changed meanwhile, so everything it finds is already as desired.
+//! again on the same etcd, with nothing changed meanwhile, so everything it finds is already as desired. Twice:
+//! - [`Apiserver::Restarted`]: kube-apiserver is restarted too (same flags and etcd) before the operator starts,
+//!   and the operator waits until its RSS has settled: the apiserver that served the creation of N instances keeps
+//!   the heap it grew meanwhile, in which an initial sync's buffers would disappear. From a settled restart, the
+//!   RSS before the operator starts ("before") and the peak during the sync say what serving the sync cost. A
+//!   restarted kube-apiserver serves the first watches of each kind slower (more than twice the CPU for the same
+//!   sync, measured at 10,000), so this is the restart of a whole control plane;
+//! - [`Apiserver::Running`]: then the operator alone, on the kube-apiserver that served the first restart: an
+//!   operator's rollout or crash on a running cluster.
 //!
 //! Measured from the new process's start (spawn):
 //! - **first reconcile**: the first moment its `controller_runtime_reconcile_total` (the sum over results, read
@@ -25,11 +33,6 @@
 //! - CPU of the operator, kube-apiserver and etcd, from the start to the end of the settle windows; the
 //!   operator's VmHWM; kube-apiserver's VmRSS sampled every 20 ms, its peak until the first reconcile (the initial
 //!   sync) and until idle; the requests kube-apiserver counted, whose writes must be the same for both operators.
-//!
-//! kube-apiserver is restarted (same flags and etcd) before the operator starts, and the operator waits until its
-//! RSS has settled: the apiserver that served the creation of N instances keeps the heap it grew meanwhile, in
-//! which an initial sync's buffers would disappear. From a settled restart, the RSS before the operator starts
-//! ("before") and the peak during the sync say what serving the sync cost.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -71,17 +74,27 @@ pub struct Restart {
     pub requests: BTreeMap<String, f64>,
 }
 
+/// Whether kube-apiserver restarts with the operator (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Apiserver {
+    Restarted,
+    Running,
+}
+
 /// Stops `running` (the operator of `op` that brought `count` instances in `namespace` to steady state), starts it
-/// again, and measures until it is idle.
+/// again (after kube-apiserver, when `apiserver` says so), and measures until it is idle; returns what it measured
+/// and the operator, still running.
 pub async fn restart(
     env: &mut Environment,
     running: Running,
     count: usize,
     (op, reconciles): (Impl, Reconciles),
-    namespace: &str,
-) -> anyhow::Result<Restart> {
+    (namespace, apiserver): (&str, Apiserver),
+) -> anyhow::Result<(Restart, Running)> {
     running.stop().await?;
-    env.restart_apiserver().await?;
+    if apiserver == Apiserver::Restarted {
+        env.restart_apiserver().await?;
+    }
     let apiserver = apiserver_pid()?;
     let apiserver_rss_before = settled_rss(apiserver).await?;
     let client = env.client();
@@ -109,8 +122,7 @@ pub async fn restart(
         apiserver_peak_rss: samples.peak_until(idle),
         requests,
     };
-    running.stop().await?;
-    Ok(measured)
+    Ok((measured, running))
 }
 
 /// The sum of `controller_runtime_reconcile_total` over its labels in a /metrics text.

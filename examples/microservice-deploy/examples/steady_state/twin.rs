@@ -14,15 +14,16 @@
 //! `--twin`: the rkb operator side by side with its controller-runtime twin (bench/microservice-deploy-go), each on
 //! its own fresh control plane, alternating which goes first; the writes of the two must be the same.
 //!
-//! Every round also restarts each operator once it has reached steady state (restart.rs), on the control plane the
-//! round filled: the restart needs N instances in place, and filling a second control plane with them only for
-//! the restart would double a round's time (at 10,000 instances, most of it). So there is no `--restart` flag.
+//! Every round also restarts each operator twice once it has reached steady state (restart.rs), on the control
+//! plane the round filled: with kube-apiserver, then alone. A restart needs N instances in place, and filling a
+//! second control plane with them only for the restarts would double a round's time (at 10,000 instances, most of
+//! it). So there is no `--restart` flag.
 
 use anyhow::Context as _;
 
 use crate::operator::{Measured, operator_round};
 use crate::requests::{differing_writes, is_operator_request, is_write};
-use crate::restart::{Restart, restart};
+use crate::restart::{Apiserver, Restart, restart};
 use crate::twin_report::{print_requests, print_restart_medians, print_twin_medians};
 use crate::{Impl, Reconciles, control_plane, median, mib, verdict};
 
@@ -78,10 +79,12 @@ pub struct TwinSummary {
     mismatched_rounds: usize,
 }
 
-/// What one operator's round of the twin bench measured: the first sync, and the restart after it.
+/// What one operator's round of the twin bench measured: the first sync, and the restarts after it (restart.rs):
+/// with kube-apiserver, then of the operator alone.
 pub struct TwinRound {
     pub first: Measured,
     pub restart: Restart,
+    pub operator_restart: Restart,
 }
 
 /// Runs the rkb operator and its controller-runtime twin on fresh control planes, alternating which goes first.
@@ -125,12 +128,19 @@ pub async fn twin_bench(
         }
         let first = report_differing_writes(round, "", &rkb.first, &go.first);
         let again = report_differing_writes(round, " at the restart", &rkb.restart, &go.restart);
-        if first || again {
+        let alone = report_differing_writes(
+            round,
+            " at the operator's restart",
+            &rkb.operator_restart,
+            &go.operator_restart,
+        );
+        if first || again || alone {
             mismatched_rounds += 1;
         }
     }
     print_twin_medians(&measured, (count, reconciles), rounds, mismatched_rounds);
-    print_restart_medians(&measured);
+    print_restart_medians("restart", &measured, |m| &m.restart);
+    print_restart_medians("operator", &measured, |m| &m.operator_restart);
     Ok(TwinSummary {
         count,
         rss: [Impl::Rkb, Impl::Go].map(|op| {
@@ -167,11 +177,27 @@ pub async fn twin_operator_round(
         mib(first.apiserver_peak_rss),
         first.etcd_cpu,
     );
-    let again = restart(&mut env, running, sizes.0, (op, reconciles), namespace).await?;
+    let (count, setting) = (sizes.0, (op, reconciles));
+    let with_apiserver = (namespace, Apiserver::Restarted);
+    let (again, running) = restart(&mut env, running, count, setting, with_apiserver).await?;
+    print_restart(op, "restart", &again);
+    let alone = (namespace, Apiserver::Running);
+    let (alone, running) = restart(&mut env, running, count, setting, alone).await?;
+    print_restart(op, "operator restart", &alone);
+    running.stop().await?;
     env.stop().await?;
+    Ok(TwinRound {
+        first,
+        restart: again,
+        operator_restart: alone,
+    })
+}
+
+/// One restart's row (`what`: "restart" or "operator restart").
+fn print_restart(op: Impl, what: &str, again: &Restart) {
     let (writes, reads) = writes_and_reads(&again.requests);
     println!(
-        "       {:<3} restart: first reconcile {:.2}s, idle {:.2}s ({} reconciles), operator CPU {:.2}s, peak RSS \
+        "       {:<3} {what}: first reconcile {:.2}s, idle {:.2}s ({} reconciles), operator CPU {:.2}s, peak RSS \
          {:.1} MiB; kube-apiserver CPU {:.2}s, etcd CPU {:.2}s, RSS {:.1} MiB before, peak {:.1} MiB in the sync, {:.1} MiB to idle; \
          writes {writes}, reads+watches {reads}",
         op.name(),
@@ -186,10 +212,6 @@ pub async fn twin_operator_round(
         mib(again.apiserver_peak_rss_sync),
         mib(again.apiserver_peak_rss),
     );
-    Ok(TwinRound {
-        first,
-        restart: again,
-    })
 }
 
 /// The writes and the other requests (reads, watches) on the operator's kinds among `requests`.

@@ -16,12 +16,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::operator::Measured;
 use crate::requests::is_operator_request;
+use crate::restart::Restart;
 use crate::twin::TwinRound;
 use crate::{Impl, Reconciles, median, mib, verdict};
 
-/// A reported quantity: its heading and how to read it from a round.
-type Column = (&'static str, fn(&TwinRound) -> f64);
+/// A reported quantity: its heading and how to read it from what a round measured (R: the first sync, or a
+/// restart).
+type Column<R> = (&'static str, fn(&R) -> f64);
 
 /// The requests on the operator's kinds that kube-apiserver counted for each operator in a window, side by side,
 /// then summed by verb.
@@ -52,14 +55,16 @@ pub fn print_requests(window: &str, rkb: &BTreeMap<String, f64>, go: &BTreeMap<S
     println!("    by verb: {}", verbs.join(", "));
 }
 
-/// Prints one table of medians (a row per operator, then rkb/go) and returns a function giving a column's ratio.
-fn print_medians<'a>(
+/// Prints one table of medians (a row per operator, then rkb/go) of what `pick` takes from each round, and returns
+/// a function giving a column's ratio.
+fn print_medians<'a, R: 'a>(
     title: &str,
-    measured: &'a [Vec<TwinRound>; 2],
-    columns: &[Column],
-) -> impl Fn(fn(&TwinRound) -> f64) -> f64 + 'a {
-    let med =
-        |op: Impl, f: fn(&TwinRound) -> f64| median(measured[op as usize].iter().map(f).collect());
+    (measured, pick): (&'a [Vec<TwinRound>; 2], fn(&TwinRound) -> &R),
+    columns: &[Column<R>],
+) -> impl Fn(fn(&R) -> f64) -> f64 + 'a {
+    let med = move |op: Impl, f: fn(&R) -> f64| {
+        median(measured[op as usize].iter().map(|m| f(pick(m))).collect())
+    };
     let heads: Vec<String> = columns
         .iter()
         .map(|(name, _)| format!("{name:>24}"))
@@ -72,7 +77,7 @@ fn print_medians<'a>(
             .collect();
         println!("{:<9} {}", op.name(), values.join(""));
     }
-    let ratio = move |f: fn(&TwinRound) -> f64| med(Impl::Rkb, f) / med(Impl::Go, f);
+    let ratio = move |f: fn(&R) -> f64| med(Impl::Rkb, f) / med(Impl::Go, f);
     let ratios: Vec<String> = columns
         .iter()
         .map(|(_, f)| format!("{:>24.2}", ratio(*f)))
@@ -89,17 +94,15 @@ pub fn print_twin_medians(
     rounds: usize,
     mismatched_rounds: usize,
 ) {
-    let columns: [Column; 6] = [
-        ("wall s", |m| m.first.wall.as_secs_f64()),
-        ("peak RSS MiB", |m| mib(m.first.peak_rss)),
-        ("operator CPU s", |m| m.first.operator_cpu),
-        ("kube-apiserver CPU s", |m| m.first.apiserver_cpu),
-        ("kube-apiserver RSS MiB", |m| {
-            mib(m.first.apiserver_peak_rss)
-        }),
-        ("etcd CPU s", |m| m.first.etcd_cpu),
+    let columns: [Column<Measured>; 6] = [
+        ("wall s", |m| m.wall.as_secs_f64()),
+        ("peak RSS MiB", |m| mib(m.peak_rss)),
+        ("operator CPU s", |m| m.operator_cpu),
+        ("kube-apiserver CPU s", |m| m.apiserver_cpu),
+        ("kube-apiserver RSS MiB", |m| mib(m.apiserver_peak_rss)),
+        ("etcd CPU s", |m| m.etcd_cpu),
     ];
-    let ratio = print_medians("medians", measured, &columns);
+    let ratio = print_medians("medians", (measured, |m| &m.first), &columns);
     let wall_target = match reconciles {
         Reconciles::Default => 0.7,
         Reconciles::Matched(_) => 0.9,
@@ -119,27 +122,29 @@ pub fn print_twin_medians(
     );
 }
 
-/// The medians of the restart (restart.rs) and the verdicts on its targets.
-pub fn print_restart_medians(measured: &[Vec<TwinRound>; 2]) {
-    let columns: [Column; 7] = [
-        ("first reconcile s", |m| {
-            m.restart.first_reconcile.as_secs_f64()
-        }),
-        ("idle s", |m| m.restart.idle.as_secs_f64()),
-        ("operator CPU s", |m| m.restart.operator_cpu),
-        ("peak RSS MiB", |m| mib(m.restart.peak_rss)),
-        ("kube-apiserver CPU s", |m| m.restart.apiserver_cpu),
-        ("apiserver RSS before MiB", |m| {
-            mib(m.restart.apiserver_rss_before)
-        }),
-        ("apiserver sync peak MiB", |m| {
-            mib(m.restart.apiserver_peak_rss_sync)
-        }),
+/// The medians of one of the restarts (restart.rs), which `pick` takes from each round and `title` names, and the
+/// verdicts on their targets.
+pub fn print_restart_medians(
+    title: &str,
+    measured: &[Vec<TwinRound>; 2],
+    pick: fn(&TwinRound) -> &Restart,
+) {
+    let columns: [Column<Restart>; 7] = [
+        ("first reconcile s", |m| m.first_reconcile.as_secs_f64()),
+        ("idle s", |m| m.idle.as_secs_f64()),
+        ("operator CPU s", |m| m.operator_cpu),
+        ("peak RSS MiB", |m| mib(m.peak_rss)),
+        ("kube-apiserver CPU s", |m| m.apiserver_cpu),
+        ("apiserver RSS before MiB", |m| mib(m.apiserver_rss_before)),
+        (
+            "apiserver sync peak MiB",
+            |m| mib(m.apiserver_peak_rss_sync),
+        ),
     ];
-    let ratio = print_medians("restart", measured, &columns);
+    let ratio = print_medians(title, (measured, pick), &columns);
     let (idle, apiserver) = (ratio(columns[1].1), ratio(columns[6].1));
     println!(
-        "targets: restart to idle <= 0.7x {}, kube-apiserver peak RSS during the initial sync <= the twin's {}",
+        "targets ({title}): restart to idle <= 0.7x {}, kube-apiserver peak RSS during the initial sync <= the twin's {}",
         verdict(idle <= 0.7),
         verdict(apiserver <= 1.0)
     );
