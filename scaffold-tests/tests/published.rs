@@ -46,7 +46,10 @@ fn a_project_on_the_published_crates_builds_and_passes_its_tests() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = published_quickstart(tmp.path());
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-    assert!(manifest.contains("\nrkb-runtime = \"0.1\"\n"), "{manifest}");
+    assert!(
+        manifest.contains("\nrkb-runtime = { version = \"0.1\", features = [\"mimalloc\"] }\n"),
+        "{manifest}"
+    );
     assert!(
         manifest.contains("\nrkb-runtime = { version = \"0.1\", features = [\"envtest\"] }\n"),
         "{manifest}"

@@ -14,6 +14,11 @@
 
 //! The app-service manager: runs every controller of this project.
 
+// mimalloc in place of the C library's malloc (rkb_runtime::allocator says why). To use the system allocator,
+// delete these lines and the `mimalloc` feature in Cargo.toml.
+#[global_allocator]
+static ALLOCATOR: rkb_runtime::Allocator = rkb_runtime::Allocator;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     // kubebuilder's manager flags (--help lists them). For flags of your own, enable rkb-runtime's `clap`

@@ -49,6 +49,11 @@ struct Args {
     retry_max_delay: Duration,
 }
 
+// mimalloc in place of the C library's malloc (rkb_runtime::allocator says why). To use the system allocator,
+// delete these lines and the `mimalloc` feature in Cargo.toml.
+#[global_allocator]
+static ALLOCATOR: rkb_runtime::Allocator = rkb_runtime::Allocator;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
