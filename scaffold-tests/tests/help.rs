@@ -50,7 +50,7 @@ fn version_and_completions() {
     std::fs::write(tmp.path().join("PROJECT"), "version: '3'\n").unwrap();
     std::fs::write(
         tmp.path().join("Cargo.toml"),
-        "[dependencies]\nrkb-runtime = \"99.1\"\n",
+        "[dependencies]\nrkb-runtime = { version = \"99.1\", features = [\"mimalloc\"] }\n",
     )
     .unwrap();
     let out = rkb(tmp.path(), &["version"]);

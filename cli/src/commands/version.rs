@@ -54,7 +54,8 @@ fn project_runtime_mismatch(dir: &Path) -> Option<String> {
     }
     Some(format!(
         "warning: this project uses rkb-runtime {version} ({from}), but this rkb scaffolds and generates for {ours}; \
-         install the matching CLI (cargo install rkb --version {version}) or move the project to rkb-runtime = \"{ours}\""
+         install the matching CLI (cargo install rkb --version {version}) or set rkb-runtime's version in Cargo.toml to \"{ours}\" \
+         (its features stay as they are)"
     ))
 }
 
@@ -124,7 +125,7 @@ mod tests {
         std::fs::write(
             dir.join("Cargo.toml"),
             format!(
-                "[dependencies]\nrkb-runtime = \"{}\"\n",
+                "[dependencies]\nrkb-runtime = {{ version = \"{}\", features = [\"mimalloc\"] }}\n",
                 runtime_source::version_requirement()
             ),
         )
@@ -140,5 +141,10 @@ mod tests {
             warning.starts_with("warning: this project uses rkb-runtime 9.8.7 (Cargo.lock)"),
             "{warning}"
         );
+        let hint = format!(
+            "or set rkb-runtime's version in Cargo.toml to \"{}\" (its features stay as they are)",
+            runtime_source::version_requirement()
+        );
+        assert!(warning.ends_with(&hint), "{warning}");
     }
 }
