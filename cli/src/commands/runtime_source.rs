@@ -1,13 +1,15 @@
 //! Where a scaffolded project takes rkb's crates from.
 //!
 //! Contract:
-//! - **Published** (the default): Cargo.toml says `rkb-runtime = "<major.minor of this CLI>"` and nothing else
-//!   points at rkb. The project builds anywhere crates.io is reachable: a teammate's clone, CI, a Docker build.
+//! - **Published** (the default): Cargo.toml says `rkb-runtime = { version = "<major.minor of this CLI>", features =
+//!   ["mimalloc"] }` and nothing else points at rkb. The project builds anywhere crates.io is reachable: a
+//!   teammate's clone, CI, a Docker build.
 //! - **Dev mode** (`--rkb-source DIR` or `RKB_SOURCE=DIR`): Cargo.toml is exactly the published form, and
-//!   `.cargo/config.toml` gets a `[patch.crates-io]` entry pointing `rkb-runtime` at `DIR/runtime`. That file is
-//!   machine-specific, so the scaffold's .gitignore and .dockerignore leave it out; deleting it returns the project
-//!   to the published crates. A project inside DIR's workspace (rkb's own examples/) needs no file: the workspace's
-//!   `[patch.crates-io]` already applies to it.
+//!   `.cargo/config.toml` gets a `[patch.crates-io]` entry pointing `rkb-runtime` at `DIR/runtime` (a patch swaps
+//!   the source only, so the features Cargo.toml enables still apply). That file is machine-specific, so the
+//!   scaffold's .gitignore and .dockerignore leave it out; deleting it returns the project to the published crates.
+//!   A project inside DIR's workspace (rkb's own examples/) needs no file: the workspace's `[patch.crates-io]`
+//!   already applies to it.
 //! - A DIR that does not hold rkb's runtime is an error, before anything is written.
 //! - When this binary was built from a source tree that still exists and no DIR was given, rkb says in one line
 //!   that it chose the published form, and how to choose the checkout instead.
