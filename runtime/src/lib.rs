@@ -76,11 +76,11 @@ pub(crate) use manager::{context, options};
 pub(crate) use metrics::{process_metrics, rest_metrics};
 
 pub use context::Context;
-#[cfg(feature = "mimalloc")]
-pub use manager::allocator::{self, Allocator};
 pub use controller::{Controller, ControllerBuilder};
 pub use error::{BoxError, Error};
 pub use failure::Chain as ErrorChain;
+#[cfg(feature = "mimalloc")]
+pub use manager::allocator::{self, Allocator};
 pub use manager::{Manager, ManagerBuilder, RunningManager};
 pub use options::{LogFormat, ManagerOptions, ParseError};
 pub use predicate::Predicate;
