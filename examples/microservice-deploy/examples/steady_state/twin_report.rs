@@ -26,6 +26,9 @@ use crate::{Impl, Reconciles, median, mib, verdict};
 /// restart).
 type Column<R> = (&'static str, fn(&R) -> f64);
 
+/// Every round of both operators (rkb's, then the twin's), and what a table reads from each round.
+type Rounds<'a, R> = (&'a [Vec<TwinRound>; 2], fn(&TwinRound) -> &R);
+
 /// The requests on the operator's kinds that kube-apiserver counted for each operator in a window, side by side,
 /// then summed by verb.
 pub fn print_requests(window: &str, rkb: &BTreeMap<String, f64>, go: &BTreeMap<String, f64>) {
@@ -59,7 +62,7 @@ pub fn print_requests(window: &str, rkb: &BTreeMap<String, f64>, go: &BTreeMap<S
 /// a function giving a column's ratio.
 fn print_medians<'a, R: 'a>(
     title: &str,
-    (measured, pick): (&'a [Vec<TwinRound>; 2], fn(&TwinRound) -> &R),
+    (measured, pick): Rounds<'a, R>,
     columns: &[Column<R>],
 ) -> impl Fn(fn(&R) -> f64) -> f64 + 'a {
     let med = move |op: Impl, f: fn(&R) -> f64| {
