@@ -87,6 +87,16 @@ pub struct TwinRound {
     pub operator_restart: Restart,
 }
 
+impl TwinRound {
+    /// The restart with kube-apiserver, or of the operator alone.
+    pub fn restart_with(&self, apiserver: Apiserver) -> &Restart {
+        match apiserver {
+            Apiserver::Restarted => &self.restart,
+            Apiserver::Running => &self.operator_restart,
+        }
+    }
+}
+
 /// Runs the rkb operator and its controller-runtime twin on fresh control planes, alternating which goes first.
 pub async fn twin_bench(
     count: usize,
@@ -139,8 +149,8 @@ pub async fn twin_bench(
         }
     }
     print_twin_medians(&measured, (count, reconciles), rounds, mismatched_rounds);
-    print_restart_medians("restart", &measured, |m| &m.restart);
-    print_restart_medians("operator", &measured, |m| &m.operator_restart);
+    print_restart_medians(&measured, Apiserver::Restarted);
+    print_restart_medians(&measured, Apiserver::Running);
     Ok(TwinSummary {
         count,
         rss: [Impl::Rkb, Impl::Go].map(|op| {

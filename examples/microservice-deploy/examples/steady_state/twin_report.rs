@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::operator::Measured;
 use crate::requests::is_operator_request;
-use crate::restart::Restart;
+use crate::restart::{Apiserver, Restart};
 use crate::twin::TwinRound;
 use crate::{Impl, Reconciles, median, mib, verdict};
 
@@ -125,13 +125,10 @@ pub fn print_twin_medians(
     );
 }
 
-/// The medians of one of the restarts (restart.rs), which `pick` takes from each round and `title` names, and the
-/// verdicts on their targets.
-pub fn print_restart_medians(
-    title: &str,
-    measured: &[Vec<TwinRound>; 2],
-    pick: fn(&TwinRound) -> &Restart,
-) {
+/// The medians of one of the restarts (restart.rs) and the verdicts on their targets. kube-apiserver's peak memory
+/// during the sync is judged at the restart with kube-apiserver only: there the server starts settled, while before
+/// the operator's restart alone its heap has already grown for the sync before.
+pub fn print_restart_medians(measured: &[Vec<TwinRound>; 2], apiserver: Apiserver) {
     let columns: [Column<Restart>; 7] = [
         ("first reconcile s", |m| m.first_reconcile.as_secs_f64()),
         ("idle s", |m| m.idle.as_secs_f64()),
@@ -144,11 +141,19 @@ pub fn print_restart_medians(
             |m| mib(m.apiserver_peak_rss_sync),
         ),
     ];
+    let (title, pick): (&str, fn(&TwinRound) -> &Restart) = match apiserver {
+        Apiserver::Restarted => ("restart", |m| m.restart_with(Apiserver::Restarted)),
+        Apiserver::Running => ("operator", |m| m.restart_with(Apiserver::Running)),
+    };
     let ratio = print_medians(title, (measured, pick), &columns);
-    let (idle, apiserver) = (ratio(columns[1].1), ratio(columns[6].1));
-    println!(
-        "targets ({title}): restart to idle <= 0.7x {}, kube-apiserver peak RSS during the initial sync <= the twin's {}",
-        verdict(idle <= 0.7),
-        verdict(apiserver <= 1.0)
-    );
+    let idle = verdict(ratio(columns[1].1) <= 0.7);
+    match apiserver {
+        Apiserver::Restarted => println!(
+            "targets (restart): restart to idle <= 0.7x {idle}, kube-apiserver peak RSS during the initial sync <= the twin's {}",
+            verdict(ratio(columns[6].1) <= 1.0)
+        ),
+        Apiserver::Running => {
+            println!("targets (operator restart): restart to idle <= 0.7x {idle}")
+        }
+    }
 }
