@@ -87,16 +87,6 @@ pub struct TwinRound {
     pub operator_restart: Restart,
 }
 
-impl TwinRound {
-    /// The restart with kube-apiserver, or of the operator alone.
-    pub fn restart_with(&self, apiserver: Apiserver) -> &Restart {
-        match apiserver {
-            Apiserver::Restarted => &self.restart,
-            Apiserver::Running => &self.operator_restart,
-        }
-    }
-}
-
 /// Runs the rkb operator and its controller-runtime twin on fresh control planes, alternating which goes first.
 pub async fn twin_bench(
     count: usize,
@@ -189,16 +179,16 @@ pub async fn twin_operator_round(
     );
     let (count, setting) = (sizes.0, (op, reconciles));
     let with_apiserver = (namespace, Apiserver::Restarted);
-    let (again, running) = restart(&mut env, running, count, setting, with_apiserver).await?;
-    print_restart(op, "restart", &again);
-    let alone = (namespace, Apiserver::Running);
-    let (alone, running) = restart(&mut env, running, count, setting, alone).await?;
+    let (restarted, running) = restart(&mut env, running, count, setting, with_apiserver).await?;
+    print_restart(op, "restart", &restarted);
+    let operator_only = (namespace, Apiserver::Running);
+    let (alone, running) = restart(&mut env, running, count, setting, operator_only).await?;
     print_restart(op, "operator restart", &alone);
     running.stop().await?;
     env.stop().await?;
     Ok(TwinRound {
         first,
-        restart: again,
+        restart: restarted,
         operator_restart: alone,
     })
 }

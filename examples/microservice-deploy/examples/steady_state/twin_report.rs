@@ -142,8 +142,8 @@ pub fn print_restart_medians(measured: &[Vec<TwinRound>; 2], apiserver: Apiserve
         ),
     ];
     let (title, pick): (&str, fn(&TwinRound) -> &Restart) = match apiserver {
-        Apiserver::Restarted => ("restart", |m| m.restart_with(Apiserver::Restarted)),
-        Apiserver::Running => ("operator", |m| m.restart_with(Apiserver::Running)),
+        Apiserver::Restarted => ("restart", |m| &m.restart),
+        Apiserver::Running => ("operator", |m| &m.operator_restart),
     };
     let ratio = print_medians(title, (measured, pick), &columns);
     let idle = verdict(ratio(columns[1].1) <= 0.7);
