@@ -228,7 +228,9 @@ pub struct CreateApiArgs {
     /// Scaffold the resource (types, CRD, samples, roles)
     #[arg(long, default_value_t = true, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub resource: bool,
-    /// Scaffold the controller
+    /// Scaffold the controller. A kind of this project with a controller is listed in tests/e2e/main.rs
+    /// (`RECONCILED_KINDS`), whose check waits until its samples are reconciled; with --controller=false the kind's
+    /// sample is applied there but not waited for
     #[arg(long, default_value_t = true, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = clap::ArgAction::Set)]
     pub controller: bool,
     /// Whether the resource is namespaced (false: cluster-scoped)

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::api_conflicts::{self, NewApi};
 use super::core_kinds;
+use super::e2e_reconciled;
 use super::project_data::ProjectData;
 use crate::args::CreateApiArgs;
 use crate::names;
@@ -119,9 +120,11 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
     if args.resource {
         scaffolding.add_resource_files(&mut plan, &group_mod, &api_dir, &other_versions)?;
     }
-    if args.controller {
-        scaffolding.add_controller_files(&mut plan, &group_mod)?;
-    }
+    let e2e_note = if args.controller {
+        scaffolding.add_controller_files(&mut plan, &group_mod)?
+    } else {
+        None
+    };
 
     match foreign {
         Some(mut entry) => {
@@ -143,6 +146,9 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
     plan.update(project_config::FILE_NAME, config.render()?)?;
     plan.finish()?;
 
+    if let Some(note) = e2e_note {
+        eprintln!("{note}");
+    }
     print_next_steps(args, &data, &api_dir);
     Ok(())
 }
@@ -317,8 +323,9 @@ impl Scaffolding<'_> {
         Ok(())
     }
 
-    /// The controller module, its registration in main.rs, and its envtest test.
-    fn add_controller_files(&self, plan: &mut Plan, group_mod: &str) -> Result<()> {
+    /// The controller module, its registration in main.rs, its envtest test, and (for a kind of the project) the
+    /// kind's entry in the e2e test's reconciled kinds. Returns a note when the e2e test has no list to add it to.
+    fn add_controller_files(&self, plan: &mut Plan, group_mod: &str) -> Result<Option<String>> {
         let (config, args, data, render) = (self.config, self.args, self.data, self.render);
         let controller_dir = if config.multigroup {
             PathBuf::from("src/controller").join(group_mod)
@@ -379,7 +386,10 @@ impl Scaffolding<'_> {
             render(test_source)?,
             args.force,
         )?;
-        Ok(())
+        if data.foreign {
+            return Ok(None);
+        }
+        e2e_reconciled::add(plan, &data.full_group, &args.kind)
     }
 }
 

@@ -6,6 +6,7 @@ mod completion;
 mod core_kinds;
 mod create_api;
 mod create_webhook;
+mod e2e_reconciled;
 mod edit;
 mod init;
 mod listed_kinds;
