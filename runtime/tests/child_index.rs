@@ -21,8 +21,9 @@ const MANAGER: &str = "rkb-child-index-test";
 /// A control plane and a manager (not run: the tests use its context for the index's watch).
 async fn start() -> anyhow::Result<(Environment, Manager)> {
     let env = Environment::start().await?;
+    // The manager's own client, as an operator's: the index's watches are protobuf on the wire.
     let mgr = Manager::builder(MANAGER)
-        .client(env.client())
+        .config(env.config().clone())
         .options(quiet_options())
         .build()
         .await?;

@@ -62,8 +62,9 @@ async fn a_controllers_own_writes_reconcile_nothing() {
         .await
         .expect("install CRD");
     let client = env.client();
+    // The manager's own client, as an operator's: the index's and `.owns()`'s watches are protobuf on the wire.
     let mgr = Manager::builder("rkb-echoes-test")
-        .client(client.clone())
+        .config(env.config().clone())
         .options(quiet_options())
         .build()
         .await

@@ -4,6 +4,7 @@
 
 mod error;
 mod extension;
+mod protobuf_watch;
 
 use std::fmt::Debug;
 
@@ -16,6 +17,7 @@ pub use error::Error;
 pub use kube::api::{
     DeleteParams, ListParams, ObjectList, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
+pub use protobuf_watch::{ProtobufWatchLayer, ProtobufWatches, WatchBody};
 // The kind-scope helpers typed clients are built with (scope.rs), where client code looks for them too.
 pub use crate::scope::{KindScope, is_namespaced, scoped_api};
 

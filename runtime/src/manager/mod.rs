@@ -433,10 +433,12 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
-/// A kube client for `config` whose requests are counted and timed in `metrics` (rest_metrics.rs).
+/// A kube client for `config` whose requests are counted and timed in `metrics` (rest_metrics.rs) and whose
+/// metadata watches are protobuf on the wire (client/protobuf_watch/).
 fn instrumented_client(config: kube::Config, metrics: &Metrics) -> Result<Client, Error> {
     let layer = crate::rest_metrics::RestMetricsLayer::new(metrics.clone(), &config.cluster_url);
     let builder = kube::client::ClientBuilder::try_from(config).map_err(Error::Client)?;
+    let builder = builder.with_layer(&crate::client::ProtobufWatchLayer);
     Ok(builder.with_layer(&layer).build())
 }
 
