@@ -2,7 +2,8 @@
 //! repository's CI, so the scaffold's own test starts envtest's control plane, applies config/default, runs the
 //! manager binary as its ServiceAccount, and checks that a sample is reconciled and that /metrics wants a token
 //! bound to the metrics-reader role. One project with a kind and its admission webhooks, built once: the webhook
-//! configurations are part of what local mode installs.
+//! configurations are part of what local mode installs. A second kind without a controller (`--controller=false`)
+//! has a sample that nothing reconciles: the suite applies it but does not wait for it.
 //!
 //! Needs KUBEBUILDER_ASSETS (or setup-envtest's directory), kubectl and curl, as the scaffold's `make
 //! test-e2e-local` does.
@@ -10,7 +11,8 @@
 use std::path::Path;
 
 use rkb_scaffold_tests::{
-    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo_outcome, project_dir, rkb_ok, seed_lock,
+    CREATE_DEMO_API, CREATE_DEMO_WEBHOOKS, cargo_outcome, create_args, project_dir, rkb_ok,
+    seed_lock,
 };
 
 /// The scaffold's e2e test name, as cargo reports it.
@@ -23,6 +25,9 @@ fn the_scaffolded_e2e_suite_passes_locally_and_fails_when_the_controller_does_no
     rkb_ok(&dir, &["init", "--domain", "my.domain"]);
     rkb_ok(&dir, &CREATE_DEMO_API);
     rkb_ok(&dir, &CREATE_DEMO_WEBHOOKS);
+    let mut without_controller = create_args("api", "devops", "v1", "Canary");
+    without_controller.push("--controller=false");
+    rkb_ok(&dir, &without_controller);
     rkb_ok(&dir, &["manifests"]);
     seed_lock(&dir);
 
@@ -31,6 +36,7 @@ fn the_scaffolded_e2e_suite_passes_locally_and_fails_when_the_controller_does_no
     for step in [
         &format!("test {E2E_TEST} ... ok"),
         "demomicroservice.devops.my.domain/demomicroservice-sample reconciled",
+        "canary.devops.my.domain/canary-sample applied, not waited for: its kind is not in RECONCILED_KINDS",
         "STEP: reading /metrics with the ServiceAccount's token",
     ] {
         assert!(report.contains(step), "{step:?} missing from:\n{report}");
