@@ -95,7 +95,7 @@ fn an_e2e_test_without_the_list_is_left_as_it_is_with_a_note() {
                 DemoMicroService was not added to one: its check waits for every sample in config/samples, also \
                 those of kinds without a controller (`rkb create api --controller=false`). To get the list, copy \
                 GroupKind, RECONCILED_KINDS and samples_are_reconciled from the tests/e2e/main.rs of a new `rkb \
-                init`, or re-scaffold with `rkb alpha generate`\n";
+                init`, or merge the new scaffold in with `rkb alpha update`\n";
     assert!(stderr.ends_with(note), "{stderr}");
 
     std::fs::remove_file(dir.join(E2E)).unwrap();

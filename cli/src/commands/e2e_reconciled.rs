@@ -11,7 +11,7 @@
 //! - no tests/e2e/main.rs (the user deleted the suite): nothing to add to; a note says so.
 //! - a file without the list (scaffolded before it existed): its check waits for every sample, and it has no line
 //!   to add to. Refusing would block every `create api` of such a project over a test file, so the file is left as
-//!   it is, with a note saying what its check does and how to get the list. `rkb alpha generate` writes the new file.
+//!   it is, with a note saying what its check does and how to get the list (`rkb alpha update` merges it in).
 //! - a file with the list but without the marker line: refused like any missing marker (nothing is written), since
 //!   leaving the kind out would silently stop the check from waiting for its samples.
 
@@ -44,7 +44,7 @@ pub fn add(plan: &mut Plan, full_group: &str, kind: &str) -> Result<Option<Strin
             "note: {FILE} predates its list of reconciled kinds ({LIST}), so {kind} was not added to one: its check \
              waits for every sample in config/samples, also those of kinds without a controller \
              (`rkb create api --controller=false`). To get the list, copy GroupKind, {LIST} and samples_are_reconciled \
-             from the {FILE} of a new `rkb init`, or re-scaffold with `rkb alpha generate`"
+             from the {FILE} of a new `rkb init`, or merge the new scaffold in with `rkb alpha update`"
         )));
     }
     insert(
