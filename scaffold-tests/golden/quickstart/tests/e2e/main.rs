@@ -66,8 +66,8 @@ struct GroupKind {
 
 /// The kinds this project's controllers reconcile: the check waits for their samples only. Samples of other kinds
 /// (scaffolded by `rkb create api --controller=false`, or reconciled by another operator) are applied and deleted
-/// without waiting, since nothing here would reconcile them. rkb adds one line per kind, so rustfmt leaves the list
-/// as it is.
+/// without waiting, since nothing here would reconcile them. rustfmt leaves the list alone, so that each kind stays
+/// on the one line rkb adds (and finds again when it would add the kind twice).
 #[rustfmt::skip]
 const RECONCILED_KINDS: &[GroupKind] = &[
     GroupKind { group: "devops.my.domain", kind: "DemoMicroService" },
