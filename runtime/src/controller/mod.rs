@@ -7,7 +7,8 @@
 //! mapped watches, the owner requests of child indexes) instead of using kube-runtime's `Controller`, so that every
 //! reconcile request passes where the queue mirror can count it. It also runs the watches of the child indexes given
 //! to [`ControllerBuilder::owns_indexed`] (child_index.rs) for as long as the controller runs: a controller is
-//! one builder chain and a reconcile function, with no tasks of its own to drive.
+//! one builder chain and a reconcile function, with no tasks of its own to drive. Its reconciles start once those
+//! watches have listed (or failed), as controller-runtime's start once every watch's cache has synced.
 //!
 //! What follows a reconcile, by its outcome:
 //! - `Ok(action)`: counted a success; the object's failure count is forgotten; `action` says when to reconcile it
@@ -387,6 +388,7 @@ where
             store: store.clone(),
             reconcile,
             gate,
+            indexes: indexes.clone(),
         });
         let ready = {
             let (ctx, name, store) = (ctx.clone(), name.clone(), store.clone());
@@ -552,6 +554,8 @@ struct Worker<K: Resource<DynamicType = ()> + Clone + 'static, F> {
     reconcile: F,
     /// This replica's shard gate, for a sharded controller under --sharded.
     gate: Option<Gate>,
+    /// The child indexes whose watches this controller runs: reconciles start once they have listed.
+    indexes: Vec<ChildIndex>,
 }
 
 impl<K, F, Fut, E> Worker<K, F>
@@ -644,10 +648,19 @@ where
     /// reconcile it again.
     async fn reconcile(&self, obj: Arc<K>) -> Action {
         let key = ObjectRef::from_obj(&*obj);
-        // While the API server does not answer, nothing reconciles (outage.rs); at shutdown, nothing new starts.
+        // Nothing reconciles until the child indexes have listed (as controller-runtime's controllers start once
+        // every watch's cache has synced): a reconcile before would decide on children not known yet, and the
+        // index reconciles each listed child's owner again after its list (child_index.rs). While the API server
+        // does not answer, nothing reconciles (outage.rs); at shutdown, nothing new starts.
+        let listed = async {
+            for index in &self.indexes {
+                index.listed_all().await;
+            }
+            self.ctx.outage().wait().await;
+        };
         tokio::select! {
             biased;
-            () = self.ctx.outage().wait() => {}
+            () = listed => {}
             () = self.ctx.shutdown_signal() => return Action::await_change(),
         }
         // Leadership (for a sharded controller: this replica's shard term) is asked last: from here to the

@@ -11,7 +11,8 @@
 //! 1. one [`ChildIndex`] per controller, shared by its reconciles (it is cheap to clone);
 //! 2. [`crate::ControllerBuilder::owns_indexed`] for each child kind, with a selector that matches the children (a
 //!    label the controller sets on them): the controller runs the index's watch of that kind beside itself, until it
-//!    ends, and reconciles the children's owners on its events (in place of `.owns()`);
+//!    ends, starts its reconciles once the watch has listed (or failed), and reconciles the children's owners on
+//!    its events (in place of `.owns()`);
 //! 3. reconciles write children with [`ChildIndex::apply`] (or [`ChildIndex::is_current`] and
 //!    [`ChildIndex::record_applied`] around their own write), delete them with [`ChildIndex::delete`], and write
 //!    their own object's status with [`ChildIndex::apply_status`];
@@ -447,6 +448,13 @@ impl ChildIndex {
         let _ = listing
             .wait_for(|watches| !watches.iter().any(|(k, _)| *k == kind))
             .await;
+    }
+
+    /// Waits until every watch started so far has listed or failed (the controller's reconciles wait for it).
+    pub(crate) async fn listed_all(&self) {
+        let mut listing = self.listing.subscribe();
+        // The sender lives as long as `self`: waiting cannot fail.
+        let _ = listing.wait_for(HashSet::is_empty).await;
     }
 
     fn done_listing(&self, watch: &Listing) {

@@ -22,6 +22,13 @@
 //! - [`Apiserver::Running`]: then the operator alone, on the kube-apiserver that served the first restart: an
 //!   operator's rollout or crash on a running cluster.
 //!
+//! Before the restart with kube-apiserver, the **floor** of that restart: kube-apiserver is restarted and settled,
+//! a bare client (kube's watcher, typed) streams every MicroServiceDeploy, and the time from its request to the end
+//! of that initial list is the floor; then kube-apiserver is restarted again for the operator. No operator can
+//! reconcile before it has its own kind's objects, and on a restarted server most of that time is the server's
+//! (custom resources' watch cache is filled from etcd at the first request for them), so the floor is the part of
+//! the restart no operator can save.
+//!
 //! Measured from the new process's start (spawn):
 //! - **first reconcile**: the first moment its `controller_runtime_reconcile_total` (the sum over results, read
 //!   from its /metrics every 50 ms) is above 0. Both operators reconcile only once their caches are filled, so
@@ -37,7 +44,11 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use futures::TryStreamExt;
+use microservice_deploy::api::v1::MicroServiceDeploy;
+use rkb_runtime::Api;
 use rkb_runtime::envtest::Environment;
+use rkb_runtime::kube::runtime::watcher;
 
 use crate::operator::{Running, trace_operator_metrics};
 use crate::procfs::{
@@ -72,6 +83,8 @@ pub struct Restart {
     pub apiserver_peak_rss: u64,
     /// Requests kube-apiserver counted from the start to the end of the settle windows, by "VERB resource".
     pub requests: BTreeMap<String, f64>,
+    /// With kube-apiserver restarted: the floor (module docs).
+    pub floor: Option<Duration>,
 }
 
 /// Whether kube-apiserver restarts with the operator (module docs).
@@ -92,9 +105,17 @@ pub async fn restart(
     (namespace, apiserver): (&str, Apiserver),
 ) -> anyhow::Result<(Restart, Running)> {
     running.stop().await?;
-    if apiserver == Apiserver::Restarted {
+    let floor = if apiserver == Apiserver::Restarted {
         env.restart_apiserver().await?;
-    }
+        settled_rss(apiserver_pid()?).await?;
+        let floor = floor(env).await?;
+        // The floor's list filled the server's cache of MicroServiceDeploys: the operator gets a server that has
+        // not served them yet, as the floor's client did.
+        env.restart_apiserver().await?;
+        Some(floor)
+    } else {
+        None
+    };
     let apiserver = apiserver_pid()?;
     let apiserver_rss_before = settled_rss(apiserver).await?;
     let client = env.client();
@@ -121,8 +142,23 @@ pub async fn restart(
         apiserver_peak_rss_sync: samples.peak_until(first_reconcile),
         apiserver_peak_rss: samples.peak_until(idle),
         requests,
+        floor,
     };
     Ok((measured, running))
+}
+
+/// The floor of a restart with kube-apiserver (module docs), on a kube-apiserver just restarted and settled.
+async fn floor(env: &Environment) -> anyhow::Result<Duration> {
+    let api: Api<MicroServiceDeploy> = Api::all(env.client());
+    let started = Instant::now();
+    let events = watcher(api, watcher::Config::default().streaming_lists());
+    let mut events = std::pin::pin!(events);
+    while let Some(event) = events.try_next().await? {
+        if let watcher::Event::InitDone = event {
+            return Ok(started.elapsed());
+        }
+    }
+    anyhow::bail!("the watch of MicroServiceDeploys ended before its initial list")
 }
 
 /// The sum of `controller_runtime_reconcile_total` over its labels in a /metrics text.

@@ -196,6 +196,13 @@ pub async fn twin_operator_round(
 /// One restart's row (`what`: "restart" or "operator restart").
 fn print_restart(op: Impl, what: &str, again: &Restart) {
     let (writes, reads) = writes_and_reads(&again.requests);
+    if let Some(floor) = again.floor {
+        println!(
+            "       {:<3} {what}: floor {:.2}s",
+            op.name(),
+            floor.as_secs_f64()
+        );
+    }
     println!(
         "       {:<3} {what}: first reconcile {:.2}s, idle {:.2}s ({} reconciles), operator CPU {:.2}s, peak RSS \
          {:.1} MiB; kube-apiserver CPU {:.2}s, etcd CPU {:.2}s, RSS {:.1} MiB before, peak {:.1} MiB in the sync, {:.1} MiB to idle; \

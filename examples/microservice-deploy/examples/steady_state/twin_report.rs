@@ -156,4 +156,38 @@ pub fn print_restart_medians(measured: &[Vec<TwinRound>; 2], apiserver: Apiserve
             println!("targets (operator restart): restart to idle <= 0.7x {idle}")
         }
     }
+    if apiserver == Apiserver::Restarted {
+        print_floor(measured);
+    }
+}
+
+/// The floor of the restart with kube-apiserver (restart.rs), in each operator's rounds, and each operator's idle
+/// above it.
+fn print_floor(measured: &[Vec<TwinRound>; 2]) {
+    let [rkb, go] = [Impl::Rkb, Impl::Go].map(|op| {
+        let rounds = &measured[op as usize];
+        let floors: Vec<f64> = rounds
+            .iter()
+            .map(|m| m.restart.floor.unwrap_or_default().as_secs_f64())
+            .collect();
+        let above = rounds
+            .iter()
+            .map(|m| {
+                (m.restart
+                    .idle
+                    .saturating_sub(m.restart.floor.unwrap_or_default()))
+                .as_secs_f64()
+            })
+            .collect();
+        (median(floors), median(above))
+    });
+    println!(
+        "floor (a bare client's streaming list of MicroServiceDeploys on the restarted kube-apiserver): {:.2} s in rkb's \
+         rounds, {:.2} s in go's; idle above the floor {:.2} s against {:.2} s, rkb/go {:.2}",
+        rkb.0,
+        go.0,
+        rkb.1,
+        go.1,
+        rkb.1 / go.1
+    );
 }
