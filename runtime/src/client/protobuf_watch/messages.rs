@@ -4,15 +4,14 @@
 //! The messages are apimachinery's (k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto and
 //! pkg/runtime/generated.proto); each struct below holds the fields kube's JSON types read, borrowed from the
 //! frame, and serializes them as Go's encoding/json does for the same object: empty strings, zero integers, empty
-//! lists and maps and zero times are left out (their `omitempty`), times are RFC 3339 in whole seconds
-//! (metav1.Time's JSON form), and a managed fields entry's `fieldsV1` is copied as it came (it is JSON already).
-//! A field number this file does not know is skipped, as kube's JSON types skip a JSON field they do not know.
+//! lists and maps and zero times are left out (their `omitempty`), and times are RFC 3339 in whole seconds
+//! (metav1.Time's JSON form). A managed fields entry's `fieldsV1` is left out (mod.rs says why). A field number
+//! this file does not know is skipped, as kube's JSON types skip a JSON field they do not know.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Serialize, Serializer};
-use serde_json::value::RawValue;
 
 use super::wire::{self, WireError};
 
@@ -27,8 +26,6 @@ pub(super) enum EventError {
     NoEnvelope,
     /// An object of a kind a metadata watch does not send.
     Kind(String),
-    /// A `fieldsV1` that is not JSON.
-    FieldsV1(serde_json::Error),
 }
 
 impl fmt::Display for EventError {
@@ -42,9 +39,6 @@ impl fmt::Display for EventError {
                 f,
                 "the event's object is a {kind:?}, not a PartialObjectMetadata or a Status"
             ),
-            EventError::FieldsV1(e) => {
-                write!(f, "a managed fields entry's fieldsV1 is not JSON: {e}")
-            }
         }
     }
 }
@@ -344,15 +338,13 @@ struct ManagedFieldsEntry<'a> {
     time: Option<Time>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fields_type: Option<Text<'a>>,
-    #[serde(rename = "fieldsV1", skip_serializing_if = "Option::is_none")]
-    fields_v1: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     subresource: Option<Text<'a>>,
 }
 
 impl<'a> ManagedFieldsEntry<'a> {
     /// metav1.ManagedFieldsEntry: manager = 1, operation = 2, apiVersion = 3, time = 4, fieldsType = 6,
-    /// fieldsV1 = 7 (a message whose raw = 1 is the JSON), subresource = 8.
+    /// subresource = 8; not fieldsV1 = 7.
     fn decode(message: &'a [u8]) -> Result<Self, EventError> {
         let mut entry = ManagedFieldsEntry::default();
         for field in wire::fields(message) {
@@ -363,24 +355,12 @@ impl<'a> ManagedFieldsEntry<'a> {
                 3 => entry.api_version = non_empty(value.bytes(number)?),
                 4 => entry.time = Time::decode(value.bytes(number)?)?,
                 6 => entry.fields_type = non_empty(value.bytes(number)?),
-                7 => entry.fields_v1 = fields_v1(value.bytes(number)?)?,
                 8 => entry.subresource = non_empty(value.bytes(number)?),
                 _ => {}
             }
         }
         Ok(entry)
     }
-}
-
-fn fields_v1(message: &[u8]) -> Result<Option<&RawValue>, EventError> {
-    let mut json = None;
-    for field in wire::fields(message) {
-        if let (1, value) = field? {
-            let raw = value.bytes(1)?;
-            json = Some(serde_json::from_slice(raw).map_err(EventError::FieldsV1)?);
-        }
-    }
-    Ok(json)
 }
 
 #[derive(Serialize)]

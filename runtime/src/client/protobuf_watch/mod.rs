@@ -14,15 +14,20 @@
 //!   protobuf first, JSON second. Every other request, metadata lists included, goes out unchanged;
 //! - a response in protobuf (`application/vnd.kubernetes.protobuf;stream=watch`) is transcoded: each
 //!   length-prefixed frame becomes one JSON line, the event kube-apiserver would have sent in JSON, field for
-//!   field, managed fields' `fieldsV1` included (messages.rs). Any other response (an error, or JSON from a
-//!   server that does not serve protobuf, such as an aggregated API) passes through unchanged;
+//!   field (messages.rs), but for one: managed fields entries come without `fieldsV1`, the set of fields each
+//!   manager owns. It is most of a child's metadata bytes, decoding it into a JSON tree was most of the client's
+//!   work on a metadata watch, and no reader of one in rkb uses it (the child index reads who applied last and
+//!   when); as with the controller's cache, which keeps no managedFields at all, a reconcile that needs them GETs
+//!   the object. Any other response (an error, or JSON from a server that does not serve protobuf, such as an
+//!   aggregated API) passes through unchanged;
 //! - a frame that cannot be read ends the response with an error naming the cause, which the watcher retries as
 //!   any watch error; a frame over [`MAX_FRAME`] is such an error, so a response cannot make the client buffer
 //!   without bound. A partial frame when the server closes the stream is dropped, as kube drops a partial JSON
 //!   line: the watcher resumes from the last event it saw.
 //!
 //! Caveats: the JSON is re-encoded, so it is not byte for byte what the server would have written (key order,
-//! escapes); the objects kube decodes from it are equal (tests/protobuf_watch.rs compares them). A client handed
+//! escapes); the objects kube decodes from it are equal but for `fieldsV1` (tests/protobuf_watch.rs compares them).
+//! A client handed
 //! to the manager ready-made (`ManagerBuilder::client`) watches in JSON unless it was built with this layer.
 
 mod messages;
@@ -59,7 +64,8 @@ const MAX_FRAME: usize = 16 << 20;
 
 /// Makes a kube client's metadata-only watches protobuf on the wire: kube-apiserver encodes them at a third to half
 /// the CPU it spends on JSON, and kube's watcher reads the same events as before, transcoded to JSON lines (every
-/// metadata field, managed fields included). Other requests, and answers that are not a protobuf watch stream,
+/// metadata field, managed fields included but for their `fieldsV1`, which the client no longer decodes: a reader
+/// that needs it GETs the object). Other requests, and answers that are not a protobuf watch stream,
 /// pass through unchanged; an event that cannot be read (or is over 16 MiB) fails the watch, which the watcher
 /// retries.
 ///
