@@ -52,13 +52,7 @@ struct ApiData {
 
 pub fn run(args: &CreateApiArgs) -> Result<()> {
     let dir = &args.dir;
-    if !dir.join(project_config::FILE_NAME).exists() {
-        bail!(
-            "{} is not an rkb project (no PROJECT file): run `rkb init --domain my.domain` first, or pass --dir <project>",
-            dir.display()
-        );
-    }
-    let mut config = ProjectConfig::load(dir)?;
+    let mut config = load_project(dir)?;
     let foreign = if args.resource {
         if args.external.external_api_path.is_some() {
             bail!(
@@ -151,6 +145,17 @@ pub fn run(args: &CreateApiArgs) -> Result<()> {
     }
     print_next_steps(args, &data, &api_dir);
     Ok(())
+}
+
+/// The PROJECT file of the project in `dir`.
+fn load_project(dir: &Path) -> Result<ProjectConfig> {
+    if !dir.join(project_config::FILE_NAME).exists() {
+        bail!(
+            "{} is not an rkb project (no PROJECT file): run `rkb init --domain my.domain` first, or pass --dir <project>",
+            dir.display()
+        );
+    }
+    ProjectConfig::load(dir)
 }
 
 fn print_next_steps(args: &CreateApiArgs, data: &ApiData, api_dir: &Path) {
