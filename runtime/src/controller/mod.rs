@@ -388,7 +388,7 @@ where
             store: store.clone(),
             reconcile,
             gate,
-            indexes: indexes.clone(),
+            indexes,
         });
         let ready = {
             let (ctx, name, store) = (ctx.clone(), name.clone(), store.clone());

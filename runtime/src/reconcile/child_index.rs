@@ -443,18 +443,20 @@ impl ChildIndex {
 
     /// Waits until every watch of `kind`, if any started, has listed it or failed.
     async fn listed(&self, kind: &'static str) {
-        let mut listing = self.listing.subscribe();
-        // The sender lives as long as `self`: waiting cannot fail.
-        let _ = listing
-            .wait_for(|watches| !watches.iter().any(|(k, _)| *k == kind))
+        self.until_listing(|watches| !watches.iter().any(|(k, _)| *k == kind))
             .await;
     }
 
     /// Waits until every watch started so far has listed or failed (the controller's reconciles wait for it).
     pub(crate) async fn listed_all(&self) {
+        self.until_listing(HashSet::is_empty).await;
+    }
+
+    /// Waits until the watches still listing pass `done`.
+    async fn until_listing(&self, done: impl FnMut(&HashSet<Listing>) -> bool) {
         let mut listing = self.listing.subscribe();
         // The sender lives as long as `self`: waiting cannot fail.
-        let _ = listing.wait_for(HashSet::is_empty).await;
+        let _ = listing.wait_for(done).await;
     }
 
     fn done_listing(&self, watch: &Listing) {

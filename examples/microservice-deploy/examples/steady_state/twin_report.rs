@@ -166,19 +166,14 @@ pub fn print_restart_medians(measured: &[Vec<TwinRound>; 2], apiserver: Apiserve
 fn print_floor(measured: &[Vec<TwinRound>; 2]) {
     let [rkb, go] = [Impl::Rkb, Impl::Go].map(|op| {
         let rounds = &measured[op as usize];
-        let floors: Vec<f64> = rounds
-            .iter()
-            .map(|m| m.restart.floor.unwrap_or_default().as_secs_f64())
-            .collect();
-        let above = rounds
+        let (floors, above): (Vec<f64>, Vec<f64>) = rounds
             .iter()
             .map(|m| {
-                (m.restart
-                    .idle
-                    .saturating_sub(m.restart.floor.unwrap_or_default()))
-                .as_secs_f64()
+                let floor = m.restart.floor.unwrap_or_default();
+                let above = m.restart.idle.saturating_sub(floor);
+                (floor.as_secs_f64(), above.as_secs_f64())
             })
-            .collect();
+            .unzip();
         (median(floors), median(above))
     });
     println!(
